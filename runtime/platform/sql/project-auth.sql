@@ -1,0 +1,85 @@
+-- The auth schema of a project database: users, sessions, refresh tokens, one-time
+-- tokens, audit log and rate-limit buckets, plus the helpers policies call.
+CREATE SCHEMA auth;
+
+CREATE TABLE auth.users (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  aud text NOT NULL DEFAULT 'authenticated',
+  role text NOT NULL DEFAULT 'authenticated',
+  email text NOT NULL,
+  encrypted_password text,
+  email_confirmed_at timestamptz,
+  last_sign_in_at timestamptz,
+  raw_app_meta_data jsonb NOT NULL DEFAULT '{"provider":"email","providers":["email"]}',
+  raw_user_meta_data jsonb NOT NULL DEFAULT '{}',
+  banned_until timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX users_email_key ON auth.users (lower(email));
+
+CREATE TABLE auth.sessions (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
+  aal text NOT NULL DEFAULT 'aal1',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+CREATE INDEX sessions_user_id_idx ON auth.sessions (user_id);
+
+-- Refresh tokens are stored only as SHA-256 hashes; parent links the rotation chain.
+CREATE TABLE auth.refresh_tokens (
+  id bigserial PRIMARY KEY,
+  token_hash text NOT NULL UNIQUE,
+  user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
+  session_id uuid NOT NULL REFERENCES auth.sessions (id) ON DELETE CASCADE,
+  parent_id bigint REFERENCES auth.refresh_tokens (id) ON DELETE SET NULL,
+  revoked boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX refresh_tokens_session_idx ON auth.refresh_tokens (session_id);
+CREATE INDEX refresh_tokens_user_idx ON auth.refresh_tokens (user_id);
+
+-- Confirmation and recovery tokens, hashed, single use, expiring.
+CREATE TABLE auth.one_time_tokens (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
+  token_type text NOT NULL CHECK (token_type IN ('confirmation', 'recovery')),
+  token_hash text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  consumed_at timestamptz
+);
+CREATE INDEX one_time_tokens_user_idx ON auth.one_time_tokens (user_id, token_type);
+
+CREATE TABLE auth.audit_log_entries (
+  id bigserial PRIMARY KEY,
+  event text NOT NULL,
+  user_id uuid,
+  ip_address text,
+  payload jsonb NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE auth.rate_limits (
+  bucket text NOT NULL,
+  key text NOT NULL,
+  window_start timestamptz NOT NULL,
+  hits integer NOT NULL,
+  PRIMARY KEY (bucket, key)
+);
+
+CREATE FUNCTION auth.jwt() RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT coalesce(nullif(current_setting('request.jwt.claims', true), '')::jsonb, '{}'::jsonb)
+$$;
+CREATE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE AS $$
+  SELECT nullif(auth.jwt() ->> 'sub', '')::uuid
+$$;
+CREATE FUNCTION auth.role() RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT nullif(auth.jwt() ->> 'role', '')
+$$;
+
+GRANT USAGE ON SCHEMA auth TO anon, authenticated, service_role;
+GRANT EXECUTE ON FUNCTION auth.jwt(), auth.uid(), auth.role() TO anon, authenticated, service_role;

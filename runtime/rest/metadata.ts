@@ -1,0 +1,125 @@
+/**
+ * The contract between the generator and the runtime: what generated code tells the
+ * query engine about a project's tables and functions. Plain data, JSON-serialisable,
+ * emitted as typed constants into `generated/<ref>/`.
+ */
+
+export type Volatility = 'immutable' | 'stable' | 'volatile';
+
+export interface ColumnMeta {
+  readonly name: string;
+  /** `format_type()` of the column, schema-qualified outside pg_catalog: `integer`, `text[]`, `timestamp with time zone`, `public.mood`. */
+  readonly pgType: string;
+  /** The element type when `pgType` is an array, else null. */
+  readonly elementType: string | null;
+  /** Base type after resolving domains (equal to pgType when not a domain). */
+  readonly baseType: string;
+  readonly nullable: boolean;
+  /** Default expression text (`pg_get_expr`), null when none. */
+  readonly default: string | null;
+  readonly identity: 'always' | 'by default' | null;
+  /** A `GENERATED ALWAYS AS (...) STORED` column: readable, never writable. */
+  readonly generated: boolean;
+  readonly enumValues: readonly string[] | null;
+  readonly comment: string | null;
+}
+
+/** One side of a foreign key, already oriented from the table that owns this relation. */
+export interface JoinColumns {
+  /** Columns of the table this relation belongs to. */
+  readonly from: readonly string[];
+  /** Matching columns of the target (or junction) table, same order. */
+  readonly to: readonly string[];
+}
+
+export interface JunctionMeta {
+  readonly schema: string;
+  readonly name: string;
+  /** FK from the junction to this table: `from` = this table's columns, `to` = junction columns. */
+  readonly sourceConstraint: string;
+  readonly source: JoinColumns;
+  /** FK from the junction to the target: `from` = junction columns, `to` = target columns. */
+  readonly targetConstraint: string;
+  readonly target: JoinColumns;
+}
+
+export type RelationKind = 'many-to-one' | 'one-to-one' | 'one-to-many' | 'many-to-many';
+
+export interface RelationMeta {
+  readonly kind: RelationKind;
+  /** The target relation (table or view). */
+  readonly targetSchema: string;
+  readonly targetName: string;
+  /** FK constraint name (for many-to-many: the junction table name is also a valid hint). */
+  readonly constraint: string;
+  /** Direct join: this table's columns = target's columns. Absent for many-to-many. */
+  readonly join: JoinColumns | null;
+  readonly junction: JunctionMeta | null;
+}
+
+export interface Grants {
+  readonly select: boolean;
+  readonly insert: boolean;
+  readonly update: boolean;
+  readonly delete: boolean;
+}
+
+export interface PolicyMeta {
+  readonly name: string;
+  readonly command: 'ALL' | 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
+  readonly permissive: boolean;
+  readonly roles: readonly string[];
+  readonly using: string | null;
+  readonly withCheck: string | null;
+}
+
+export interface TableMeta {
+  readonly schema: string;
+  readonly name: string;
+  readonly kind: 'table' | 'view' | 'materialized_view';
+  readonly comment: string | null;
+  readonly columns: readonly ColumnMeta[];
+  readonly primaryKey: readonly string[];
+  /** Unique constraints/indexes other than the primary key, each a column list. */
+  readonly uniqueKeys: readonly (readonly string[])[];
+  readonly relations: readonly RelationMeta[];
+  /** What each API role may do according to table grants. */
+  readonly grants: { readonly anon: Grants; readonly authenticated: Grants; readonly service_role: Grants };
+  readonly rls: { readonly enabled: boolean; readonly forced: boolean; readonly policies: readonly PolicyMeta[] };
+}
+
+export interface FunctionArgMeta {
+  /** Empty string for an unnamed argument. */
+  readonly name: string;
+  readonly pgType: string;
+  readonly hasDefault: boolean;
+  readonly variadic: boolean;
+}
+
+export type ReturnKind = 'scalar' | 'composite' | 'void';
+
+export interface FunctionMeta {
+  readonly schema: string;
+  readonly name: string;
+  readonly args: readonly FunctionArgMeta[];
+  readonly returnType: string;
+  readonly returnsSet: boolean;
+  /** scalar: a base/domain/enum/array/json value; composite: a row type (table, view, composite type, OUT params, RETURNS TABLE). */
+  readonly returnKind: ReturnKind;
+  /** For composite returns of a table or view type: that relation, so select/filters/embeds apply. */
+  readonly returnRelation: { readonly schema: string; readonly name: string } | null;
+  /** Column names and types of a composite result (OUT/TABLE params, composite type, table row). */
+  readonly returnColumns: readonly { readonly name: string; readonly pgType: string }[];
+  readonly volatility: Volatility;
+  readonly securityDefiner: boolean;
+  readonly comment: string | null;
+}
+
+export interface ProjectMeta {
+  /** Exposed schemas; the first is the default profile. */
+  readonly schemas: readonly string[];
+  /** Keyed by `schema.name`. */
+  readonly tables: Readonly<Record<string, TableMeta>>;
+  /** Keyed by `schema.name`; overloads share a key. */
+  readonly functions: Readonly<Record<string, readonly FunctionMeta[]>>;
+}
