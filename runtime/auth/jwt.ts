@@ -1,0 +1,171 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The one JWT module of the runtime: HS256 only, signed with the project's secret.
+ * Hand-rolled on node:crypto (synchronous HMAC) because the data API verifies a
+ * token on every request and jose's async WebCrypto path costs more than the HMAC.
+ */
+
+export type ApiKeyRole = 'anon' | 'service_role';
+
+/** Claims every verified project token has; the rest are passed through untouched. */
+export interface ProjectClaims {
+  readonly role: string;
+  readonly exp: number;
+  readonly iat?: number;
+  readonly sub?: string;
+  readonly session_id?: string;
+  readonly [claim: string]: unknown;
+}
+
+export interface AccessTokenClaims {
+  readonly iss: string;
+  readonly sub: string;
+  readonly aud: string;
+  readonly exp: number;
+  readonly iat: number;
+  readonly email: string;
+  readonly phone: string;
+  readonly app_metadata: Record<string, unknown>;
+  readonly user_metadata: Record<string, unknown>;
+  readonly role: string;
+  readonly aal: string;
+  readonly amr: ReadonlyArray<{ readonly method: string; readonly timestamp: number }>;
+  readonly session_id: string;
+  readonly is_anonymous: boolean;
+}
+
+export type JwtErrorCode =
+  | 'jwt_malformed'
+  | 'jwt_unsupported_alg'
+  | 'jwt_bad_signature'
+  | 'jwt_expired'
+  | 'jwt_not_yet_valid'
+  | 'jwt_missing_claim';
+
+export class JwtError extends Error {
+  constructor(
+    readonly code: JwtErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JwtError';
+  }
+}
+
+/** Leeway for exp/nbf so a few seconds of clock drift between hosts don't reject fresh tokens. */
+export const CLOCK_SKEW_SECONDS = 30;
+/** Project keys live as long as Supabase's (10 years); rotating the project secret revokes them. */
+export const API_KEY_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
+
+const HEADER_SEGMENT = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+
+function base64url(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64url');
+}
+
+function signature(secret: string, signingInput: string): Buffer {
+  return createHmac('sha256', secret).update(signingInput).digest();
+}
+
+/** Signs an object of claims as a compact HS256 JWT. */
+export function signJwt(secret: string, claims: object): string {
+  const signingInput = `${HEADER_SEGMENT}.${base64url(JSON.stringify(claims))}`;
+  return `${signingInput}.${signature(secret, signingInput).toString('base64url')}`;
+}
+
+/** The project's anon or service_role key: `{role, iss:"gantry", ref, iat, exp}`. */
+export function signApiKey(
+  secret: string,
+  role: ApiKeyRole,
+  ref: string,
+  issuedAt: number = Math.floor(Date.now() / 1000),
+): string {
+  return signJwt(secret, { role, iss: 'gantry', ref, iat: issuedAt, exp: issuedAt + API_KEY_LIFETIME_SECONDS });
+}
+
+export function signAccessToken(secret: string, claims: AccessTokenClaims): string {
+  return signJwt(secret, claims);
+}
+
+interface CacheEntry {
+  readonly secret: string;
+  readonly claims: ProjectClaims;
+}
+
+/** Bounded: insertion order doubles as eviction order (oldest first), refreshed on hit. */
+const MAX_CACHED_TOKENS = 10_000;
+const verified = new Map<string, CacheEntry>();
+
+function remember(token: string, entry: CacheEntry): void {
+  if (verified.size >= MAX_CACHED_TOKENS) {
+    const oldest = verified.keys().next();
+    if (!oldest.done) verified.delete(oldest.value);
+  }
+  verified.set(token, entry);
+}
+
+function checkTimes(claims: ProjectClaims, nowSeconds: number): void {
+  if (nowSeconds > claims.exp + CLOCK_SKEW_SECONDS) throw new JwtError('jwt_expired', 'token has expired');
+  const nbf = claims.nbf;
+  if (typeof nbf === 'number' && nowSeconds + CLOCK_SKEW_SECONDS < nbf) {
+    throw new JwtError('jwt_not_yet_valid', 'token is not valid yet');
+  }
+}
+
+function decodeSegment(segment: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+  } catch {
+    throw new JwtError('jwt_malformed', 'token is not a well-formed JWT');
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function verifyUncached(token: string, secret: string): ProjectClaims {
+  const parts = token.split('.');
+  if (parts.length !== 3) throw new JwtError('jwt_malformed', 'token is not a well-formed JWT');
+  const [headerSegment, payloadSegment, signatureSegment] = parts as [string, string, string];
+  const header = decodeSegment(headerSegment);
+  if (!isRecord(header)) throw new JwtError('jwt_malformed', 'token header is not an object');
+  if (header.alg !== 'HS256') throw new JwtError('jwt_unsupported_alg', `signing method ${String(header.alg)} is not allowed`);
+  const expected = signature(secret, `${headerSegment}.${payloadSegment}`);
+  const given = Buffer.from(signatureSegment, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new JwtError('jwt_bad_signature', 'signature is invalid');
+  }
+  const payload = decodeSegment(payloadSegment);
+  if (!isRecord(payload)) throw new JwtError('jwt_malformed', 'token payload is not an object');
+  if (typeof payload.exp !== 'number') throw new JwtError('jwt_missing_claim', 'token has no exp claim');
+  if (typeof payload.role !== 'string' || payload.role === '') {
+    throw new JwtError('jwt_missing_claim', 'token has no role claim');
+  }
+  return Object.freeze(payload) as ProjectClaims;
+}
+
+/**
+ * Verifies any token of a project (API key or access token): HS256 with the
+ * project secret, exp required and enforced. Successful results are cached per
+ * token string until exp; a cached token is only accepted for the same secret.
+ * Throws JwtError.
+ */
+export function verifyProjectToken(
+  token: string,
+  secret: string,
+  nowSeconds: number = Math.floor(Date.now() / 1000),
+): ProjectClaims {
+  const cached = verified.get(token);
+  if (cached !== undefined && cached.secret === secret) {
+    verified.delete(token);
+    checkTimes(cached.claims, nowSeconds);
+    verified.set(token, cached);
+    return cached.claims;
+  }
+  const claims = verifyUncached(token, secret);
+  checkTimes(claims, nowSeconds);
+  remember(token, { secret, claims });
+  return claims;
+}

@@ -1,0 +1,103 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  API_KEY_LIFETIME_SECONDS,
+  CLOCK_SKEW_SECONDS,
+  JwtError,
+  signApiKey,
+  signJwt,
+  verifyProjectToken,
+} from '../../../runtime/auth/jwt.js';
+
+const secret = 'a-project-secret-of-sufficient-length-0001';
+
+function forge(header: object, payload: object, key: string): string {
+  const h = Buffer.from(JSON.stringify(header)).toString('base64url');
+  const p = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  const s = createHmac('sha256', key).update(`${h}.${p}`).digest('base64url');
+  return `${h}.${p}.${s}`;
+}
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof JwtError) return error.code;
+    throw error;
+  }
+  return 'no error';
+}
+
+describe('signApiKey', () => {
+  it('signs {role, iss, ref, iat, exp} with HS256', () => {
+    const key = signApiKey(secret, 'anon', 'demo', 1_700_000_000);
+    const [header, payload] = key.split('.');
+    expect(JSON.parse(Buffer.from(header!, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(JSON.parse(Buffer.from(payload!, 'base64url').toString())).toEqual({
+      role: 'anon',
+      iss: 'gantry',
+      ref: 'demo',
+      iat: 1_700_000_000,
+      exp: 1_700_000_000 + API_KEY_LIFETIME_SECONDS,
+    });
+    expect(verifyProjectToken(key, secret, 1_700_000_001)).toMatchObject({ role: 'anon', ref: 'demo' });
+  });
+
+  it('produces a token jose-compatible verifiers accept (standard HMAC over header.payload)', () => {
+    const key = signApiKey(secret, 'service_role', 'demo', 1_700_000_000);
+    const payload = { role: 'service_role', iss: 'gantry', ref: 'demo', iat: 1_700_000_000, exp: 1_700_000_000 + API_KEY_LIFETIME_SECONDS };
+    expect(key).toBe(forge({ alg: 'HS256', typ: 'JWT' }, payload, secret));
+  });
+});
+
+describe('verifyProjectToken', () => {
+  const now = 1_800_000_000;
+
+  it('rejects another secret, also after the token was cached for the right one', () => {
+    const token = signJwt(secret, { role: 'authenticated', sub: 'u1', exp: now + 60 });
+    expect(verifyProjectToken(token, secret, now).sub).toBe('u1');
+    expect(codeOf(() => verifyProjectToken(token, 'another-secret', now))).toBe('jwt_bad_signature');
+  });
+
+  it('enforces exp with the documented skew, also for cached tokens', () => {
+    const token = signJwt(secret, { role: 'authenticated', exp: now });
+    expect(verifyProjectToken(token, secret, now + CLOCK_SKEW_SECONDS).role).toBe('authenticated');
+    expect(codeOf(() => verifyProjectToken(token, secret, now + CLOCK_SKEW_SECONDS + 1))).toBe('jwt_expired');
+    const fresh = signJwt(secret, { role: 'authenticated', exp: now + 1 });
+    expect(codeOf(() => verifyProjectToken(fresh, secret, now + 1000))).toBe('jwt_expired');
+  });
+
+  it('honours nbf', () => {
+    const token = signJwt(secret, { role: 'anon', exp: now + 3600, nbf: now + 600 });
+    expect(codeOf(() => verifyProjectToken(token, secret, now))).toBe('jwt_not_yet_valid');
+  });
+
+  it('refuses alg none, other algorithms and tampered payloads', () => {
+    const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(
+      JSON.stringify({ role: 'service_role', exp: now + 60 }),
+    ).toString('base64url')}.`;
+    expect(codeOf(() => verifyProjectToken(none, secret, now))).toBe('jwt_unsupported_alg');
+    expect(codeOf(() => verifyProjectToken(forge({ alg: 'HS512' }, { role: 'anon', exp: now + 60 }, secret), secret, now))).toBe(
+      'jwt_unsupported_alg',
+    );
+    const good = signJwt(secret, { role: 'anon', exp: now + 60 });
+    const [h, , s] = good.split('.');
+    const tampered = `${h}.${Buffer.from(JSON.stringify({ role: 'service_role', exp: now + 60 })).toString('base64url')}.${s}`;
+    expect(codeOf(() => verifyProjectToken(tampered, secret, now))).toBe('jwt_bad_signature');
+  });
+
+  it('requires exp and role, and a three-part token', () => {
+    expect(codeOf(() => verifyProjectToken(signJwt(secret, { role: 'anon' }), secret, now))).toBe('jwt_missing_claim');
+    expect(codeOf(() => verifyProjectToken(signJwt(secret, { exp: now + 5 }), secret, now))).toBe('jwt_missing_claim');
+    expect(codeOf(() => verifyProjectToken('abc.def', secret, now))).toBe('jwt_malformed');
+    expect(codeOf(() => verifyProjectToken('!!!.???.x', secret, now))).toBe('jwt_malformed');
+  });
+
+  it('verifies a cached token quickly', () => {
+    const token = signApiKey(secret, 'anon', 'demo');
+    verifyProjectToken(token, secret);
+    const started = performance.now();
+    for (let i = 0; i < 100_000; i += 1) verifyProjectToken(token, secret);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
