@@ -9,6 +9,8 @@ CREATE TABLE auth.users (
   email text NOT NULL,
   encrypted_password text,
   email_confirmed_at timestamptz,
+  confirmation_sent_at timestamptz,
+  recovery_sent_at timestamptz,
   last_sign_in_at timestamptz,
   raw_app_meta_data jsonb NOT NULL DEFAULT '{"provider":"email","providers":["email"]}',
   raw_user_meta_data jsonb NOT NULL DEFAULT '{}',
@@ -22,13 +24,22 @@ CREATE TABLE auth.sessions (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
   aal text NOT NULL DEFAULT 'aal1',
+  -- How the session was opened (password, recovery, otp): the access token's amr claim.
+  amr_method text NOT NULL DEFAULT 'password',
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
-  revoked_at timestamptz
+  refreshed_at timestamptz,
+  revoked_at timestamptz,
+  -- logout, password, admin or reuse: a token of a session revoked for reuse is
+  -- answered "already used", any other revoked session "no valid session".
+  revoked_reason text
 );
 CREATE INDEX sessions_user_id_idx ON auth.sessions (user_id);
 
 -- Refresh tokens are stored only as SHA-256 hashes; parent links the rotation chain.
+-- child_sealed is the successor token encrypted under a key derived from this
+-- (rotated) token, so a reuse inside the grace window can be answered with the
+-- current token without ever storing a token in the clear.
 CREATE TABLE auth.refresh_tokens (
   id bigserial PRIMARY KEY,
   token_hash text NOT NULL UNIQUE,
@@ -36,10 +47,13 @@ CREATE TABLE auth.refresh_tokens (
   session_id uuid NOT NULL REFERENCES auth.sessions (id) ON DELETE CASCADE,
   parent_id bigint REFERENCES auth.refresh_tokens (id) ON DELETE SET NULL,
   revoked boolean NOT NULL DEFAULT false,
+  revoked_at timestamptz,
+  child_sealed text,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX refresh_tokens_session_idx ON auth.refresh_tokens (session_id);
+CREATE INDEX refresh_tokens_parent_idx ON auth.refresh_tokens (parent_id);
 CREATE INDEX refresh_tokens_user_idx ON auth.refresh_tokens (user_id);
 
 -- Confirmation and recovery tokens, hashed, single use, expiring.
@@ -62,6 +76,7 @@ CREATE TABLE auth.audit_log_entries (
   payload jsonb NOT NULL DEFAULT '{}',
   created_at timestamptz NOT NULL DEFAULT now()
 );
+CREATE INDEX audit_log_entries_user_idx ON auth.audit_log_entries (user_id, created_at);
 
 CREATE TABLE auth.rate_limits (
   bucket text NOT NULL,

@@ -1,0 +1,44 @@
+import { ProjectError } from '../../runtime/platform/bootstrap.js';
+import { SettingsError } from '../../runtime/platform/settings.js';
+import { CliError, createOutput } from './output.js';
+import { projectCommand } from './project.js';
+import { serveCommand } from './serve.js';
+
+const USAGE = `usage: gantry <command>
+  serve                                   run the project host and the call-analysis API
+  project create <ref> [--schema F.sql ...] [--autoconfirm]
+  project list | keys <ref> | delete <ref> | config <ref> --set KEY=VALUE
+  migrate <ref> F.sql                     run a migration and regenerate
+  gen <ref> | --all [--check]             regenerate generated/<ref>/
+  calls key create --tenant <id> | calls key revoke <id>
+Every command takes --json.`;
+
+/** Runs one CLI invocation; returns the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const out = createOutput(argv.includes('--json'));
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serveCommand(rest);
+      case 'project':
+        await projectCommand(rest, out);
+        return 0;
+      default:
+        out.failure('usage', USAGE);
+        return 1;
+    }
+  } catch (error) {
+    if (error instanceof CliError || error instanceof ProjectError || error instanceof SettingsError) {
+      out.failure(error.code, error.message);
+      return 1;
+    }
+    const code = (error as { code?: string }).code;
+    if (typeof code === 'string' && /^ERR_PARSE_ARGS/.test(code)) {
+      out.failure('usage', (error as Error).message);
+      return 1;
+    }
+    out.failure('internal', (error as Error).stack ?? String(error));
+    return 1;
+  }
+}

@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../runtime/config.js';
+import { createProject, deleteProject, readSchemaFiles } from '../../runtime/platform/bootstrap.js';
+import { projectKeys } from '../../runtime/platform/keys.js';
+import { Platform } from '../../runtime/platform/platform.js';
+import { parseSetting } from '../../runtime/platform/settings.js';
+import { generateProject, removeGenerated } from '../generate.js';
+import { CliError, type Output } from './output.js';
+
+async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promise<T> {
+  const platform = await Platform.open(loadConfig());
+  try {
+    return await work(platform);
+  } finally {
+    await platform.close();
+  }
+}
+
+async function requireProject(platform: Platform, ref: string | undefined) {
+  if (!ref) throw new CliError('usage', 'a project ref is required');
+  const record = await platform.getProject(ref);
+  if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
+  return record;
+}
+
+export async function projectCommand(args: string[], out: Output): Promise<void> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      schema: { type: 'string', multiple: true },
+      autoconfirm: { type: 'boolean' },
+      set: { type: 'string', multiple: true },
+    },
+  });
+  const ref = positionals[0];
+  const config = loadConfig();
+
+  switch (sub) {
+    case 'create': {
+      if (!ref) throw new CliError('usage', 'usage: gantry project create <ref> [--schema FILE.sql ...] [--autoconfirm]');
+      const schemaFiles = await readSchemaFiles(values.schema ?? []);
+      const keys = await withPlatform(async (platform) => {
+        const record = await createProject(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined });
+        await generateProject(platform, record);
+        return projectKeys(config, record);
+      });
+      out.result(keys, `created project ${keys.ref}\n  url:         ${keys.url}\n  anon_key:    ${keys.anon_key}\n  service_key: ${keys.service_key}`);
+      return;
+    }
+    case 'list': {
+      const projects = await withPlatform((platform) => platform.listProjects());
+      const list = projects.map((p) => ({ ref: p.ref, url: projectKeys(config, p).url, created_at: p.createdAt.toISOString(), settings: p.settings }));
+      out.result({ projects: list }, list.length ? list.map((p) => `${p.ref}\t${p.url}`).join('\n') : 'no projects');
+      return;
+    }
+    case 'keys': {
+      const keys = await withPlatform(async (platform) => projectKeys(config, await requireProject(platform, ref)));
+      out.result(keys, `url:         ${keys.url}\nanon_key:    ${keys.anon_key}\nservice_key: ${keys.service_key}\njwt_secret:  ${keys.jwt_secret}`);
+      return;
+    }
+    case 'delete': {
+      await withPlatform(async (platform) => {
+        await requireProject(platform, ref);
+        await deleteProject(platform, ref!);
+        await removeGenerated(platform.config, ref!);
+      });
+      out.result({ ref, deleted: true }, `deleted project ${ref}`);
+      return;
+    }
+    case 'config': {
+      const settings = await withPlatform(async (platform) => {
+        let record = await requireProject(platform, ref);
+        for (const assignment of values.set ?? []) {
+          const { key, value } = parseSetting(assignment);
+          record = (await platform.setSetting(record.ref, key, value)) ?? record;
+        }
+        return record.settings;
+      });
+      out.result({ ref, settings }, Object.entries(settings).map(([k, v]) => `${k}=${String(v)}`).join('\n'));
+      return;
+    }
+    default:
+      throw new CliError('usage', 'usage: gantry project create|list|keys|delete|config ...');
+  }
+}

@@ -1,0 +1,57 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import * as runtime from '../../runtime/index.js';
+import { loadConfig } from '../../runtime/config.js';
+import { createLogger } from '../../runtime/host/logger.js';
+import { startHost } from '../../runtime/host/start.js';
+import { createProject } from '../../runtime/platform/bootstrap.js';
+import { projectKeys } from '../../runtime/platform/keys.js';
+import { Platform } from '../../runtime/platform/platform.js';
+import { generateProject } from '../generate.js';
+
+export const DEMO_REF = 'demo';
+const demoSchema = path.resolve(import.meta.dirname, '../../runtime/platform/demo/schema.sql');
+
+/** `gantry serve`: both listeners, the demo project on first run, clean shutdown on SIGINT/SIGTERM. */
+export async function serveCommand(_args: string[]): Promise<number> {
+  const config = loadConfig();
+  const log = createLogger();
+  const platform = await Platform.open(config);
+  let demo = await platform.getProject(DEMO_REF);
+  if (!demo) {
+    log.info('creating the demo project');
+    demo = await createProject(platform, { ref: DEMO_REF, schemaFiles: [{ name: demoSchema, sql: await fs.readFile(demoSchema, 'utf8') }] });
+    await generateProject(platform, demo);
+  }
+  const host = await startHost(platform, { log, runtime });
+  const keys = projectKeys(config, demo);
+  process.stdout.write(
+    [
+      `Gantry is up`,
+      `  base_url:    ${host.baseUrl}`,
+      `  api_url:     ${host.apiUrl}`,
+      `  demo url:    ${keys.url}`,
+      `  anon_key:    ${keys.anon_key}`,
+      `  service_key: ${keys.service_key}`,
+      '',
+    ].join('\n'),
+  );
+
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      void host
+        .close()
+        .then(() => platform.close())
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            log.error({ err: error }, 'shutdown failed');
+            resolve(1);
+          },
+        );
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}

@@ -1,0 +1,59 @@
+import path from 'node:path';
+
+/** Every environment variable of the outside contract, read in one place. */
+export interface GantryConfig {
+  readonly databaseUrl: string | null;
+  readonly gantryHome: string;
+  readonly host: string;
+  readonly port: number;
+  readonly callsPort: number;
+  /** Origin used in links that go out in e-mails; defaults to the base URL. */
+  readonly publicUrl: string;
+  readonly smtpUrl: string | null;
+  readonly smtpFrom: string;
+  /** Default for new projects' `auth.autoconfirm`. */
+  readonly authAutoconfirm: boolean;
+  readonly callsAllowPrivateUrls: boolean;
+  /** Where generated project code lives (`generated/` of the checkout). */
+  readonly generatedDir: string;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'invalid_config';
+}
+
+function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`${name} must be a port number (0-65535), got "${raw}"`);
+  }
+  return port;
+}
+
+function readBool(env: NodeJS.ProcessEnv, name: string): boolean {
+  return (env[name] ?? '').toLowerCase() === 'true';
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
+  const host = env.HOST || '127.0.0.1';
+  const port = readPort(env, 'PORT', 54321);
+  const callsPort = readPort(env, 'CALLS_PORT', 54322);
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    databaseUrl: env.DATABASE_URL || null,
+    gantryHome: path.resolve(env.GANTRY_HOME || '.gantry'),
+    host,
+    port,
+    callsPort,
+    publicUrl: (env.PUBLIC_URL || baseUrl).replace(/\/+$/, ''),
+    smtpUrl: env.SMTP_URL || null,
+    smtpFrom: env.SMTP_FROM || 'no-reply@localhost',
+    authAutoconfirm: readBool(env, 'AUTH_AUTOCONFIRM'),
+    callsAllowPrivateUrls: readBool(env, 'CALLS_ALLOW_PRIVATE_URLS'),
+    generatedDir: path.resolve(env.GANTRY_GENERATED_DIR || path.join(repoRoot, 'generated')),
+  };
+}

@@ -1,0 +1,68 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { applyCors } from './cors.js';
+import { sendJson } from './json-response.js';
+import type { ProjectDirectory } from './project-directory.js';
+
+/** Tracks requests in flight so shutdown can wait for them. */
+export interface InFlight {
+  count: number;
+}
+
+/**
+ * The project host: `/health`, and every project at `/v1/<ref>` dispatched to the
+ * server the directory currently holds for it. The directory may swap a project's
+ * server at any moment; a request keeps the one it started with.
+ */
+export function createHostApp(directory: ProjectDirectory, log: Logger, inFlight: InFlight): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    inFlight.count++;
+    res.once('close', () => {
+      inFlight.count--;
+      log.info({
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      }, 'request');
+    });
+    if (applyCors(req, res)) return;
+    next();
+  });
+
+  app.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok', projects: directory.refs().length }));
+
+  app.use('/v1/:ref', (req: Request<{ ref: string }>, res: Response, next: NextFunction) => {
+    const project = directory.get(req.params.ref);
+    if (!project) {
+      sendJson(res, 404, { message: `project "${req.params.ref}" not found`, code: 'PGRST125', details: null, hint: null });
+      return;
+    }
+    project.handler(req, res, next);
+  });
+
+  app.use((_req: Request, res: Response) => {
+    sendJson(res, 404, { message: 'not found', code: 'PGRST125', details: null, hint: null });
+  });
+
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    log.error({ err: error }, 'unhandled error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const status = (error as { status?: number }).status;
+    if (status && status >= 400 && status < 500) {
+      sendJson(res, status, { message: (error as Error).message, code: 'PGRST102', details: null, hint: null });
+      return;
+    }
+    sendJson(res, 500, { message: 'internal server error', code: 'XX000', details: null, hint: null });
+  });
+  return app;
+}

@@ -1,0 +1,68 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import type { RequestHandler } from 'express';
+import type { ProjectContext } from './project-context.js';
+
+/** What a generated `generated/<ref>/index.ts` exports for the host. */
+export interface GeneratedServerModule {
+  readonly fingerprint: string;
+  createServer(ctx: ProjectContext): RequestHandler;
+}
+
+export interface LoadedServer {
+  readonly fingerprint: string | null;
+  readonly handler: RequestHandler;
+}
+
+const RUNTIME_ID = 'gantry:runtime';
+const runtimeDir = path.resolve(import.meta.dirname, '..');
+
+/** Generated code imports the runtime by relative path; bind it to the host's one instance. */
+const runtimeAsExternal: Plugin = {
+  name: 'gantry-runtime-external',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /runtime/ }, (args) => {
+      const resolved = path.resolve(args.resolveDir, args.path).replace(/\.js$/, '');
+      return resolved === path.join(runtimeDir, 'index') ? { path: RUNTIME_ID, external: true } : undefined;
+    });
+  },
+};
+
+/**
+ * Loads a project's generated server. The generated TypeScript is bundled with
+ * esbuild and evaluated as a function, not imported as an ES module: ES module
+ * records are never freed, so re-importing on every regeneration would leak, while
+ * a replaced function is garbage-collected once in-flight requests finish.
+ * Returns null when the project has no generated code.
+ */
+export async function loadGeneratedServer(
+  generatedDir: string,
+  ref: string,
+  runtime: Readonly<Record<string, unknown>>,
+): Promise<GeneratedServerModule | null> {
+  const entry = path.join(generatedDir, ref, 'index.ts');
+  if (!(await fs.stat(entry).then(() => true, () => false))) return null;
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'silent',
+    plugins: [runtimeAsExternal],
+  });
+  const code = result.outputFiles[0]!.text;
+  const module = { exports: {} as Record<string, unknown> };
+  const requireShim = (id: string): unknown => {
+    if (id === RUNTIME_ID) return runtime;
+    throw new Error(`generated code for "${ref}" may import only the Gantry runtime, not "${id}"`);
+  };
+  new Function('require', 'module', 'exports', code)(requireShim, module, module.exports);
+  const exported = module.exports as Partial<GeneratedServerModule>;
+  if (typeof exported.createServer !== 'function' || typeof exported.fingerprint !== 'string') {
+    throw new Error(`generated/${ref}/index.ts must export createServer and fingerprint`);
+  }
+  return exported as GeneratedServerModule;
+}

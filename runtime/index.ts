@@ -1,0 +1,5 @@
+/**
+ * The runtime's public entry: the only module generated code imports.
+ */
+export type * from './rest/metadata.js';
+export type { ProjectContext, ProjectSettings } from './host/project-context.js';

@@ -1,0 +1,176 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import type { Platform, ProjectRecord } from './platform.js';
+import { newSecret } from './platform.js';
+import { splitStatements } from './sql-statements.js';
+
+export const REF_PATTERN = /^[a-z][a-z0-9_]{2,39}$/;
+
+export type ProjectErrorCode = 'invalid_ref' | 'project_exists' | 'project_not_found' | 'schema_unreadable' | 'schema_failed';
+
+export class ProjectError extends Error {
+  constructor(
+    readonly code: ProjectErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SchemaFile {
+  /** As the user named it: shown in errors. */
+  readonly name: string;
+  readonly sql: string;
+}
+
+const sqlDir = path.join(import.meta.dirname, 'sql');
+const bootstrapFiles = ['project-auth.sql', 'project-grants.sql', 'project-events.sql'];
+
+export function databaseNameFor(ref: string): string {
+  return `project_${ref}`;
+}
+
+export function assertValidRef(ref: string): void {
+  if (!REF_PATTERN.test(ref)) {
+    throw new ProjectError('invalid_ref', `invalid project ref "${ref}": it must match ${REF_PATTERN.source}`);
+  }
+}
+
+export async function readSchemaFiles(paths: readonly string[]): Promise<SchemaFile[]> {
+  return Promise.all(
+    paths.map(async (file) => {
+      try {
+        return { name: file, sql: await fs.readFile(file, 'utf8') };
+      } catch (error) {
+        throw new ProjectError('schema_unreadable', `cannot read schema file ${file}: ${(error as Error).message}`);
+      }
+    }),
+  );
+}
+
+/** 1-based line of a character position (PostgreSQL reports 1-based positions). */
+function lineOf(sql: string, position: number): number {
+  return sql.slice(0, Math.max(0, position - 1)).split('\n').length;
+}
+
+interface PgErrorFields {
+  readonly message: string;
+  readonly code?: string;
+  readonly position?: string;
+}
+
+function schemaError(file: SchemaFile, line: number | null, error: PgErrorFields): ProjectError {
+  const where = line === null ? file.name : `${file.name}:${line}`;
+  return new ProjectError('schema_failed', `${where}: ${error.message}${error.code ? ` (SQLSTATE ${error.code})` : ''}`);
+}
+
+/**
+ * Runs SQL files in order inside the caller's transaction; a failure names the file
+ * and line. PostgreSQL gives a position only for parse errors, so for an error at
+ * execution the file is replayed statement by statement to find the failing one.
+ */
+export async function runSchemaFiles(client: pg.ClientBase, files: readonly SchemaFile[]): Promise<void> {
+  for (const file of files) {
+    await client.query('SAVEPOINT gantry_schema_file');
+    try {
+      await client.query(file.sql);
+    } catch (error) {
+      const pgError = error as PgErrorFields;
+      if (pgError.position) throw schemaError(file, lineOf(file.sql, Number(pgError.position)), pgError);
+      await client.query('ROLLBACK TO SAVEPOINT gantry_schema_file');
+      for (const statement of splitStatements(file.sql)) {
+        try {
+          await client.query(statement.sql);
+        } catch (statementError) {
+          const fields = statementError as PgErrorFields;
+          const offset = fields.position ? lineOf(statement.sql, Number(fields.position)) - 1 : 0;
+          throw schemaError(file, statement.line + offset, fields);
+        }
+      }
+      throw schemaError(file, null, pgError);
+    }
+    await client.query('RELEASE SAVEPOINT gantry_schema_file');
+  }
+}
+
+export interface CreateProjectOptions {
+  readonly ref: string;
+  readonly schemaFiles: readonly SchemaFile[];
+  readonly autoconfirm?: boolean;
+}
+
+/**
+ * Creates the project database, its auth schema, grants and event triggers, runs
+ * the user's SQL files, all in one transaction; then registers the project. Any
+ * failure leaves neither the database nor the registry row behind.
+ */
+export async function createProject(platform: Platform, options: CreateProjectOptions): Promise<ProjectRecord> {
+  const { ref } = options;
+  assertValidRef(ref);
+  if (await platform.getProject(ref)) throw new ProjectError('project_exists', `project "${ref}" already exists`);
+
+  const databaseName = databaseNameFor(ref);
+  const admin = new pg.Client(platform.cluster.urlFor('postgres'));
+  await admin.connect();
+  try {
+    try {
+      await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(databaseName)}`);
+    } catch (error) {
+      if ((error as { code?: string }).code === '42P04') throw new ProjectError('project_exists', `database "${databaseName}" already exists`);
+      throw error;
+    }
+    try {
+      await initialiseDatabase(platform, databaseName, options.schemaFiles);
+      const settings = { 'auth.autoconfirm': options.autoconfirm ?? platform.config.authAutoconfirm };
+      await platform.pool.query('INSERT INTO projects (ref, database_name, jwt_secret, settings) VALUES ($1, $2, $3, $4)', [
+        ref,
+        databaseName,
+        newSecret(),
+        JSON.stringify(settings),
+      ]);
+    } catch (error) {
+      await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(databaseName)} WITH (FORCE)`);
+      if ((error as { code?: string }).code === '23505') throw new ProjectError('project_exists', `project "${ref}" already exists`);
+      throw error;
+    }
+  } finally {
+    await admin.end();
+  }
+  const record = await platform.getProject(ref);
+  if (!record) throw new ProjectError('project_not_found', `project "${ref}" vanished while being created`);
+  return record;
+}
+
+async function initialiseDatabase(platform: Platform, databaseName: string, schemaFiles: readonly SchemaFile[]): Promise<void> {
+  const client = new pg.Client(platform.cluster.urlFor(databaseName));
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    const bootstrap = await Promise.all(
+      bootstrapFiles.map(async (name) => ({ name, sql: await fs.readFile(path.join(sqlDir, name), 'utf8') })),
+    );
+    await runSchemaFiles(client, bootstrap);
+    await runSchemaFiles(client, schemaFiles);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops the project database (closing its connections) and its registry row. */
+export async function deleteProject(platform: Platform, ref: string): Promise<void> {
+  const record = await platform.getProject(ref);
+  if (!record) throw new ProjectError('project_not_found', `project "${ref}" does not exist`);
+  const admin = new pg.Client(platform.cluster.urlFor('postgres'));
+  await admin.connect();
+  try {
+    await platform.pool.query('DELETE FROM projects WHERE ref = $1', [ref]);
+    await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(record.databaseName)} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}

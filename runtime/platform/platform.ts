@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import type { GantryConfig } from '../config.js';
+import type { ProjectSettings } from '../host/project-context.js';
+import { acquireCluster, type Cluster, type EmbeddedOptions } from './cluster.js';
+import { migratePlatform } from './migrations.js';
+import { resolveSettings } from './settings.js';
+
+export const PLATFORM_DATABASE = 'gantry';
+export const PROJECTS_CHANNEL = 'gantry_projects';
+
+export interface ProjectRecord {
+  readonly ref: string;
+  readonly databaseName: string;
+  readonly jwtSecret: string;
+  readonly settings: ProjectSettings;
+  readonly createdAt: Date;
+}
+
+interface ProjectRow {
+  ref: string;
+  database_name: string;
+  jwt_secret: string;
+  settings: Record<string, unknown>;
+  created_at: Date;
+}
+
+function toRecord(row: ProjectRow): ProjectRecord {
+  return {
+    ref: row.ref,
+    databaseName: row.database_name,
+    jwtSecret: row.jwt_secret,
+    settings: resolveSettings(row.settings),
+    createdAt: row.created_at,
+  };
+}
+
+/** A secret for signing (HS256) or logging in: 256 bits from the CSPRNG. */
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * The cluster plus the platform database: the registry of projects and the
+ * cluster-wide roles. Opening it is idempotent and safe from concurrent processes.
+ */
+export class Platform {
+  private constructor(
+    readonly config: GantryConfig,
+    readonly cluster: Cluster,
+    readonly pool: pg.Pool,
+    readonly authenticatorPassword: string,
+  ) {}
+
+  static async open(config: GantryConfig, options: EmbeddedOptions = {}): Promise<Platform> {
+    const cluster = await acquireCluster(config, options);
+    try {
+      await ensureDatabase(cluster, PLATFORM_DATABASE);
+      const pool = new pg.Pool({ connectionString: cluster.urlFor(PLATFORM_DATABASE), max: 4, idleTimeoutMillis: 10_000 });
+      pool.on('error', () => undefined);
+      const client = await pool.connect();
+      try {
+        await migratePlatform(client);
+        const password = await ensureApiRoles(client);
+        return new Platform(config, cluster, pool, password);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await cluster.release();
+      throw error;
+    }
+  }
+
+  /** URL the data API uses: the `authenticator` login role on a project database. */
+  authenticatorUrl(databaseName: string): string {
+    return this.cluster.urlAs(databaseName, 'authenticator', this.authenticatorPassword);
+  }
+
+  async listProjects(): Promise<ProjectRecord[]> {
+    const { rows } = await this.pool.query<ProjectRow>('SELECT * FROM projects ORDER BY ref');
+    return rows.map(toRecord);
+  }
+
+  async getProject(ref: string): Promise<ProjectRecord | null> {
+    const { rows } = await this.pool.query<ProjectRow>('SELECT * FROM projects WHERE ref = $1', [ref]);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async setSetting(ref: string, key: keyof ProjectSettings, value: boolean | number): Promise<ProjectRecord | null> {
+    const { rows } = await this.pool.query<ProjectRow>(
+      'UPDATE projects SET settings = settings || jsonb_build_object($2::text, $3::jsonb) WHERE ref = $1 RETURNING *',
+      [ref, key, JSON.stringify(value)],
+    );
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+    await this.cluster.release();
+  }
+}
+
+async function ensureDatabase(cluster: Cluster, name: string): Promise<void> {
+  const client = new pg.Client(cluster.urlFor('postgres'));
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount) return;
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } catch (error) {
+    // Another process created it between our check and our CREATE.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+async function ensureApiRoles(client: pg.PoolClient): Promise<string> {
+  await client.query('SELECT pg_advisory_lock(hashtext($1))', ['gantry.roles']);
+  try {
+    await client.query(await fs.readFile(path.join(import.meta.dirname, 'sql', 'roles.sql'), 'utf8'));
+    await client.query(
+      `INSERT INTO cluster_secrets (name, value) VALUES ('authenticator_password', $1) ON CONFLICT (name) DO NOTHING`,
+      [newSecret()],
+    );
+    const { rows } = await client.query<{ value: string }>(`SELECT value FROM cluster_secrets WHERE name = 'authenticator_password'`);
+    const password = rows[0]!.value;
+    const { rows: alter } = await client.query<{ sql: string }>(`SELECT format('ALTER ROLE authenticator WITH LOGIN PASSWORD %L', $1::text) AS sql`, [password]);
+    await client.query(alter[0]!.sql);
+    return password;
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['gantry.roles']);
+  }
+}

@@ -1,0 +1,13 @@
+-- Tell running hosts that this database's schema changed (as PostgREST reloads its
+-- schema cache): any DDL, from Gantry or from psql, notifies `gantry_schema`.
+CREATE SCHEMA gantry;
+REVOKE ALL ON SCHEMA gantry FROM PUBLIC;
+CREATE FUNCTION gantry.notify_schema_change() RETURNS event_trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('gantry_schema', current_database());
+END
+$$;
+CREATE EVENT TRIGGER gantry_schema_change ON ddl_command_end
+  EXECUTE FUNCTION gantry.notify_schema_change();
+CREATE EVENT TRIGGER gantry_schema_drop ON sql_drop
+  EXECUTE FUNCTION gantry.notify_schema_change();

@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import * as runtime from '../../runtime/index.js';
+import { loadConfig, type GantryConfig } from '../../runtime/config.js';
+import { createLogger } from '../../runtime/host/logger.js';
+import { startHost, type RunningHost } from '../../runtime/host/start.js';
+import { createProject } from '../../runtime/platform/bootstrap.js';
+import { projectKeys, type ProjectKeys } from '../../runtime/platform/keys.js';
+import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
+
+export const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * Environment for a Gantry process of the test run: the suite's cluster, its own
+ * GANTRY_HOME and generated/ folder (so throwaway projects never touch the repo's),
+ * ephemeral ports.
+ */
+export async function testEnv(overrides: Record<string, string> = {}): Promise<Record<string, string>> {
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-test-'));
+  return {
+    DATABASE_URL: inject('databaseUrl'),
+    GANTRY_HOME: home,
+    GANTRY_GENERATED_DIR: path.join(home, 'generated'),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    CALLS_PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  };
+}
+
+export async function testConfig(overrides: Record<string, string> = {}): Promise<GantryConfig> {
+  return loadConfig(await testEnv(overrides));
+}
+
+export function randomRef(prefix = 't'): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+export interface TestProject {
+  readonly record: ProjectRecord;
+  readonly keys: ProjectKeys;
+  /** `{base_url}/v1/<ref>` on the running test host, when one was given. */
+  readonly url: string;
+}
+
+/** Creates a throwaway project from SQL text (no generation). */
+export async function createTestProject(
+  platform: Platform,
+  options: { sql?: string; ref?: string; autoconfirm?: boolean; host?: RunningHost } = {},
+): Promise<TestProject> {
+  const record = await createProject(platform, {
+    ref: options.ref ?? randomRef(),
+    schemaFiles: options.sql ? [{ name: 'test.sql', sql: options.sql }] : [],
+    autoconfirm: options.autoconfirm,
+  });
+  const keys = projectKeys(platform.config, record);
+  const url = options.host ? `${options.host.baseUrl}/v1/${record.ref}` : keys.url;
+  if (options.host) await options.host.directory.reload(record.ref);
+  return { record, keys, url };
+}
+
+export interface TestHost {
+  readonly platform: Platform;
+  readonly host: RunningHost;
+  close(): Promise<void>;
+}
+
+/** A platform and a running host on ephemeral ports, in-process. */
+export async function startTestHost(overrides: Record<string, string> = {}): Promise<TestHost> {
+  const config = await testConfig(overrides);
+  const platform = await Platform.open(config);
+  const host = await startHost(platform, { log: createLogger('silent'), runtime });
+  return {
+    platform,
+    host,
+    async close() {
+      await host.close();
+      await platform.close();
+    },
+  };
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `bin/gantry.mjs` as a user would, in its own process. */
+export function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
