@@ -1,5 +1,6 @@
 import { ProjectError } from '../../runtime/platform/bootstrap.js';
 import { SettingsError } from '../../runtime/platform/settings.js';
+import { genCommand, migrateCommand } from './gen.js';
 import { CliError, createOutput } from './output.js';
 import { projectCommand } from './project.js';
 import { serveCommand } from './serve.js';
@@ -23,6 +24,11 @@ export async function main(argv: string[]): Promise<number> {
         return await serveCommand(rest);
       case 'project':
         await projectCommand(rest, out);
+        return 0;
+      case 'gen':
+        return await genCommand(rest, out);
+      case 'migrate':
+        await migrateCommand(rest, out);
         return 0;
       default:
         out.failure('usage', USAGE);

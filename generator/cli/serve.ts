@@ -23,7 +23,13 @@ export async function serveCommand(_args: string[]): Promise<number> {
     demo = await createProject(platform, { ref: DEMO_REF, schemaFiles: [{ name: demoSchema, sql: await fs.readFile(demoSchema, 'utf8') }] });
     await generateProject(platform, demo);
   }
-  const host = await startHost(platform, { log, runtime });
+  const host = await startHost(platform, {
+    log,
+    runtime,
+    regenerate: async (record) => {
+      await generateProject(platform, record);
+    },
+  });
   const keys = projectKeys(config, demo);
   process.stdout.write(
     [

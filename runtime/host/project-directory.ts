@@ -5,12 +5,19 @@ import type { Platform, ProjectRecord } from '../platform/platform.js';
 import { PROJECTS_CHANNEL } from '../platform/platform.js';
 import type { ProjectContext } from './project-context.js';
 import type { ProjectPools } from './pools.js';
+import { SchemaWatcher } from './schema-watcher.js';
 
 export interface ServedProject {
   readonly ctx: ProjectContext;
   readonly handler: RequestHandler;
   readonly fingerprint: string | null;
 }
+
+/**
+ * Regenerates a project's code after its database schema changed behind the host's
+ * back (the generator is the CLI's, so the host is handed it rather than importing it).
+ */
+export type Regenerate = (record: ProjectRecord) => Promise<void>;
 
 /** Builds the request handler of one project (its generated server, or a fallback). */
 export type ServerFactory = (ctx: ProjectContext) => Promise<{ handler: RequestHandler; fingerprint: string | null }>;
@@ -26,13 +33,17 @@ export class ProjectDirectory {
   private closed = false;
   /** Serialises reloads per ref so a burst of notifications applies in order. */
   private readonly pending = new Map<string, Promise<void>>();
+  private readonly watcher: SchemaWatcher | null;
 
   constructor(
     private readonly platform: Platform,
     private readonly pools: ProjectPools,
     private readonly factory: ServerFactory,
     private readonly log: Logger,
-  ) {}
+    private readonly regenerate: Regenerate | null = null,
+  ) {
+    this.watcher = regenerate ? new SchemaWatcher((ref) => void this.reload(ref, { regenerate: true }), log) : null;
+  }
 
   get(ref: string): ServedProject | undefined {
     return this.served.get(ref);
@@ -47,10 +58,13 @@ export class ProjectDirectory {
     await Promise.all((await this.platform.listProjects()).map((record) => this.reload(record.ref)));
   }
 
-  /** Re-reads one project from the registry and swaps its server in (or drops it). */
-  reload(ref: string): Promise<void> {
+  /**
+   * Re-reads one project from the registry and swaps its server in (or drops it);
+   * with regenerate, first rewrites its generated code from the live schema.
+   */
+  reload(ref: string, options: { regenerate?: boolean } = {}): Promise<void> {
     const previous = this.pending.get(ref) ?? Promise.resolve();
-    const next = previous.then(() => this.apply(ref)).catch((error: unknown) => {
+    const next = previous.then(() => this.apply(ref, options.regenerate ?? false)).catch((error: unknown) => {
       this.log.error({ ref, err: error }, 'project reload failed');
     });
     this.pending.set(ref, next);
@@ -60,13 +74,16 @@ export class ProjectDirectory {
     return next;
   }
 
-  private async apply(ref: string): Promise<void> {
+  private async apply(ref: string, regenerate: boolean): Promise<void> {
     const record = await this.platform.getProject(ref);
     if (!record) {
       if (this.served.delete(ref)) this.log.info({ ref }, 'project dropped');
+      await this.watcher?.unwatch(ref);
       await this.pools.close(ref);
       return;
     }
+    await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName));
+    if (regenerate && this.regenerate) await this.regenerate(record);
     const ctx = this.contextFor(record);
     const { handler, fingerprint } = await this.factory(ctx);
     this.served.set(ref, { ctx, handler, fingerprint });
@@ -118,6 +135,7 @@ export class ProjectDirectory {
   async close(): Promise<void> {
     this.closed = true;
     await this.listener?.end().catch(() => undefined);
+    await this.watcher?.close();
     await Promise.all(this.pending.values());
     this.served.clear();
     await this.pools.closeAll();

@@ -6,7 +6,7 @@ import type { Platform } from '../platform/platform.js';
 import { createHostApp, type InFlight } from './app.js';
 import { sendJson } from './json-response.js';
 import { ProjectPools } from './pools.js';
-import { ProjectDirectory } from './project-directory.js';
+import { ProjectDirectory, type Regenerate } from './project-directory.js';
 import { createServerFactory } from './server-factory.js';
 
 export interface RunningHost {
@@ -23,6 +23,8 @@ export interface StartOptions {
   readonly runtime: Readonly<Record<string, unknown>>;
   readonly apiPoolSize?: number;
   readonly drainTimeoutMs?: number;
+  /** Given: a schema changed behind the host's back (DDL) is regenerated and served. */
+  readonly regenerate?: Regenerate;
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {
@@ -44,7 +46,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   const { config } = platform;
   const { log } = options;
   const pools = new ProjectPools(options.apiPoolSize ?? 4);
-  const directory = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime), log);
+  const directory = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime), log, options.regenerate ?? null);
   await directory.start();
 
   const inFlight: InFlight = { count: 0 };

@@ -1,0 +1,83 @@
+import fs from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../../runtime/config.js';
+import { runSchemaFiles, type SchemaFile } from '../../runtime/platform/bootstrap.js';
+import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
+import { generateProject } from '../generate.js';
+import { CliError, type Output } from './output.js';
+
+async function openProject(platform: Platform, ref: string | undefined): Promise<ProjectRecord> {
+  if (!ref) throw new CliError('usage', 'a project ref is required');
+  const record = await platform.getProject(ref);
+  if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
+  return record;
+}
+
+/** `gantry gen <ref> | --all [--check]`. Returns the exit code: 1 when --check finds drift. */
+export async function genCommand(args: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, all: { type: 'boolean' }, check: { type: 'boolean' } },
+  });
+  if (!values.all && positionals.length !== 1) throw new CliError('usage', 'usage: gantry gen <ref> | --all [--check]');
+  const check = values.check ?? false;
+  const platform = await Platform.open(loadConfig());
+  try {
+    const records = values.all ? await platform.listProjects() : [await openProject(platform, positionals[0])];
+    const results = [];
+    for (const record of records) {
+      const result = await generateProject(platform, record, { check });
+      results.push({ ref: record.ref, changed: result.changed, removed: result.removed, diff: result.diff });
+    }
+    const drift = results.filter((r) => r.changed.length + r.removed.length > 0);
+    const text = results
+      .map((r) =>
+        r.changed.length + r.removed.length === 0
+          ? `${r.ref}: up to date`
+          : `${r.ref}: ${check ? 'differs' : 'written'}\n${r.diff}`,
+      )
+      .join('\n');
+    out.result({ check, projects: results }, text);
+    return check && drift.length > 0 ? 1 : 0;
+  } finally {
+    await platform.close();
+  }
+}
+
+/** `gantry migrate <ref> F.sql`: all or nothing, then regenerate. */
+export async function migrateCommand(args: string[], out: Output): Promise<void> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
+  const [ref, file] = positionals;
+  if (!ref || !file || positionals.length !== 2) throw new CliError('usage', 'usage: gantry migrate <ref> FILE.sql');
+  let migration: SchemaFile;
+  try {
+    migration = { name: file, sql: await fs.readFile(file, 'utf8') };
+  } catch (error) {
+    throw new CliError('schema_unreadable', `cannot read ${file}: ${(error as Error).message}`);
+  }
+  const platform = await Platform.open(loadConfig());
+  try {
+    const record = await openProject(platform, ref);
+    const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await runSchemaFiles(client, [migration]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      await client.end();
+    }
+    const result = await generateProject(platform, record);
+    out.result(
+      { ref, migrated: file, changed: result.changed, removed: result.removed },
+      `migrated ${ref} with ${file}; regenerated ${result.changed.length} file(s), removed ${result.removed.length}`,
+    );
+  } finally {
+    await platform.close();
+  }
+}

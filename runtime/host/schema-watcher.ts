@@ -1,0 +1,63 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+export const SCHEMA_CHANNEL = 'gantry_schema';
+/** DDL usually comes in bursts (a migration is many statements); wait for the burst to end. */
+const DEBOUNCE_MS = 100;
+
+/**
+ * Listens on each served project's database for the DDL event trigger's NOTIFY (as
+ * PostgREST reloads its schema cache) and reports the ref, debounced, so a schema
+ * changed by `gantry migrate` or by hand in psql is regenerated and served.
+ */
+export class SchemaWatcher {
+  private readonly clients = new Map<string, pg.Client>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly onChange: (ref: string) => void,
+    private readonly log: Logger,
+  ) {}
+
+  async watch(ref: string, databaseUrl: string): Promise<void> {
+    if (this.clients.has(ref)) return;
+    const client = new pg.Client(databaseUrl);
+    this.clients.set(ref, client);
+    client.on('notification', () => this.changed(ref));
+    client.on('error', (error) => {
+      this.log.warn({ ref, err: error }, 'schema listener lost');
+      if (this.clients.get(ref) === client) this.clients.delete(ref);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${SCHEMA_CHANNEL}`);
+    } catch (error) {
+      this.clients.delete(ref);
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async unwatch(ref: string): Promise<void> {
+    clearTimeout(this.timers.get(ref));
+    this.timers.delete(ref);
+    const client = this.clients.get(ref);
+    this.clients.delete(ref);
+    await client?.end().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.clients.keys()].map((ref) => this.unwatch(ref)));
+  }
+
+  private changed(ref: string): void {
+    clearTimeout(this.timers.get(ref));
+    this.timers.set(
+      ref,
+      setTimeout(() => {
+        this.timers.delete(ref);
+        this.onChange(ref);
+      }, DEBOUNCE_MS),
+    );
+  }
+}
