@@ -1,0 +1,130 @@
+import { CodecStreamDecoder, flacDeclaredSamples } from './codec-decoder.js';
+import { AudioError } from './errors.js';
+import type { AudioDescription, PcmBlock } from './pcm-block.js';
+import { SNIFF_BYTES, sniffAudio, type SniffedAudio } from './sniff.js';
+import { WavStreamDecoder } from './wav-decoder.js';
+
+export interface DecodeOptions {
+  /** Stop with `audio_too_long` once this much audio has been decoded. */
+  readonly maxDurationSeconds?: number;
+}
+
+/** A PCM block together with what is known about the recording it came from. */
+export interface DecodedBlock extends PcmBlock {
+  readonly description: AudioDescription;
+}
+
+/** The common shape of the WAV parser and the WASM codec wrappers. */
+interface BlockSource {
+  readonly codec: () => string | null;
+  push(chunk: Uint8Array): PcmBlock | null;
+  finish(): PcmBlock | null;
+  close(): void;
+}
+
+async function* bytesOf(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    if (chunk.length) yield chunk;
+  }
+}
+
+async function openSource(sniffed: SniffedAudio): Promise<BlockSource> {
+  if (sniffed.codec === null) {
+    const wav = new WavStreamDecoder();
+    return {
+      codec: () => wav.format?.codec ?? null,
+      push: (chunk) => wav.push(chunk),
+      finish: () => {
+        wav.end();
+        return null;
+      },
+      close: () => undefined,
+    };
+  }
+  const codec = sniffed.codec;
+  const decoder = await CodecStreamDecoder.open(codec);
+  return {
+    codec: () => codec,
+    push: (chunk) => decoder.push(chunk),
+    finish: () => decoder.flush(),
+    close: () => decoder.close(),
+  };
+}
+
+/** Tracks shape consistency and the duration cap across blocks. */
+class BlockChecker {
+  samples = 0;
+  #sampleRate = 0;
+  #channels = 0;
+  readonly #maxSamples: (rate: number) => number;
+
+  constructor(maxDurationSeconds: number | undefined) {
+    this.#maxSamples = (rate) => (maxDurationSeconds === undefined ? Infinity : maxDurationSeconds * rate);
+  }
+
+  check(block: PcmBlock): void {
+    if (!(block.sampleRate > 0)) throw new AudioError('corrupt_audio', 'decoder reported no sample rate');
+    if (this.#sampleRate === 0) {
+      this.#sampleRate = block.sampleRate;
+      this.#channels = block.channelData.length;
+    } else if (block.sampleRate !== this.#sampleRate || block.channelData.length !== this.#channels) {
+      throw new AudioError('corrupt_audio', 'sample rate or channel count changes within the recording');
+    }
+    this.samples += block.channelData[0]!.length;
+    if (this.samples > this.#maxSamples(this.#sampleRate)) {
+      throw new AudioError('audio_too_long', 'the recording is longer than the allowed duration');
+    }
+  }
+}
+
+/**
+ * Decodes a byte stream of WAV, MP3, FLAC, Ogg Vorbis or Ogg Opus into PCM blocks, one block per
+ * input chunk or so. Memory stays bounded by the chunk size: nothing holds the whole recording.
+ * Errors are always `AudioError` with a stable code.
+ */
+export async function* decodeAudio(
+  source: AsyncIterable<Uint8Array>,
+  options: DecodeOptions = {},
+): AsyncGenerator<DecodedBlock> {
+  const input = bytesOf(source)[Symbol.asyncIterator]();
+  const headParts: Uint8Array[] = [];
+  let headLength = 0;
+  while (headLength < SNIFF_BYTES) {
+    const next = await input.next();
+    if (next.done) break;
+    headParts.push(next.value);
+    headLength += next.value.length;
+  }
+  const head = Buffer.concat(headParts);
+  const sniffed = sniffAudio(head);
+  const declaredFlacSamples = sniffed.container === 'flac' ? flacDeclaredSamples(head) : null;
+  const decoder = await openSource(sniffed);
+  const checker = new BlockChecker(options.maxDurationSeconds);
+  const described = (block: PcmBlock | null): DecodedBlock | null => {
+    if (!block) return null;
+    checker.check(block);
+    const codec = decoder.codec() ?? 'unknown';
+    return { ...block, description: { container: sniffed.container, codec } };
+  };
+  try {
+    let out = described(decoder.push(head));
+    if (out) yield out;
+    for (let next = await input.next(); !next.done; next = await input.next()) {
+      out = described(decoder.push(next.value));
+      if (out) yield out;
+    }
+    out = described(decoder.finish());
+    if (out) yield out;
+  } finally {
+    decoder.close();
+    await input.return?.(undefined);
+  }
+  if (checker.samples === 0) {
+    throw sniffed.container === 'wav'
+      ? new AudioError('empty_audio', 'the WAV data chunk holds no samples')
+      : new AudioError('corrupt_audio', `no ${sniffed.codec} audio could be decoded`);
+  }
+  if (declaredFlacSamples !== null && checker.samples < declaredFlacSamples) {
+    throw new AudioError('corrupt_audio', `FLAC stream is truncated: ${declaredFlacSamples - checker.samples} samples missing`);
+  }
+}
