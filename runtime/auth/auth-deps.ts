@@ -1,0 +1,25 @@
+import type { ProjectContext } from '../host/project-context.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { PasswordPool } from './passwords.js';
+import type { RateLimitConfig } from './rate-limits.js';
+
+export interface AuthLog {
+  info(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Everything a route handler needs; built once per project router. */
+export interface AuthDeps {
+  readonly ctx: ProjectContext;
+  /** Injected so expiry can be tested without waiting. */
+  readonly now: () => Date;
+  readonly mailer: Mailer;
+  readonly passwords: PasswordPool;
+  readonly rateLimits: RateLimitConfig;
+  readonly log: AuthLog;
+}
+
+/** The `iss` of access tokens: where this project's auth lives. */
+export function issuerOf(deps: AuthDeps): string {
+  return `${deps.ctx.config.publicUrl}/v1/${deps.ctx.ref}/auth/v1`;
+}

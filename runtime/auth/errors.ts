@@ -1,0 +1,77 @@
+/**
+ * The one error shape of the auth API, as current GoTrue writes it: legacy
+ * `{code: <status>, error_code, msg}`, or `{code: <error_code>, message}` when the
+ * request asked for API version 2024-01-01 or later (auth-js always does).
+ */
+
+export const API_VERSION_HEADER = 'X-Supabase-Api-Version';
+export const API_VERSION_2024 = '2024-01-01';
+
+export class AuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Extra top-level body fields, e.g. `weak_password: {reasons}`. */
+    readonly extra: Readonly<Record<string, unknown>> = {},
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'AuthError';
+  }
+}
+
+/** True when the request's `X-Supabase-Api-Version` names 2024-01-01 or a later date. */
+export function wantsVersionedErrors(headerValue: string | undefined): boolean {
+  if (headerValue === undefined) return false;
+  const value = headerValue.trim();
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && value >= API_VERSION_2024;
+}
+
+export function authErrorBody(error: AuthError, versioned: boolean): Record<string, unknown> {
+  return versioned
+    ? { code: error.code, message: error.message, ...error.extra }
+    : { code: error.status, error_code: error.code, msg: error.message, ...error.extra };
+}
+
+export const authErrors = {
+  validation: (message: string): AuthError => new AuthError(400, 'validation_failed', message),
+  badJson: (): AuthError => new AuthError(400, 'bad_json', 'Could not parse request body as JSON'),
+  invalidCredentials: (): AuthError => new AuthError(400, 'invalid_credentials', 'Invalid login credentials'),
+  emailNotConfirmed: (): AuthError => new AuthError(400, 'email_not_confirmed', 'Email not confirmed'),
+  userBanned: (status: 400 | 403, message = 'User is banned'): AuthError => new AuthError(status, 'user_banned', message),
+  weakPassword: (message: string, reasons: readonly string[]): AuthError =>
+    new AuthError(422, 'weak_password', message, { weak_password: { reasons } }),
+  samePassword: (): AuthError =>
+    new AuthError(422, 'same_password', 'New password should be different from the old password.'),
+  userAlreadyExists: (): AuthError => new AuthError(422, 'user_already_exists', 'User already registered'),
+  emailExists: (): AuthError =>
+    new AuthError(422, 'email_exists', 'A user with this email address has already been registered'),
+  noApiKey: (): AuthError => new AuthError(401, 'no_api_key', 'No API key found in request'),
+  invalidApiKey: (): AuthError =>
+    new AuthError(401, 'invalid_api_key', 'Invalid API key: it is not a key of this project or it has expired'),
+  noAuthorization: (): AuthError => new AuthError(401, 'no_authorization', 'This endpoint requires a valid Bearer token'),
+  badJwt: (reason: string): AuthError => new AuthError(401, 'bad_jwt', `invalid JWT: ${reason}`),
+  notAdmin: (): AuthError => new AuthError(403, 'not_admin', 'User not allowed'),
+  userNotFound: (status: 403 | 404): AuthError =>
+    new AuthError(status, 'user_not_found', status === 404 ? 'User not found' : 'User from sub claim in JWT does not exist'),
+  sessionNotFound: (status: 400 | 403): AuthError =>
+    new AuthError(
+      status,
+      'session_not_found',
+      status === 400 ? 'Invalid Refresh Token: No Valid Session Found' : 'Session from session_id claim in JWT does not exist',
+    ),
+  refreshTokenNotFound: (): AuthError =>
+    new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found'),
+  refreshTokenAlreadyUsed: (): AuthError =>
+    new AuthError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used'),
+  otpExpired: (): AuthError => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired'),
+  rateLimited: (retryAfterSeconds: number): AuthError =>
+    new AuthError(429, 'over_request_rate_limit', 'Request rate limit reached', {}, {
+      'Retry-After': String(retryAfterSeconds),
+    }),
+  notFound: (): AuthError => new AuthError(404, 'not_found', 'Not found'),
+  unexpected: (): AuthError => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please try again'),
+  /** auth-js drops the stored session on any non-retryable refresh error, so transient faults on /token are 503. */
+  unavailable: (): AuthError => new AuthError(503, 'unexpected_failure', 'Service temporarily unavailable, please retry'),
+} as const;

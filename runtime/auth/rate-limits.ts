@@ -1,0 +1,54 @@
+import type { Queryable } from './db.js';
+
+export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'verify';
+
+export interface RateLimitRule {
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
+export type RateLimitConfig = Readonly<Record<RateLimitBucket, RateLimitRule>>;
+
+/**
+ * Per project (each project has its own table) and client IP. Generous on /token
+ * because auth-js drops the user's session on a 429 during refresh.
+ */
+export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
+  signup: { limit: 60, windowSeconds: 300 },
+  token: { limit: 300, windowSeconds: 300 },
+  recover: { limit: 30, windowSeconds: 300 },
+  verify: { limit: 120, windowSeconds: 300 },
+};
+
+export interface RateLimitVerdict {
+  readonly allowed: boolean;
+  /** Seconds until the window resets; meaningful when not allowed. */
+  readonly retryAfterSeconds: number;
+}
+
+/**
+ * Fixed-window counter in one atomic upsert, so several server processes
+ * counting against the same project database agree.
+ */
+export async function hitRateLimit(
+  db: Queryable,
+  bucket: RateLimitBucket,
+  key: string,
+  rule: RateLimitRule,
+  now: Date,
+): Promise<RateLimitVerdict> {
+  const { rows } = await db.query<{ window_start: Date; hits: number }>(
+    `INSERT INTO auth.rate_limits AS r (bucket, key, window_start, hits) VALUES ($1, $2, $3, 1)
+     ON CONFLICT (bucket, key) DO UPDATE SET
+       window_start = CASE WHEN r.window_start + make_interval(secs => $4) <= $3 THEN $3 ELSE r.window_start END,
+       hits = CASE WHEN r.window_start + make_interval(secs => $4) <= $3 THEN 1 ELSE r.hits + 1 END
+     RETURNING window_start, hits`,
+    [bucket, key, now, rule.windowSeconds],
+  );
+  const row = rows[0] as { window_start: Date; hits: number };
+  const resetsAt = row.window_start.getTime() + rule.windowSeconds * 1000;
+  return {
+    allowed: row.hits <= rule.limit,
+    retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - now.getTime()) / 1000)),
+  };
+}

@@ -1,0 +1,89 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { createLogger } from '../host/logger.js';
+import type { ProjectContext } from '../host/project-context.js';
+import { createMailer, type Mailer } from '../mail/mailer.js';
+import type { AuthDeps, AuthLog } from './auth-deps.js';
+import { API_VERSION_2024, API_VERSION_HEADER, AuthError, authErrors, wantsVersionedErrors } from './errors.js';
+import { sendAuthError } from './http.js';
+import { sharedPasswordPool, type PasswordPool } from './passwords.js';
+import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './rate-limits.js';
+import { registerAdmin } from './routes/admin.js';
+import { registerRecovery } from './routes/recovery.js';
+import { registerSignup } from './routes/signup.js';
+import { registerToken } from './routes/token.js';
+import { registerUser } from './routes/user.js';
+import { registerVerify } from './routes/verify.js';
+
+export interface AuthRouterOptions {
+  /** The clock; tests move it to expire tokens. */
+  readonly now?: () => Date;
+  readonly mailer?: Mailer;
+  readonly log?: AuthLog;
+  readonly rateLimits?: Partial<RateLimitConfig>;
+  readonly passwords?: PasswordPool;
+}
+
+const GOTRUE_SETTINGS_EXTERNAL = { email: true, phone: false, anonymous_users: false };
+
+/**
+ * The GoTrue-compatible auth API of one project, mounted by the host at
+ * `/v1/<ref>/auth/v1`. Uses `ctx.adminPool` for the project's `auth` schema.
+ */
+export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions = {}): Router {
+  const log = options.log ?? createLogger();
+  const deps: AuthDeps = {
+    ctx,
+    now: options.now ?? (() => new Date()),
+    mailer: options.mailer ?? createMailer(ctx.config, log),
+    passwords: options.passwords ?? sharedPasswordPool(),
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    log,
+  };
+  const router = express.Router();
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Cache-Control', 'no-store');
+    if (wantsVersionedErrors(req.get(API_VERSION_HEADER))) res.setHeader(API_VERSION_HEADER, API_VERSION_2024);
+    next();
+  });
+  router.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+
+  router.get('/health', (_req, res) => {
+    res.status(200).json({ version: 'gantry', name: 'GoTrue', description: 'Gantry auth: a GoTrue-compatible API' });
+  });
+  router.get('/settings', (_req, res) => {
+    res.status(200).json({
+      external: GOTRUE_SETTINGS_EXTERNAL,
+      disable_signup: false,
+      mailer_autoconfirm: ctx.settings['auth.autoconfirm'],
+      phone_autoconfirm: false,
+      sms_provider: '',
+      saml_enabled: false,
+    });
+  });
+
+  registerSignup(router, deps);
+  registerToken(router, deps);
+  registerVerify(router, deps);
+  registerRecovery(router, deps);
+  registerUser(router, deps);
+  registerAdmin(router, deps);
+
+  router.use((req: Request, res: Response) => {
+    sendAuthError(req, res, authErrors.notFound());
+  });
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.parse.failed') {
+      sendAuthError(req, res, authErrors.badJson());
+      return;
+    }
+    if (type === 'entity.too.large') {
+      sendAuthError(req, res, new AuthError(413, 'request_entity_too_large', 'Request body too large'));
+      return;
+    }
+    log.error({ err: error, ref: ctx.ref }, 'auth request failed');
+    sendAuthError(req, res, authErrors.unexpected());
+  });
+  return router;
+}

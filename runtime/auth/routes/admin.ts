@@ -1,0 +1,183 @@
+import type { Request, Router } from 'express';
+import { writeAudit, type AuditEvent } from '../audit.js';
+import type { AuthDeps } from '../auth-deps.js';
+import { HUNDRED_YEARS_MS, parseBanDuration } from '../ban-duration.js';
+import { inTransaction } from '../db.js';
+import { authErrors } from '../errors.js';
+import { bodyOf, handle, optionalObject, queryString } from '../http.js';
+import { consumeUserTokens } from '../one-time-tokens.js';
+import { acceptNewPassword } from '../password-input.js';
+import { clientIp, requireAdmin } from '../request-auth.js';
+import { revokeSessions } from '../sessions.js';
+import { userJson } from '../user-json.js';
+import {
+  DuplicateEmailError,
+  deleteUser,
+  findUserById,
+  insertUser,
+  listUsers,
+  mergeMetadata,
+  updateUser,
+  type UserChange,
+} from '../users.js';
+import { acceptEmail } from './signup.js';
+
+const DEFAULT_PER_PAGE = 50;
+
+function nonNegativeInt(req: Request, name: string, minimum: number): number | undefined {
+  const raw = queryString(req, name);
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < minimum || !Number.isSafeInteger(Number(raw))) {
+    throw authErrors.validation(`${name} must be an integer of at least ${minimum}`);
+  }
+  return Number(raw);
+}
+
+/** The ban a request asks for: undefined = unchanged, null = lifted, a Date = banned until then. */
+function requestedBan(body: Record<string, unknown>, now: Date): Date | null | undefined {
+  if (body.ban_duration !== undefined && body.ban_duration !== null) {
+    if (typeof body.ban_duration !== 'string') throw authErrors.validation('ban_duration must be a duration string such as "24h" or "none"');
+    const ms = parseBanDuration(body.ban_duration);
+    if (ms === null) throw authErrors.validation(`invalid format for ban duration: "${body.ban_duration}"`);
+    return ms === 0 ? null : new Date(now.getTime() + ms);
+  }
+  if (body.banned === undefined || body.banned === null) return undefined;
+  if (typeof body.banned !== 'boolean') throw authErrors.validation('banned must be a boolean');
+  return body.banned ? new Date(now.getTime() + HUNDRED_YEARS_MS) : null;
+}
+
+function optionalBoolean(value: unknown, field: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw authErrors.validation(`${field} must be a boolean`);
+  return value;
+}
+
+export function registerAdmin(router: Router, deps: AuthDeps): void {
+  router.get(
+    '/admin/users',
+    handle(deps, async (req, res) => {
+      requireAdmin(req, deps);
+      const limit = nonNegativeInt(req, 'limit', 1);
+      const offset = nonNegativeInt(req, 'offset', 0);
+      const page = nonNegativeInt(req, 'page', 1) ?? 1;
+      const perPage = nonNegativeInt(req, 'per_page', 1) ?? DEFAULT_PER_PAGE;
+      const offsetMode = limit !== undefined || offset !== undefined;
+      const size = offsetMode ? (limit ?? DEFAULT_PER_PAGE) : perPage;
+      const skip = offsetMode ? (offset ?? 0) : (page - 1) * perPage;
+      const { users, total } = await listUsers(deps.ctx.adminPool, size, skip);
+      res.setHeader('X-Total-Count', String(total));
+      if (!offsetMode) {
+        // auth-js reads the page number right after the first "=", so page comes first.
+        const base = `${req.baseUrl}/admin/users`;
+        const last = Math.ceil(total / perPage);
+        const links = [];
+        if (page < last) links.push(`<${base}?page=${page + 1}&per_page=${perPage}>; rel="next"`);
+        links.push(`<${base}?page=${last}&per_page=${perPage}>; rel="last"`);
+        res.setHeader('Link', links.join(', '));
+      }
+      res.status(200).json({ users: users.map(userJson), aud: 'authenticated' });
+    }),
+  );
+
+  router.post(
+    '/admin/users',
+    handle(deps, async (req, res) => {
+      requireAdmin(req, deps);
+      const body = bodyOf(req);
+      const email = acceptEmail(body.email);
+      const password =
+        body.password === undefined || body.password === null ? null : acceptNewPassword(body.password, 'password must be a string');
+      const userMetadata = optionalObject(body.user_metadata, 'user_metadata') ?? {};
+      const appMetadata = optionalObject(body.app_metadata, 'app_metadata') ?? {};
+      const now = deps.now();
+      const confirmed = optionalBoolean(body.email_confirm, 'email_confirm') ?? true;
+      const bannedUntil = requestedBan(body, now) ?? null;
+      const passwordHash = password === null ? null : await deps.passwords.hash(password);
+      const user = await inTransaction(deps.ctx.adminPool, async (db) => {
+        const created = await insertUser(db, {
+          email,
+          passwordHash,
+          userMetadata,
+          appMetadata: { ...appMetadata, provider: 'email', providers: ['email'] },
+          emailConfirmedAt: confirmed ? now : null,
+          confirmationSentAt: null,
+          bannedUntil,
+          now,
+        }).catch((error: unknown) => {
+          throw error instanceof DuplicateEmailError ? authErrors.emailExists() : error;
+        });
+        await writeAudit(db, { event: 'user_created', userId: created.id, ip: clientIp(req), payload: { email, actor: 'service_role' }, at: now });
+        return created;
+      });
+      res.status(200).json(userJson(user));
+    }),
+  );
+
+  router.get(
+    '/admin/users/:id',
+    handle(deps, async (req, res) => {
+      requireAdmin(req, deps);
+      const user = await findUserById(deps.ctx.adminPool, String(req.params.id));
+      if (user === null) throw authErrors.userNotFound(404);
+      res.status(200).json(userJson(user));
+    }),
+  );
+
+  router.put(
+    '/admin/users/:id',
+    handle(deps, async (req, res) => {
+      requireAdmin(req, deps);
+      const body = bodyOf(req);
+      const now = deps.now();
+      const password =
+        body.password === undefined || body.password === null ? undefined : acceptNewPassword(body.password, 'password must be a string');
+      const userMetadata = optionalObject(body.user_metadata, 'user_metadata');
+      const appMetadata = optionalObject(body.app_metadata, 'app_metadata');
+      const emailConfirm = optionalBoolean(body.email_confirm, 'email_confirm');
+      const ban = requestedBan(body, now);
+      const passwordHash = password === undefined ? undefined : await deps.passwords.hash(password);
+      const ip = clientIp(req);
+      const updated = await inTransaction(deps.ctx.adminPool, async (db) => {
+        const user = await findUserById(db, String(req.params.id), true);
+        if (user === null) throw authErrors.userNotFound(404);
+        const change: UserChange = {
+          ...(passwordHash === undefined ? {} : { encrypted_password: passwordHash }),
+          ...(userMetadata === undefined ? {} : { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data, userMetadata) }),
+          ...(appMetadata === undefined ? {} : { raw_app_meta_data: mergeMetadata(user.raw_app_meta_data, appMetadata) }),
+          ...(emailConfirm === true && user.email_confirmed_at === null ? { email_confirmed_at: now } : {}),
+          ...(ban === undefined ? {} : { banned_until: ban }),
+        };
+        const row = (await updateUser(db, user.id, change, now)) ?? user;
+        if (passwordHash !== undefined) {
+          await revokeSessions(db, user.id, 'global', null, 'admin', now);
+          await consumeUserTokens(db, user.id, now);
+        }
+        const event: AuditEvent = ban === undefined ? 'user_modified' : ban === null ? 'user_unbanned' : 'user_banned';
+        await writeAudit(db, {
+          event,
+          userId: user.id,
+          ip,
+          payload: { actor: 'service_role', fields: Object.keys(body) },
+          at: now,
+        });
+        return row;
+      });
+      res.status(200).json(userJson(updated));
+    }),
+  );
+
+  router.delete(
+    '/admin/users/:id',
+    handle(deps, async (req, res) => {
+      requireAdmin(req, deps);
+      const now = deps.now();
+      const deleted = await inTransaction(deps.ctx.adminPool, async (db) => {
+        const user = await deleteUser(db, String(req.params.id));
+        if (user === null) throw authErrors.userNotFound(404);
+        await writeAudit(db, { event: 'user_deleted', userId: user.id, ip: clientIp(req), payload: { email: user.email, actor: 'service_role' }, at: now });
+        return user;
+      });
+      res.status(200).json(userJson(deleted));
+    }),
+  );
+}

@@ -1,0 +1,69 @@
+import type { Router } from 'express';
+import { writeAudit } from '../audit.js';
+import type { AuthDeps } from '../auth-deps.js';
+import { inTransaction } from '../db.js';
+import { authErrors } from '../errors.js';
+import { bodyOf, enforceRateLimit, handle, inBackground, queryString } from '../http.js';
+import { mailLink } from '../mail-out.js';
+import { consumeUserTokens, findOneTimeToken, issueOneTimeToken } from '../one-time-tokens.js';
+import { acceptNewPassword } from '../password-input.js';
+import { clientIp, requireApiKey } from '../request-auth.js';
+import { revokeSessions } from '../sessions.js';
+import { findUserByEmail, findUserById, updateUser } from '../users.js';
+import { acceptEmail, acceptRedirect } from './signup.js';
+
+export const RECOVER_MESSAGE = 'If an account with this e-mail address exists, a password recovery link has been sent to it';
+export const RESET_MESSAGE = 'Your password has been reset; sign in with the new password';
+
+export function registerRecovery(router: Router, deps: AuthDeps): void {
+  router.post(
+    '/recover',
+    handle(deps, async (req, res) => {
+      requireApiKey(req, deps);
+      await enforceRateLimit(req, deps, 'recover');
+      const body = bodyOf(req);
+      const email = acceptEmail(body.email);
+      const redirectTo = acceptRedirect(deps, queryString(req, 'redirect_to') ?? body.redirect_to);
+      const ip = clientIp(req);
+      const now = deps.now();
+      // Looked up after the answer has gone: neither content nor timing tells whether the address exists.
+      inBackground(deps, 'password recovery', async () => {
+        const token = await inTransaction(deps.ctx.adminPool, async (db) => {
+          const user = await findUserByEmail(db, email);
+          if (user === null) return null;
+          await updateUser(db, user.id, { recovery_sent_at: now }, now);
+          await writeAudit(db, { event: 'user_recovery_requested', userId: user.id, ip, payload: { email }, at: now });
+          return issueOneTimeToken(db, user.id, 'recovery', now);
+        });
+        if (token !== null) mailLink(deps, 'recovery', email, token, redirectTo);
+      });
+      res.status(200).json({ message: RECOVER_MESSAGE });
+    }),
+  );
+
+  router.post(
+    '/reset',
+    handle(deps, async (req, res) => {
+      requireApiKey(req, deps);
+      await enforceRateLimit(req, deps, 'verify');
+      const body = bodyOf(req);
+      if (typeof body.token !== 'string' || body.token === '') throw authErrors.validation('Reset requires the recovery token');
+      const password = acceptNewPassword(body.password, 'Reset requires a new password');
+      const passwordHash = await deps.passwords.hash(password);
+      const now = deps.now();
+      const ip = clientIp(req);
+      await inTransaction(deps.ctx.adminPool, async (db) => {
+        const found = await findOneTimeToken(db, body.token, 'recovery', now, true);
+        if (found === null) throw authErrors.otpExpired();
+        const user = await findUserById(db, found.userId, true);
+        if (user === null) throw authErrors.otpExpired();
+        // Following the recovery link proved the address, as GoTrue's recovery confirms it too.
+        await updateUser(db, user.id, { encrypted_password: passwordHash, email_confirmed_at: user.email_confirmed_at ?? now }, now);
+        await consumeUserTokens(db, user.id, now);
+        const revoked = await revokeSessions(db, user.id, 'global', null, 'password', now);
+        await writeAudit(db, { event: 'user_updated_password', userId: user.id, ip, payload: { via: 'reset', sessions_revoked: revoked }, at: now });
+      });
+      res.status(200).json({ message: RESET_MESSAGE });
+    }),
+  );
+}

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import type { Router } from 'express';
+import { writeAudit } from '../audit.js';
+import type { AuthDeps } from '../auth-deps.js';
+import { inTransaction } from '../db.js';
+import { normaliseEmail } from '../email-address.js';
+import { authErrors } from '../errors.js';
+import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http.js';
+import { mailLink } from '../mail-out.js';
+import { issueOneTimeToken } from '../one-time-tokens.js';
+import { acceptNewPassword } from '../password-input.js';
+import { checkRedirect } from '../redirects.js';
+import { clientIp, requireApiKey } from '../request-auth.js';
+import { openSession } from '../sessions.js';
+import { sessionJson } from '../session-response.js';
+import { decoyUserJson, userJson } from '../user-json.js';
+import { DuplicateEmailError, findUserByEmail, insertUser, updateUser } from '../users.js';
+
+const EMAIL_APP_METADATA = { provider: 'email', providers: ['email'] };
+
+export function acceptEmail(value: unknown): string {
+  if (value === undefined || value === null || value === '') throw authErrors.validation('missing email or phone');
+  const email = normaliseEmail(value);
+  if (email === null) throw authErrors.validation('Unable to validate email address: invalid format');
+  return email;
+}
+
+export function acceptRedirect(deps: AuthDeps, raw: unknown): string | null {
+  const check = checkRedirect(raw, deps.ctx.config.publicUrl);
+  if (!check.ok) {
+    throw authErrors.validation(`redirect_to must be a URL on ${new URL(deps.ctx.config.publicUrl).origin}`);
+  }
+  return check.url;
+}
+
+export function registerSignup(router: Router, deps: AuthDeps): void {
+  router.post(
+    '/signup',
+    handle(deps, async (req, res) => {
+      requireApiKey(req, deps);
+      await enforceRateLimit(req, deps, 'signup');
+      const body = bodyOf(req);
+      const password = acceptNewPassword(body.password, 'Signup requires a valid password');
+      const email = acceptEmail(body.email);
+      const data = optionalObject(body.data, 'data') ?? {};
+      const redirectTo = acceptRedirect(deps, queryString(req, 'redirect_to') ?? body.redirect_to);
+      const ip = clientIp(req);
+      // Hashed before the lookup so a taken address costs the same time as a new one.
+      const passwordHash = await deps.passwords.hash(password);
+      const now = deps.now();
+
+      if (deps.ctx.settings['auth.autoconfirm']) {
+        const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
+          const created = await insertUser(db, {
+            email,
+            passwordHash,
+            userMetadata: data,
+            appMetadata: EMAIL_APP_METADATA,
+            emailConfirmedAt: now,
+            confirmationSentAt: null,
+            bannedUntil: null,
+            now,
+          }).catch((error: unknown) => {
+            throw error instanceof DuplicateEmailError ? authErrors.userAlreadyExists() : error;
+          });
+          const user = (await updateUser(db, created.id, { last_sign_in_at: now }, now)) ?? created;
+          const opened = await openSession(db, user.id, 'password', now);
+          await writeAudit(db, { event: 'user_signedup', userId: user.id, ip, payload: { email, autoconfirmed: true }, at: now });
+          await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: 'signup' }, at: now });
+          return { user, ...opened };
+        });
+        const session = sessionJson(deps, issued.user, issued.session, issued.refreshToken);
+        res.status(200).json({ ...session, session });
+        return;
+      }
+
+      const outcome = await inTransaction(deps.ctx.adminPool, async (db) => {
+        const existing = await findUserByEmail(db, email);
+        if (existing !== null) {
+          await writeAudit(db, { event: 'user_repeated_signup', userId: existing.id, ip, payload: { email }, at: now });
+          if (existing.email_confirmed_at !== null) return { created: null, token: null };
+          // Still unconfirmed: the owner may have lost the first mail, so a fresh link goes out.
+          await updateUser(db, existing.id, { confirmation_sent_at: now }, now);
+          return { created: null, token: await issueOneTimeToken(db, existing.id, 'confirmation', now) };
+        }
+        const created = await insertUser(db, {
+          email,
+          passwordHash,
+          userMetadata: data,
+          appMetadata: EMAIL_APP_METADATA,
+          emailConfirmedAt: null,
+          confirmationSentAt: now,
+          bannedUntil: null,
+          now,
+        });
+        await writeAudit(db, { event: 'user_signedup', userId: created.id, ip, payload: { email }, at: now });
+        await writeAudit(db, { event: 'user_confirmation_requested', userId: created.id, ip, payload: { email }, at: now });
+        return { created, token: await issueOneTimeToken(db, created.id, 'confirmation', now) };
+      }).catch((error: unknown) => {
+        // Lost a race with a concurrent sign-up of the same address: answer as for a taken one.
+        if (error instanceof DuplicateEmailError) return { created: null, token: null };
+        throw error;
+      });
+      if (outcome.token !== null) mailLink(deps, 'confirmation', email, outcome.token, redirectTo);
+      const user = outcome.created !== null ? userJson(outcome.created) : decoyUserJson(randomUUID(), email, data, now);
+      res.status(200).json({ user, session: null });
+    }),
+  );
+}

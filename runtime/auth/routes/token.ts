@@ -1,0 +1,100 @@
+import type { Router } from 'express';
+import { writeAudit } from '../audit.js';
+import type { AuthDeps } from '../auth-deps.js';
+import { inTransaction } from '../db.js';
+import { normaliseEmail } from '../email-address.js';
+import { AuthError, authErrors } from '../errors.js';
+import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
+import { DUMMY_PASSWORD_HASH } from '../passwords.js';
+import { clientIp, requireApiKey } from '../request-auth.js';
+import { openSession, refreshSession } from '../sessions.js';
+import { sessionJson } from '../session-response.js';
+import { findUserByEmail, isBanned, updateUser } from '../users.js';
+
+async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
+  if (body.email === undefined || body.email === null || body.email === '') {
+    throw authErrors.validation('missing email or phone');
+  }
+  const email = normaliseEmail(body.email);
+  const password = typeof body.password === 'string' ? body.password : '';
+  const user = email === null ? null : await findUserByEmail(deps.ctx.adminPool, email);
+  // Unknown addresses and password-less accounts still pay for one bcrypt compare.
+  const hash = user?.encrypted_password ?? DUMMY_PASSWORD_HASH;
+  const matches = (await deps.passwords.compare(password, hash)) && user !== null && user.encrypted_password !== null;
+  const now = deps.now();
+  if (!matches || user === null) {
+    await writeAudit(deps.ctx.adminPool, {
+      event: 'login_failed',
+      userId: user?.id ?? null,
+      ip,
+      payload: { email: email ?? String(body.email), reason: 'invalid_credentials' },
+      at: now,
+    });
+    throw authErrors.invalidCredentials();
+  }
+  // Checked only after a correct password, so neither state leaks to a guesser.
+  if (isBanned(user, now)) {
+    await writeAudit(deps.ctx.adminPool, { event: 'login_failed', userId: user.id, ip, payload: { reason: 'user_banned' }, at: now });
+    throw authErrors.userBanned(400);
+  }
+  if (user.email_confirmed_at === null) {
+    await writeAudit(deps.ctx.adminPool, { event: 'login_failed', userId: user.id, ip, payload: { reason: 'email_not_confirmed' }, at: now });
+    throw authErrors.emailNotConfirmed();
+  }
+  const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
+    const signedIn = (await updateUser(db, user.id, { last_sign_in_at: now }, now)) ?? user;
+    const opened = await openSession(db, user.id, 'password', now);
+    await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: 'password', session_id: opened.session.id }, at: now });
+    return { user: signedIn, ...opened };
+  });
+  return sessionJson(deps, issued.user, issued.session, issued.refreshToken);
+}
+
+async function refreshGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
+  const presented = body.refresh_token;
+  if (typeof presented !== 'string' || presented.length < 12 || presented.length > 256) {
+    throw authErrors.validation('Refresh token is not valid');
+  }
+  const outcome = await refreshSession(
+    deps.ctx.adminPool,
+    presented,
+    deps.ctx.settings['auth.refresh_reuse_interval'],
+    deps.now(),
+    ip,
+  );
+  switch (outcome.kind) {
+    case 'rotated':
+    case 'reused_in_window':
+      return sessionJson(deps, outcome.user, outcome.session, outcome.refreshToken);
+    case 'not_found':
+      throw authErrors.refreshTokenNotFound();
+    case 'banned':
+      throw authErrors.userBanned(400, 'Invalid Refresh Token: User Banned');
+    case 'session_revoked':
+      throw authErrors.sessionNotFound(400);
+    case 'already_used':
+      throw authErrors.refreshTokenAlreadyUsed();
+  }
+}
+
+export function registerToken(router: Router, deps: AuthDeps): void {
+  router.post(
+    '/token',
+    handle(
+      deps,
+      async (req, res) => {
+        requireApiKey(req, deps);
+        await enforceRateLimit(req, deps, 'token');
+        const body = bodyOf(req);
+        const grantType = queryString(req, 'grant_type') ?? (typeof body.grant_type === 'string' ? body.grant_type : undefined);
+        const ip = clientIp(req);
+        let session: object;
+        if (grantType === 'password') session = await passwordGrant(deps, body, ip);
+        else if (grantType === 'refresh_token') session = await refreshGrant(deps, body, ip);
+        else throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');
+        res.status(200).json(session);
+      },
+      503,
+    ),
+  );
+}

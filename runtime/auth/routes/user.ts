@@ -1,0 +1,82 @@
+import type { Router } from 'express';
+import { writeAudit } from '../audit.js';
+import type { AuthDeps } from '../auth-deps.js';
+import { inTransaction } from '../db.js';
+import { normaliseEmail } from '../email-address.js';
+import { authErrors } from '../errors.js';
+import { bodyOf, handle, optionalObject, queryString } from '../http.js';
+import { consumeUserTokens } from '../one-time-tokens.js';
+import { acceptNewPassword } from '../password-input.js';
+import { clientIp, requireUser } from '../request-auth.js';
+import { revokeSessions, type LogoutScope } from '../sessions.js';
+import { userJson } from '../user-json.js';
+import { mergeMetadata, updateUser, type UserChange } from '../users.js';
+
+function acceptScope(value: string | undefined): LogoutScope {
+  if (value === undefined || value === '' || value === 'global') return 'global';
+  if (value === 'local' || value === 'others') return value;
+  throw authErrors.validation(`Unsupported logout scope "${value}"`);
+}
+
+export function registerUser(router: Router, deps: AuthDeps): void {
+  router.get(
+    '/user',
+    handle(deps, async (req, res) => {
+      const { user } = await requireUser(req, deps);
+      res.status(200).json(userJson(user));
+    }),
+  );
+
+  router.put(
+    '/user',
+    handle(deps, async (req, res) => {
+      const { user, session } = await requireUser(req, deps);
+      const body = bodyOf(req);
+      if (body.email !== undefined && body.email !== null && normaliseEmail(body.email) !== user.email.toLowerCase()) {
+        throw authErrors.validation('Changing the e-mail address is not supported');
+      }
+      if (body.app_metadata !== undefined) throw authErrors.notAdmin();
+      const data = optionalObject(body.data, 'data');
+      let passwordHash: string | undefined;
+      if (body.password !== undefined && body.password !== null) {
+        const password = acceptNewPassword(body.password, 'Password update requires a password');
+        if (user.encrypted_password !== null && (await deps.passwords.compare(password, user.encrypted_password))) {
+          throw authErrors.samePassword();
+        }
+        passwordHash = await deps.passwords.hash(password);
+      }
+      const change: UserChange = {
+        ...(data === undefined ? {} : { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data, data) }),
+        ...(passwordHash === undefined ? {} : { encrypted_password: passwordHash }),
+      };
+      const now = deps.now();
+      const ip = clientIp(req);
+      const updated = await inTransaction(deps.ctx.adminPool, async (db) => {
+        const row = (await updateUser(db, user.id, change, now)) ?? user;
+        if (passwordHash !== undefined) {
+          // A new password signs out every other device and voids pending links.
+          await revokeSessions(db, user.id, 'others', session.id, 'password', now);
+          await consumeUserTokens(db, user.id, now);
+          await writeAudit(db, { event: 'user_updated_password', userId: user.id, ip, payload: { via: 'user' }, at: now });
+        }
+        if (data !== undefined) await writeAudit(db, { event: 'user_modified', userId: user.id, ip, payload: { fields: ['user_metadata'] }, at: now });
+        return row;
+      });
+      res.status(200).json(userJson(updated));
+    }),
+  );
+
+  router.post(
+    '/logout',
+    handle(deps, async (req, res) => {
+      const scope = acceptScope(queryString(req, 'scope'));
+      const { user, session } = await requireUser(req, deps);
+      const now = deps.now();
+      await inTransaction(deps.ctx.adminPool, async (db) => {
+        const revoked = await revokeSessions(db, user.id, scope, session.id, 'logout', now);
+        await writeAudit(db, { event: 'logout', userId: user.id, ip: clientIp(req), payload: { scope, sessions_revoked: revoked }, at: now });
+      });
+      res.status(204).end();
+    }),
+  );
+}

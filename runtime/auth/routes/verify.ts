@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Request, Response, Router } from 'express';
+import Handlebars from 'handlebars';
+import { writeAudit } from '../audit.js';
+import type { AuthDeps } from '../auth-deps.js';
+import { inTransaction } from '../db.js';
+import { AuthError, authErrors } from '../errors.js';
+import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
+import { signJwt } from '../jwt.js';
+import { consumeUserTokens, findOneTimeToken, type OneTimeTokenType } from '../one-time-tokens.js';
+import { MIN_PASSWORD_LENGTH } from '../passwords.js';
+import { redirectWithFragment } from '../redirects.js';
+import { clientIp, requireApiKey } from '../request-auth.js';
+import { openSession, type AmrMethod } from '../sessions.js';
+import { sessionJson, type SessionJson } from '../session-response.js';
+import { findUserById, isBanned, updateUser } from '../users.js';
+import { acceptRedirect } from './signup.js';
+
+type VerifyType = 'signup' | 'recovery';
+
+interface ResetPageVariables {
+  readonly valid: boolean;
+  readonly email?: string;
+  readonly token?: string;
+  readonly resetUrl?: string;
+  readonly apiKeyJson?: string;
+  readonly minLength: number;
+  readonly message?: string;
+}
+
+const resetPage = Handlebars.compile<ResetPageVariables>(
+  readFileSync(path.resolve(import.meta.dirname, '../../../templates/auth/reset-password.html.hbs'), 'utf8'),
+);
+
+function acceptType(value: unknown): VerifyType {
+  if (value === 'signup' || value === 'email') return 'signup';
+  if (value === 'recovery') return 'recovery';
+  if (value === undefined || value === '') throw authErrors.validation('Verify requires a verification type');
+  throw authErrors.validation('Verify requires a verification type of signup or recovery');
+}
+
+const TOKEN_TYPE: Readonly<Record<VerifyType, OneTimeTokenType>> = { signup: 'confirmation', recovery: 'recovery' };
+const AMR: Readonly<Record<VerifyType, AmrMethod>> = { signup: 'otp', recovery: 'recovery' };
+
+/**
+ * Consumes a confirmation or recovery token and opens a session: the e-mail is
+ * confirmed either way (following the link proves the address).
+ */
+async function redeem(deps: AuthDeps, type: VerifyType, token: unknown, ip: string | null): Promise<SessionJson> {
+  const now = deps.now();
+  const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
+    const found = await findOneTimeToken(db, token, TOKEN_TYPE[type], now, true);
+    if (found === null) throw authErrors.otpExpired();
+    const user = await findUserById(db, found.userId, true);
+    if (user === null) throw authErrors.otpExpired();
+    if (isBanned(user, now)) throw authErrors.userBanned(403);
+    await consumeUserTokens(db, user.id, now, TOKEN_TYPE[type]);
+    const updated =
+      (await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now, last_sign_in_at: now }, now)) ?? user;
+    const opened = await openSession(db, user.id, AMR[type], now);
+    if (type === 'signup') await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, at: now });
+    await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: AMR[type], session_id: opened.session.id }, at: now });
+    return { user: updated, ...opened };
+  });
+  return sessionJson(deps, issued.user, issued.session, issued.refreshToken);
+}
+
+function redirectError(res: Response, redirectTo: string, error: AuthError): void {
+  const oauthError = error.status === 403 ? 'access_denied' : error.status >= 500 ? 'server_error' : 'invalid_request';
+  res.redirect(303, redirectWithFragment(redirectTo, { error: oauthError, error_code: error.code, error_description: error.message }));
+}
+
+function wantsHtml(req: Request): boolean {
+  return req.accepts(['json', 'html']) === 'html';
+}
+
+/** The recovery link opened without redirect_to: a reset form for browsers, a validity answer for JSON clients. */
+async function showRecovery(req: Request, res: Response, deps: AuthDeps, token: string): Promise<void> {
+  const found = await findOneTimeToken(deps.ctx.adminPool, token, 'recovery', deps.now());
+  const user = found === null ? null : await findUserById(deps.ctx.adminPool, found.userId);
+  const html = wantsHtml(req);
+  if (user === null) {
+    if (!html) throw authErrors.otpExpired();
+    res.status(403).type('html').send(resetPage({ valid: false, minLength: MIN_PASSWORD_LENGTH, message: authErrors.otpExpired().message }));
+    return;
+  }
+  if (!html) {
+    res.status(200).json({ message: 'Recovery token is valid: POST it with a new password to /reset', type: 'recovery', valid: true });
+    return;
+  }
+  const iat = Math.floor(deps.now().getTime() / 1000);
+  // The page calls /reset from the browser, which needs a key; a short-lived anon one is enough.
+  const pageKey = signJwt(deps.ctx.jwtSecret, { role: 'anon', iss: 'gantry', ref: deps.ctx.ref, iat, exp: iat + 3600 });
+  res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'");
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.status(200).type('html').send(
+    resetPage({
+      valid: true,
+      email: user.email,
+      token,
+      resetUrl: `${req.baseUrl}/reset`,
+      apiKeyJson: JSON.stringify(pageKey).replace(/</g, '\\u003c'),
+      minLength: MIN_PASSWORD_LENGTH,
+    }),
+  );
+}
+
+export function registerVerify(router: Router, deps: AuthDeps): void {
+  // The target of mail links: opened by a mail client, so it carries no API key.
+  router.get(
+    '/verify',
+    handle(deps, async (req, res) => {
+      await enforceRateLimit(req, deps, 'verify');
+      const token = queryString(req, 'token');
+      const type = acceptType(queryString(req, 'type'));
+      if (token === undefined || token === '') throw authErrors.validation('Verify requires a token');
+      const redirectTo = acceptRedirect(deps, queryString(req, 'redirect_to'));
+      const ip = clientIp(req);
+      if (type === 'recovery' && redirectTo === null) {
+        await showRecovery(req, res, deps, token);
+        return;
+      }
+      let session: SessionJson;
+      try {
+        session = await redeem(deps, type, token, ip);
+      } catch (error) {
+        if (redirectTo !== null && error instanceof AuthError) {
+          redirectError(res, redirectTo, error);
+          return;
+        }
+        throw error;
+      }
+      if (redirectTo === null) {
+        res.status(200).json(session);
+        return;
+      }
+      res.redirect(
+        303,
+        redirectWithFragment(redirectTo, {
+          access_token: session.access_token,
+          expires_at: String(session.expires_at),
+          expires_in: String(session.expires_in),
+          refresh_token: session.refresh_token,
+          token_type: session.token_type,
+          type,
+        }),
+      );
+    }),
+  );
+
+  // auth-js verifyOtp({type, token_hash}): the link's token posted as token_hash.
+  router.post(
+    '/verify',
+    handle(deps, async (req, res) => {
+      requireApiKey(req, deps);
+      await enforceRateLimit(req, deps, 'verify');
+      const body = bodyOf(req);
+      const type = acceptType(body.type);
+      const token = body.token_hash ?? body.token;
+      if (typeof token !== 'string' || token === '') throw authErrors.validation('Verify requires a token or a token_hash');
+      res.status(200).json(await redeem(deps, type, token, clientIp(req)));
+    }),
+  );
+}

@@ -1,0 +1,46 @@
+import type { AuthDeps } from './auth-deps.js';
+import { issuerOf } from './auth-deps.js';
+import { signAccessToken } from './jwt.js';
+import type { SessionRow } from './sessions.js';
+import { userJson, type UserJson, type UserRow } from './user-json.js';
+
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+
+export interface SessionJson {
+  readonly access_token: string;
+  readonly token_type: 'bearer';
+  readonly expires_in: number;
+  readonly expires_at: number;
+  readonly refresh_token: string;
+  readonly user: UserJson;
+}
+
+/** GoTrue's token response; the access token carries what auth.uid() and policies read. */
+export function sessionJson(deps: AuthDeps, user: UserRow, session: SessionRow, refreshToken: string): SessionJson {
+  const iat = Math.floor(deps.now().getTime() / 1000);
+  const exp = iat + ACCESS_TOKEN_LIFETIME_SECONDS;
+  const accessToken = signAccessToken(deps.ctx.jwtSecret, {
+    iss: issuerOf(deps),
+    sub: user.id,
+    aud: user.aud,
+    exp,
+    iat,
+    email: user.email,
+    phone: '',
+    app_metadata: user.raw_app_meta_data,
+    user_metadata: user.raw_user_meta_data,
+    role: user.role,
+    aal: session.aal,
+    amr: [{ method: session.amr_method, timestamp: Math.floor(session.created_at.getTime() / 1000) }],
+    session_id: session.id,
+    is_anonymous: false,
+  });
+  return {
+    access_token: accessToken,
+    token_type: 'bearer',
+    expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+    expires_at: exp,
+    refresh_token: refreshToken,
+    user: userJson(user),
+  };
+}

@@ -1,0 +1,185 @@
+import type pg from 'pg';
+import { inTransaction, type Queryable } from './db.js';
+import { writeAudit } from './audit.js';
+import {
+  generateOpaqueToken,
+  hashToken,
+  openChildToken,
+  sealChildToken,
+  tokenHashesEqual,
+} from './opaque-tokens.js';
+import type { UserRow } from './user-json.js';
+import { isBanned } from './users.js';
+
+export type AmrMethod = 'password' | 'recovery' | 'otp';
+export type RevokeReason = 'logout' | 'password' | 'admin' | 'reuse';
+export type LogoutScope = 'global' | 'local' | 'others';
+
+export interface SessionRow {
+  readonly id: string;
+  readonly user_id: string;
+  readonly aal: string;
+  readonly amr_method: string;
+  readonly created_at: Date;
+  readonly revoked_at: Date | null;
+  readonly revoked_reason: string | null;
+}
+
+export interface IssuedSession {
+  readonly session: SessionRow;
+  readonly refreshToken: string;
+}
+
+async function insertRefreshToken(
+  db: Queryable,
+  userId: string,
+  sessionId: string,
+  parentId: string | null,
+  now: Date,
+): Promise<string> {
+  const token = generateOpaqueToken();
+  await db.query(
+    `INSERT INTO auth.refresh_tokens (token_hash, user_id, session_id, parent_id, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $5)`,
+    [hashToken(token), userId, sessionId, parentId, now],
+  );
+  return token;
+}
+
+/** A new session (sign-in, confirmation, recovery) with its first refresh token. */
+export async function openSession(db: Queryable, userId: string, method: AmrMethod, now: Date): Promise<IssuedSession> {
+  const { rows } = await db.query<SessionRow>(
+    `INSERT INTO auth.sessions (user_id, amr_method, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING *`,
+    [userId, method, now],
+  );
+  const session = rows[0] as SessionRow;
+  return { session, refreshToken: await insertRefreshToken(db, userId, session.id, null, now) };
+}
+
+export async function findLiveSession(db: Queryable, sessionId: string): Promise<SessionRow | null> {
+  const { rows } = await db.query<SessionRow>('SELECT * FROM auth.sessions WHERE id = $1 AND revoked_at IS NULL', [sessionId]);
+  return rows[0] ?? null;
+}
+
+/** Revokes sessions of a user and every refresh token in them; returns how many sessions. */
+export async function revokeSessions(
+  db: Queryable,
+  userId: string,
+  scope: LogoutScope,
+  currentSessionId: string | null,
+  reason: RevokeReason,
+  now: Date,
+): Promise<number> {
+  const filter = scope === 'global' ? '' : scope === 'local' ? ' AND id = $4' : ' AND id <> $4';
+  const values: unknown[] = [userId, now, reason];
+  if (scope !== 'global') values.push(currentSessionId);
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE auth.sessions SET revoked_at = $2, revoked_reason = $3, updated_at = $2
+     WHERE user_id = $1 AND revoked_at IS NULL${filter} RETURNING id`,
+    values,
+  );
+  if (rows.length > 0) {
+    await db.query(
+      `UPDATE auth.refresh_tokens SET revoked = true, revoked_at = coalesce(revoked_at, $2), updated_at = $2
+       WHERE session_id = ANY($1::uuid[]) AND NOT revoked`,
+      [rows.map((r) => r.id), now],
+    );
+  }
+  return rows.length;
+}
+
+interface TokenRow {
+  readonly id: string;
+  readonly token_hash: string;
+  readonly user_id: string;
+  readonly session_id: string;
+  readonly revoked: boolean;
+  readonly revoked_at: Date | null;
+  readonly child_sealed: string | null;
+}
+
+export type RefreshOutcome =
+  | { readonly kind: 'rotated' | 'reused_in_window'; readonly user: UserRow; readonly session: SessionRow; readonly refreshToken: string }
+  | { readonly kind: 'not_found' | 'banned' | 'session_revoked' | 'already_used'; readonly userId: string | null };
+
+/** Deep enough for any realistic number of tabs refreshing inside one grace window. */
+const MAX_CHAIN_WALK = 64;
+
+async function liveDescendant(db: Queryable, start: TokenRow, startToken: string): Promise<string | null> {
+  let row = start;
+  let token = startToken;
+  for (let depth = 0; depth < MAX_CHAIN_WALK; depth += 1) {
+    if (row.child_sealed === null) return null;
+    const child = openChildToken(token, row.child_sealed);
+    if (child === null) return null;
+    const { rows } = await db.query<TokenRow>('SELECT * FROM auth.refresh_tokens WHERE token_hash = $1', [hashToken(child)]);
+    const next = rows[0];
+    if (next === undefined || next.session_id !== start.session_id) return null;
+    if (!next.revoked) return child;
+    row = next;
+    token = child;
+  }
+  return null;
+}
+
+/**
+ * The refresh_token grant. The session row is locked first, so every refresh of
+ * one session is serialised: of N concurrent refreshes with one token exactly one
+ * rotates. A rotated token presented again is reuse: inside the project's grace
+ * window it gets the session's current token (recovered from the sealed chain),
+ * otherwise the whole session is revoked and the reuse is refused.
+ */
+export async function refreshSession(
+  pool: pg.Pool,
+  presented: string,
+  reuseIntervalSeconds: number,
+  now: Date,
+  ip: string | null,
+): Promise<RefreshOutcome> {
+  const presentedHash = hashToken(presented);
+  return inTransaction(pool, async (db) => {
+    const found = await db.query<TokenRow>('SELECT session_id FROM auth.refresh_tokens WHERE token_hash = $1', [presentedHash]);
+    const sessionId = found.rows[0]?.session_id;
+    if (sessionId === undefined) return { kind: 'not_found', userId: null };
+    const sessions = await db.query<SessionRow>('SELECT * FROM auth.sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+    const session = sessions.rows[0];
+    const tokens = await db.query<TokenRow>('SELECT * FROM auth.refresh_tokens WHERE token_hash = $1', [presentedHash]);
+    const token = tokens.rows[0];
+    if (session === undefined || token === undefined || !tokenHashesEqual(token.token_hash, presentedHash)) {
+      return { kind: 'not_found', userId: null };
+    }
+    const users = await db.query<UserRow>('SELECT * FROM auth.users WHERE id = $1', [token.user_id]);
+    const user = users.rows[0];
+    if (user === undefined) return { kind: 'not_found', userId: null };
+    if (isBanned(user, now)) return { kind: 'banned', userId: user.id };
+
+    if (!token.revoked) {
+      if (session.revoked_at !== null) return { kind: 'session_revoked', userId: user.id };
+      const child = generateOpaqueToken();
+      await db.query(
+        `UPDATE auth.refresh_tokens SET revoked = true, revoked_at = $2, child_sealed = $3, updated_at = $2 WHERE id = $1`,
+        [token.id, now, sealChildToken(presented, child)],
+      );
+      await db.query(
+        `INSERT INTO auth.refresh_tokens (token_hash, user_id, session_id, parent_id, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $5)`,
+        [hashToken(child), user.id, session.id, token.id, now],
+      );
+      await db.query('UPDATE auth.sessions SET refreshed_at = $2, updated_at = $2 WHERE id = $1', [session.id, now]);
+      await writeAudit(db, { event: 'token_refreshed', userId: user.id, ip, payload: { session_id: session.id }, at: now });
+      return { kind: 'rotated', user, session, refreshToken: child };
+    }
+
+    if (session.revoked_at !== null) {
+      return session.revoked_reason === 'reuse' ? { kind: 'already_used', userId: user.id } : { kind: 'session_revoked', userId: user.id };
+    }
+    const revokedAt = token.revoked_at?.getTime() ?? 0;
+    if (reuseIntervalSeconds > 0 && now.getTime() < revokedAt + reuseIntervalSeconds * 1000) {
+      const current = await liveDescendant(db, token, presented);
+      if (current !== null) return { kind: 'reused_in_window', user, session, refreshToken: current };
+    }
+    await revokeSessions(db, user.id, 'local', session.id, 'reuse', now);
+    await writeAudit(db, { event: 'token_reuse_detected', userId: user.id, ip, payload: { session_id: session.id }, at: now });
+    return { kind: 'already_used', userId: user.id };
+  });
+}

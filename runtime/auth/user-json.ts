@@ -1,0 +1,92 @@
+/** A row of auth.users as the pg driver returns it. */
+export interface UserRow {
+  readonly id: string;
+  readonly aud: string;
+  readonly role: string;
+  readonly email: string;
+  readonly encrypted_password: string | null;
+  readonly email_confirmed_at: Date | null;
+  readonly confirmation_sent_at: Date | null;
+  readonly recovery_sent_at: Date | null;
+  readonly last_sign_in_at: Date | null;
+  readonly raw_app_meta_data: Record<string, unknown>;
+  readonly raw_user_meta_data: Record<string, unknown>;
+  readonly banned_until: Date | null;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+export type UserJson = Record<string, unknown> & { readonly id: string; readonly email: string };
+
+function iso(value: Date | null): string | undefined {
+  return value === null ? undefined : value.toISOString();
+}
+
+/**
+ * GoTrue's user object: keys in its order, null timestamps omitted, `phone` always
+ * a string, one `email` identity (identities live in the user row here).
+ */
+export function userJson(user: UserRow): UserJson {
+  const json: Record<string, unknown> = {
+    id: user.id,
+    aud: user.aud,
+    role: user.role,
+    email: user.email,
+    email_confirmed_at: iso(user.email_confirmed_at),
+    phone: '',
+    confirmation_sent_at: iso(user.confirmation_sent_at),
+    confirmed_at: iso(user.email_confirmed_at),
+    recovery_sent_at: iso(user.recovery_sent_at),
+    last_sign_in_at: iso(user.last_sign_in_at),
+    app_metadata: user.raw_app_meta_data,
+    user_metadata: user.raw_user_meta_data,
+    identities: [
+      {
+        identity_id: user.id,
+        id: user.id,
+        user_id: user.id,
+        identity_data: {
+          sub: user.id,
+          email: user.email,
+          email_verified: user.email_confirmed_at !== null,
+          phone_verified: false,
+        },
+        provider: 'email',
+        last_sign_in_at: iso(user.last_sign_in_at ?? user.created_at),
+        created_at: user.created_at.toISOString(),
+        updated_at: user.updated_at.toISOString(),
+        email: user.email,
+      },
+    ],
+    created_at: user.created_at.toISOString(),
+    updated_at: user.updated_at.toISOString(),
+    banned_until: iso(user.banned_until),
+    is_anonymous: false,
+  };
+  for (const key of Object.keys(json)) if (json[key] === undefined) delete json[key];
+  return json as UserJson;
+}
+
+/**
+ * What a sign-up for an already registered address answers when confirmation is
+ * on: the same shape a brand-new unconfirmed user has, with a random id, so the
+ * answer does not tell whether the address is taken.
+ */
+export function decoyUserJson(id: string, email: string, userMetadata: Record<string, unknown>, now: Date): UserJson {
+  return userJson({
+    id,
+    aud: 'authenticated',
+    role: 'authenticated',
+    email,
+    encrypted_password: null,
+    email_confirmed_at: null,
+    confirmation_sent_at: now,
+    recovery_sent_at: null,
+    last_sign_in_at: null,
+    raw_app_meta_data: { provider: 'email', providers: ['email'] },
+    raw_user_meta_data: userMetadata,
+    banned_until: null,
+    created_at: now,
+    updated_at: now,
+  });
+}

@@ -1,0 +1,125 @@
+import type { Queryable } from './db.js';
+import type { UserRow } from './user-json.js';
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>('SELECT * FROM auth.users WHERE lower(email) = lower($1)', [email]);
+  return rows[0] ?? null;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_PATTERN.test(value);
+}
+
+export async function findUserById(db: Queryable, id: string, forUpdate = false): Promise<UserRow | null> {
+  if (!isUuid(id)) return null;
+  const { rows } = await db.query<UserRow>(`SELECT * FROM auth.users WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+export interface NewUser {
+  readonly email: string;
+  readonly passwordHash: string | null;
+  readonly userMetadata: Readonly<Record<string, unknown>>;
+  readonly appMetadata: Readonly<Record<string, unknown>>;
+  readonly emailConfirmedAt: Date | null;
+  readonly confirmationSentAt: Date | null;
+  readonly bannedUntil: Date | null;
+  readonly now: Date;
+}
+
+export class DuplicateEmailError extends Error {
+  readonly code = 'email_exists';
+}
+
+export async function insertUser(db: Queryable, user: NewUser): Promise<UserRow> {
+  try {
+    const { rows } = await db.query<UserRow>(
+      `INSERT INTO auth.users (email, encrypted_password, raw_user_meta_data, raw_app_meta_data, email_confirmed_at,
+                               confirmation_sent_at, banned_until, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
+      [
+        user.email,
+        user.passwordHash,
+        JSON.stringify(user.userMetadata),
+        JSON.stringify(user.appMetadata),
+        user.emailConfirmedAt,
+        user.confirmationSentAt,
+        user.bannedUntil,
+        user.now,
+      ],
+    );
+    return rows[0] as UserRow;
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') throw new DuplicateEmailError('email already registered');
+    throw error;
+  }
+}
+
+/** Columns a change may touch; `undefined` leaves a column as it is, `null` clears it. */
+export interface UserChange {
+  readonly encrypted_password?: string | null;
+  readonly raw_user_meta_data?: Readonly<Record<string, unknown>>;
+  readonly raw_app_meta_data?: Readonly<Record<string, unknown>>;
+  readonly email_confirmed_at?: Date | null;
+  readonly confirmation_sent_at?: Date | null;
+  readonly recovery_sent_at?: Date | null;
+  readonly last_sign_in_at?: Date | null;
+  readonly banned_until?: Date | null;
+}
+
+const CHANGEABLE_COLUMNS: ReadonlyArray<keyof UserChange> = [
+  'encrypted_password',
+  'raw_user_meta_data',
+  'raw_app_meta_data',
+  'email_confirmed_at',
+  'confirmation_sent_at',
+  'recovery_sent_at',
+  'last_sign_in_at',
+  'banned_until',
+];
+
+export async function updateUser(db: Queryable, id: string, change: UserChange, now: Date): Promise<UserRow | null> {
+  const values: unknown[] = [id, now];
+  const sets = ['updated_at = $2'];
+  for (const column of CHANGEABLE_COLUMNS) {
+    const value = change[column];
+    if (value === undefined) continue;
+    values.push(value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value);
+    sets.push(`${column} = $${values.length}`);
+  }
+  const { rows } = await db.query<UserRow>(`UPDATE auth.users SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values);
+  return rows[0] ?? null;
+}
+
+export async function listUsers(db: Queryable, limit: number, offset: number): Promise<{ users: UserRow[]; total: number }> {
+  const [page, count] = await Promise.all([
+    db.query<UserRow>('SELECT * FROM auth.users ORDER BY created_at DESC, id LIMIT $1 OFFSET $2', [limit, offset]),
+    db.query<{ total: string }>('SELECT count(*) AS total FROM auth.users'),
+  ]);
+  return { users: page.rows, total: Number(count.rows[0]?.total ?? 0) };
+}
+
+export async function deleteUser(db: Queryable, id: string): Promise<UserRow | null> {
+  if (!isUuid(id)) return null;
+  const { rows } = await db.query<UserRow>('DELETE FROM auth.users WHERE id = $1 RETURNING *', [id]);
+  return rows[0] ?? null;
+}
+
+/** GoTrue's metadata update: shallow merge, a null value removes the key. */
+export function mergeMetadata(
+  current: Readonly<Record<string, unknown>>,
+  patch: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+export function isBanned(user: UserRow, now: Date): boolean {
+  return user.banned_until !== null && user.banned_until.getTime() > now.getTime();
+}

@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Handlebars from 'handlebars';
+
+export type MailKind = 'confirmation' | 'recovery';
+
+export interface MailVariables {
+  readonly email: string;
+  readonly projectRef: string;
+  /** The verify link; the only place the token appears. */
+  readonly link: string;
+  readonly validHours: number;
+}
+
+export interface RenderedMail {
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+}
+
+const templateDir = path.resolve(import.meta.dirname, '../../templates/mail');
+
+interface CompiledMail {
+  readonly subject: Handlebars.TemplateDelegate<MailVariables>;
+  readonly text: Handlebars.TemplateDelegate<MailVariables>;
+  readonly html: Handlebars.TemplateDelegate<MailVariables>;
+}
+
+const compiled = new Map<MailKind, CompiledMail>();
+
+function load(kind: MailKind, part: 'subject' | 'text' | 'html'): Handlebars.TemplateDelegate<MailVariables> {
+  const source = readFileSync(path.join(templateDir, `${kind}.${part}.hbs`), 'utf8');
+  // Plain-text parts must not be HTML-escaped (the link holds `&`).
+  return Handlebars.compile<MailVariables>(source, { noEscape: part !== 'html', strict: true });
+}
+
+function templatesFor(kind: MailKind): CompiledMail {
+  let templates = compiled.get(kind);
+  if (templates === undefined) {
+    templates = { subject: load(kind, 'subject'), text: load(kind, 'text'), html: load(kind, 'html') };
+    compiled.set(kind, templates);
+  }
+  return templates;
+}
+
+export function renderMail(kind: MailKind, variables: MailVariables): RenderedMail {
+  const templates = templatesFor(kind);
+  return {
+    subject: templates.subject(variables).trim(),
+    text: templates.text(variables),
+    html: templates.html(variables),
+  };
+}

@@ -1,0 +1,56 @@
+import bcrypt from 'bcryptjs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DUMMY_PASSWORD_HASH, PasswordPool, passwordProblem } from '../../../runtime/auth/passwords.js';
+
+const pool = new PasswordPool(2);
+afterAll(() => pool.close());
+
+describe('PasswordPool', () => {
+  it('hashes with bcrypt cost 10 and verifies', async () => {
+    const hash = await pool.hash('correct horse');
+    expect(hash).toMatch(/^\$2[aby]\$10\$/);
+    expect(bcrypt.compareSync('correct horse', hash)).toBe(true);
+    expect(await pool.compare('correct horse', hash)).toBe(true);
+    expect(await pool.compare('wrong horse', hash)).toBe(false);
+  });
+
+  it('has a dummy hash that is a real cost-10 bcrypt hash', async () => {
+    expect(bcrypt.getRounds(DUMMY_PASSWORD_HASH)).toBe(10);
+    expect(await pool.compare('anything', DUMMY_PASSWORD_HASH)).toBe(false);
+  });
+
+  it('keeps the event loop responsive during 20 concurrent compares', async () => {
+    const hash = await pool.hash('password1');
+    const lags: number[] = [];
+    let running = true;
+    const probe = (async () => {
+      while (running) {
+        const started = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        lags.push(performance.now() - started - 5);
+      }
+    })();
+    const results = await Promise.all(Array.from({ length: 20 }, () => pool.compare('password1', hash)));
+    running = false;
+    await probe;
+    expect(results.every(Boolean)).toBe(true);
+    expect(Math.max(...lags)).toBeLessThan(50);
+  });
+
+  it('rejects jobs after close', async () => {
+    const closing = new PasswordPool(1);
+    await closing.close();
+    await expect(closing.hash('x')).rejects.toThrow('password pool is closed');
+  });
+});
+
+describe('passwordProblem', () => {
+  it('counts characters for the minimum and bytes for bcrypt limit', () => {
+    expect(passwordProblem('12345')).toBe('too_short');
+    expect(passwordProblem('123456')).toBeNull();
+    expect(passwordProblem('ü'.repeat(6))).toBeNull();
+    expect(passwordProblem('a'.repeat(72))).toBeNull();
+    expect(passwordProblem('a'.repeat(73))).toBe('too_long');
+    expect(passwordProblem('ü'.repeat(37))).toBe('too_long');
+  });
+});
