@@ -1,0 +1,156 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import pg from 'pg';
+import { createAuthRouter, type AuthRouterOptions } from '../../../runtime/auth/router.js';
+import type { ProjectContext, ProjectSettings } from '../../../runtime/host/project-context.js';
+import type { Platform, ProjectRecord } from '../../../runtime/platform/platform.js';
+import { Platform as PlatformClass } from '../../../runtime/platform/platform.js';
+import { createTestProject, testConfig } from '../../helpers/platform.js';
+import { SmtpCapture } from './smtp-capture.js';
+
+/** A movable clock: tests jump it forward to expire tokens. */
+export class TestClock {
+  private offsetMs = 0;
+  readonly now = (): Date => new Date(Date.now() + this.offsetMs);
+  advance(seconds: number): void {
+    this.offsetMs += seconds * 1000;
+  }
+}
+
+export interface CallOptions {
+  readonly body?: unknown;
+  readonly rawBody?: string;
+  /** Key sent as `apikey` (default: the anon key); null sends none. */
+  readonly apikey?: string | null;
+  readonly bearer?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface CallResult {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: any;
+  readonly text: string;
+}
+
+export interface AuthProject {
+  readonly ref: string;
+  readonly record: ProjectRecord;
+  /** `{base}/v1/<ref>`, what supabase-js is created with. */
+  readonly projectUrl: string;
+  /** `{base}/v1/<ref>/auth/v1`. */
+  readonly authUrl: string;
+  readonly anonKey: string;
+  readonly serviceKey: string;
+  readonly clock: TestClock;
+  /** Superuser pool on the project database, for asserting rows. */
+  readonly db: pg.Pool;
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
+}
+
+export interface ProjectOptions {
+  readonly autoconfirm?: boolean;
+  readonly reuseInterval?: number;
+  readonly rateLimits?: AuthRouterOptions['rateLimits'];
+}
+
+const quietLog = { info: () => undefined, error: () => undefined };
+
+/**
+ * The auth router of throwaway projects mounted as the host mounts it, on a real
+ * HTTP server, with a real SMTP server catching the mail and an injectable clock.
+ */
+export class AuthSuite {
+  private readonly servers: http.Server[] = [];
+  private readonly pools: pg.Pool[] = [];
+
+  private constructor(
+    readonly platform: Platform,
+    readonly smtp: SmtpCapture,
+  ) {}
+
+  static async open(): Promise<AuthSuite> {
+    const platform = await PlatformClass.open(await testConfig());
+    return new AuthSuite(platform, await SmtpCapture.start());
+  }
+
+  async project(options: ProjectOptions = {}): Promise<AuthProject> {
+    const { record, keys } = await createTestProject(this.platform, { autoconfirm: options.autoconfirm ?? false });
+    const admin = new pg.Pool({ connectionString: this.platform.cluster.urlFor(record.databaseName), max: 6 });
+    const api = new pg.Pool({ connectionString: this.platform.authenticatorUrl(record.databaseName), max: 2 });
+    const db = new pg.Pool({ connectionString: this.platform.cluster.urlFor(record.databaseName), max: 2 });
+    this.pools.push(admin, api, db);
+
+    const app = express();
+    app.set('query parser', 'simple');
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.servers.push(server);
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const settings: ProjectSettings = {
+      'auth.autoconfirm': options.autoconfirm ?? false,
+      'auth.refresh_reuse_interval': options.reuseInterval ?? 0,
+    };
+    const ctx: ProjectContext = {
+      ref: record.ref,
+      jwtSecret: record.jwtSecret,
+      settings,
+      apiPool: api,
+      adminPool: admin,
+      config: { ...this.platform.config, publicUrl: base, smtpUrl: this.smtp.url, smtpFrom: 'auth@gantry.test' },
+    };
+    const clock = new TestClock();
+    app.use(`/v1/${record.ref}/auth/v1`, createAuthRouter(ctx, { now: clock.now, log: quietLog, rateLimits: options.rateLimits }));
+
+    const authUrl = `${base}/v1/${record.ref}/auth/v1`;
+    const anonKey = keys.anon_key;
+    return {
+      ref: record.ref,
+      record,
+      projectUrl: `${base}/v1/${record.ref}`,
+      authUrl,
+      anonKey,
+      serviceKey: keys.service_key,
+      clock,
+      db,
+      async call(method, path, callOptions = {}) {
+        const headers: Record<string, string> = { ...callOptions.headers };
+        const apikey = callOptions.apikey === undefined ? anonKey : callOptions.apikey;
+        if (apikey !== null) headers.apikey = apikey;
+        if (callOptions.bearer !== undefined) headers.authorization = `Bearer ${callOptions.bearer}`;
+        let body: string | undefined = callOptions.rawBody;
+        if (callOptions.body !== undefined) {
+          body = JSON.stringify(callOptions.body);
+          headers['content-type'] = 'application/json';
+        }
+        const response = await fetch(`${authUrl}${path}`, { method, headers, body, redirect: 'manual' });
+        const text = await response.text();
+        let parsed: unknown = text;
+        if ((response.headers.get('content-type') ?? '').includes('application/json')) parsed = JSON.parse(text);
+        return { status: response.status, headers: response.headers, body: parsed, text };
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const server of this.servers) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    await Promise.all(this.pools.map((pool) => pool.end()));
+    await this.smtp.close();
+    await this.platform.close();
+  }
+}
+
+export function decodeJwt(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+let counter = 0;
+export function uniqueEmail(label = 'user'): string {
+  counter += 1;
+  return `${label}.${process.pid}.${counter}.${Date.now()}@example.com`;
+}
