@@ -1,0 +1,126 @@
+import { Readable } from 'node:stream';
+import { request, type Agent, type Dispatcher } from 'undici';
+import { FetchError } from './errors.js';
+import { createGuardedAgent, type GuardOptions } from './guarded-agent.js';
+import { checkOutboundUrl, redirectTarget } from './outbound-url.js';
+
+export interface FetchRecordingOptions extends GuardOptions {
+  /** Cap on the body size; larger bodies fail with `file_too_large`. Default 500 MB. */
+  readonly maxBytes?: number;
+  /** Budget for the whole download, headers and body. Default 300 s. */
+  readonly timeoutMs?: number;
+  /** Default 5. */
+  readonly maxRedirects?: number;
+  /** Cancels the download (e.g. on shutdown); surfaces as `download_failed`. */
+  readonly signal?: AbortSignal;
+}
+
+export interface FetchedRecording {
+  /** The URL that finally answered, after redirects. */
+  readonly url: string;
+  readonly contentType: string | null;
+  readonly contentLength: number | null;
+  /** The body as bytes; errors mid-stream are `FetchError`s (`file_too_large`, `download_timeout`, `download_failed`). */
+  readonly body: Readable;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const REQUEST_HEADERS = {
+  accept: 'audio/*, video/mp4, video/webm, application/ogg, application/octet-stream;q=0.9, */*;q=0.1',
+  'accept-encoding': 'identity',
+  'user-agent': 'gantry-calls/1',
+};
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+}
+
+/** Maps whatever undici, net or an abort threw to a FetchError; never includes response bytes. */
+function asFetchError(error: unknown, deadline: AbortSignal): FetchError {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    if (e instanceof FetchError) return e;
+  }
+  const code = errorCode(error);
+  if (deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new FetchError('download_timeout', 'the download timed out');
+  }
+  const detail = code ?? (error instanceof Error ? error.name : 'error');
+  return new FetchError('download_failed', `the download failed (${detail})`);
+}
+
+function declaredLength(headers: Dispatcher.ResponseData['headers']): number | null {
+  const value = headers['content-length'];
+  const length = typeof value === 'string' ? Number(value) : NaN;
+  return Number.isSafeInteger(length) && length >= 0 ? length : null;
+}
+
+/** Drops a response body we will not read; destroying it emits an abort error nobody needs to hear. */
+function discard(body: Readable): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+async function* capped(body: Readable, maxBytes: number, deadline: AbortSignal, done: () => Promise<void>): AsyncGenerator<Uint8Array> {
+  let received = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Uint8Array>) {
+      received += chunk.length;
+      if (received > maxBytes) throw new FetchError('file_too_large', `the recording is larger than ${maxBytes} bytes`);
+      yield chunk;
+    }
+  } catch (error) {
+    throw asFetchError(error, deadline);
+  } finally {
+    discard(body);
+    await done();
+  }
+}
+
+/**
+ * GETs a recording through the SSRF guard. Redirects are followed by hand (at most
+ * `maxRedirects`), each target checked again like the first URL, and an https -> http downgrade is
+ * refused. Anything but a final 200 is `download_failed` with the status. The body is streamed:
+ * the caller must consume or destroy it; the connection is released when it ends.
+ */
+export async function fetchRecording(rawUrl: string, options: FetchRecordingOptions): Promise<FetchedRecording> {
+  const maxBytes = options.maxBytes ?? 500 * 1024 * 1024;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? 300_000);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const agent: Agent = createGuardedAgent(options);
+  const release = async (): Promise<void> => {
+    await agent.destroy().catch(() => undefined);
+  };
+  let url = checkOutboundUrl(rawUrl, options);
+  try {
+    for (let hop = 0; ; hop++) {
+      const response = await request(url, { dispatcher: agent, method: 'GET', headers: REQUEST_HEADERS, signal });
+      const location = response.headers.location;
+      if (REDIRECTS.has(response.statusCode) && typeof location === 'string') {
+        discard(response.body);
+        if (hop >= maxRedirects) throw new FetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
+        url = redirectTarget(url, location, options);
+        continue;
+      }
+      if (response.statusCode !== 200) {
+        discard(response.body);
+        throw new FetchError('download_failed', `the server answered ${response.statusCode}`, response.statusCode);
+      }
+      const contentLength = declaredLength(response.headers);
+      if (contentLength !== null && contentLength > maxBytes) {
+        discard(response.body);
+        throw new FetchError('file_too_large', `the recording is larger than ${maxBytes} bytes`);
+      }
+      const contentType = response.headers['content-type'];
+      return {
+        url: url.href,
+        contentType: typeof contentType === 'string' ? contentType : null,
+        contentLength,
+        body: Readable.from(capped(response.body, maxBytes, timeout, release), { objectMode: false }),
+      };
+    }
+  } catch (error) {
+    await release();
+    throw asFetchError(error, timeout);
+  }
+}
