@@ -3,3 +3,5 @@
  */
 export type * from './rest/metadata.js';
 export type { ProjectContext, ProjectSettings } from './host/project-context.js';
+export { rpcRoutes, tableRoutes } from './rest/routes.js';
+export type { ProjectDefinition, RpcRoutes, TableRoutes } from './rest/routes.js';

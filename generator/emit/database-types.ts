@@ -1,0 +1,111 @@
+import { functionGroups } from '../model/project-meta.js';
+import { relationKey, type Relationship } from '../model/relationships.js';
+import { sortByKey } from '../model/sort.js';
+import type { RelationModel } from '../model/types.js';
+import { printValue, sections, type Printable } from './code.js';
+import type { EmitContext } from './context.js';
+import { functionSignatures } from './function-types.js';
+import { fileHeader } from './header.js';
+import { propertyKey, stringLiteral } from './names.js';
+import { insertFields, isWritable, objectType, rowFields, updateFields } from './row-types.js';
+import { helperTypes, jsonType } from './supabase-helpers.js';
+import { tsType, type TypeContext } from './ts-types.js';
+
+/**
+ * `database.types.ts`: the project's types in the exact shape of `supabase gen types
+ * typescript`, so `createClient<Database>(url, key)` from supabase-js is typed end to end.
+ */
+
+/** The PostgREST major version supabase-js tailors its types to. */
+const postgrestVersion = '12';
+
+const empty = (indent: string): string => `{\n${indent}  [_ in never]: never;\n${indent}}`;
+
+function group(entries: readonly (readonly [string, string])[], indent: string): string {
+  if (entries.length === 0) return empty(indent);
+  const inner = `${indent}  `;
+  return `{\n${entries.map(([name, body]) => `${inner}${propertyKey(name)}:${body.startsWith('\n') ? '' : ' '}${body};\n`).join('')}${indent}}`;
+}
+
+function relationshipList(relationships: readonly Relationship[], indent: string): string {
+  const forward = sortByKey(
+    relationships.filter((r) => r.forward && r.join),
+    (r) => [r.constraint, r.targetName, ...(r.join?.from ?? [])],
+  );
+  if (forward.length === 0) return '[]';
+  const inner = `${indent}  `;
+  const items = forward.map((r) => {
+    const lines = [
+      `foreignKeyName: ${stringLiteral(r.constraint)};`,
+      `columns: ${printValue((r.join?.from ?? []) as Printable)};`,
+      `isOneToOne: ${r.kind === 'one-to-one'};`,
+      `referencedRelation: ${stringLiteral(r.targetName)};`,
+      `referencedColumns: ${printValue((r.join?.to ?? []) as Printable)};`,
+    ];
+    return `${inner}{\n${lines.map((line) => `${inner}  ${line}\n`).join('')}${inner}},\n`;
+  });
+  return `[\n${items.join('')}${indent}]`;
+}
+
+function relationBody(context: EmitContext, relation: RelationModel, types: TypeContext, indent: string): string {
+  const inner = `${indent}  `;
+  const relationships = context.relationships.get(relationKey(relation.schema, relation.name)) ?? [];
+  const parts = [`${inner}Row: ${objectType(rowFields(relation, types), inner)};\n`];
+  if (isWritable(relation)) {
+    parts.push(`${inner}Insert: ${objectType(insertFields(relation, types), inner)};\n`);
+    parts.push(`${inner}Update: ${objectType(updateFields(relation, types), inner)};\n`);
+  }
+  parts.push(`${inner}Relationships: ${relationshipList(relationships, inner)};\n`);
+  return `{\n${parts.join('')}${indent}}`;
+}
+
+function schemaBody(context: EmitContext, schema: string, types: TypeContext, indent: string): string {
+  const { model } = context;
+  const inner = `${indent}  `;
+  const groupIndent = `${inner}  `;
+  const relations = model.relations.filter((r) => r.schema === schema);
+  const tables = relations.filter((r) => r.kind === 'table').map((r) => [r.name, relationBody(context, r, types, groupIndent)] as const);
+  const views = relations.filter((r) => r.kind !== 'table').map((r) => [r.name, relationBody(context, r, types, groupIndent)] as const);
+  const functions = [...functionGroups(model).values()]
+    .filter((overloads) => overloads[0]?.schema === schema)
+    .map((overloads) => [overloads[0]?.name ?? '', functionSignatures(overloads, types, groupIndent)] as const);
+  const enums = model.enums
+    .filter((e) => e.schema === schema)
+    .map((e) => [e.name, e.values.length === 0 ? 'never' : e.values.map(stringLiteral).join(' | ')] as const);
+  const composites = model.compositeTypes
+    .filter((c) => c.schema === schema)
+    .map((c) => {
+      const fields = c.attributes.map((a) => ({ name: a.name, type: `${tsType(a.type, types)} | null`, optional: false }));
+      return [c.name, objectType(sortByKey(fields, (f) => [f.name]), groupIndent)] as const;
+    });
+  return `{\n${inner}Tables: ${group(tables, inner)};\n${inner}Views: ${group(views, inner)};\n${inner}Functions: ${group(functions, inner)};\n${inner}Enums: ${group(enums, inner)};\n${inner}CompositeTypes: ${group(composites, inner)};\n${indent}}`;
+}
+
+export function emitDatabaseTypes(context: EmitContext): string {
+  const types: TypeContext = { model: context.model, uses: () => undefined };
+  const schemas = context.model.schemas.map((schema) => `  ${propertyKey(schema)}: ${schemaBody(context, schema, types, '  ')};\n`);
+  const database =
+    'export type Database = {\n' +
+    '  // Allows to automatically instantiate createClient with right options\n' +
+    "  // instead of createClient<Database, { PostgrestVersion: 'XX' }>(URL, KEY)\n" +
+    '  __InternalSupabase: {\n' +
+    `    PostgrestVersion: ${stringLiteral(postgrestVersion)};\n` +
+    '  };\n' +
+    schemas.join('') +
+    '};\n';
+  const constants: Printable = Object.fromEntries(
+    context.model.schemas.map((schema) => [
+      schema,
+      {
+        Enums: Object.fromEntries(context.model.enums.filter((e) => e.schema === schema).map((e) => [e.name, e.values as Printable])),
+      },
+    ]),
+  );
+  return sections(
+    fileHeader(context.ref, context.fingerprint),
+    jsonType,
+    database,
+    helperTypes(context.model.schemas[0] ?? 'public'),
+    `export const Constants = ${printValue(constants)} as const;\n`,
+  );
+}

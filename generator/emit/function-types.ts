@@ -1,0 +1,62 @@
+import { inputArgs, outputArgs, resolveDomain } from '../model/project-meta.js';
+import { sortByKey } from '../model/sort.js';
+import type { FunctionModel } from '../model/types.js';
+import { stringLiteral } from './names.js';
+import { objectType, type Field } from './row-types.js';
+import { tsType, type TypeContext } from './ts-types.js';
+
+/**
+ * `{ Args: ...; Returns: ... }` of one function as `supabase gen types typescript`
+ * writes it: arguments by name (optional when defaulted), `Args: never` without
+ * arguments, table-returning functions with `SetofOptions`.
+ */
+export function functionSignature(fn: FunctionModel, context: TypeContext, indent: string): string {
+  const inner = `${indent}  `;
+  const args = sortByKey(inputArgs(fn), (arg) => [arg.name]);
+  const argFields: Field[] = args.map((arg) => ({ name: arg.name, type: tsType(arg.type, context), optional: arg.hasDefault }));
+  const lines = [
+    `${inner}Args: ${argFields.length === 0 ? 'never' : objectType(argFields, inner)};\n`,
+    `${inner}Returns: ${returnType(fn, context, inner)};\n`,
+  ];
+  const setof = setofTarget(fn, context);
+  if (setof) {
+    lines.push(
+      `${inner}SetofOptions: {\n` +
+        `${inner}  from: "*";\n` +
+        `${inner}  to: ${stringLiteral(setof)};\n` +
+        `${inner}  isOneToOne: ${!fn.returnsSet};\n` +
+        `${inner}  isSetofReturn: ${fn.returnsSet};\n` +
+        `${inner}};\n`,
+    );
+  }
+  return `{\n${lines.join('')}${indent}}`;
+}
+
+/** Overloads as a union, one signature per line group. */
+export function functionSignatures(overloads: readonly FunctionModel[], context: TypeContext, indent: string): string {
+  if (overloads.length === 1) return functionSignature(overloads[0] as FunctionModel, context, indent);
+  return overloads.map((fn) => `\n${indent}  | ${functionSignature(fn, context, `${indent}    `)}`).join('');
+}
+
+function returnType(fn: FunctionModel, context: TypeContext, indent: string): string {
+  const outputs = outputArgs(fn);
+  const many = (type: string): string => (fn.returnsSet ? `${type.includes(' | ') ? `(${type})` : type}[]` : type);
+  if (outputs.length > 0) {
+    const fields = sortByKey(outputs, (arg) => [arg.name]).map((arg) => ({
+      name: arg.name,
+      type: tsType(arg.type, context),
+      optional: false,
+    }));
+    return many(objectType(fields, indent));
+  }
+  return many(tsType(fn.returnType, context));
+}
+
+/** The table or view a function returns rows of, for `SetofOptions`. */
+function setofTarget(fn: FunctionModel, context: TypeContext): string | null {
+  if (outputArgs(fn).length > 0) return null;
+  const type = resolveDomain(fn.returnType);
+  if (type.kind !== 'composite') return null;
+  const relation = context.model.relations.find((r) => r.schema === type.schema && r.name === type.name);
+  return relation && relation.schema === fn.schema ? relation.name : null;
+}

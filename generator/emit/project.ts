@@ -1,0 +1,59 @@
+import { canonicalJson, schemaFingerprint } from '../model/fingerprint.js';
+import { functionGroups } from '../model/project-meta.js';
+import { buildRelationships } from '../model/relationships.js';
+import { compareCodePoints } from '../model/sort.js';
+import type { SchemaModel } from '../model/types.js';
+import type { EmitContext, FunctionModule, TableModule } from './context.js';
+import { emitDatabaseTypes } from './database-types.js';
+import { emitIndexModule } from './index-module.js';
+import { IdentifierRegistry, moduleFileBase } from './names.js';
+import { emitOpenApi } from './openapi.js';
+import { emitRelationsModule } from './relations-module.js';
+import { emitRpcModule } from './rpc-module.js';
+import { emitTableModule } from './table-module.js';
+
+export interface EmitOptions {
+  /** The project ref, named in headers and the OpenAPI document. */
+  readonly ref: string;
+}
+
+/** Names every module of the project once, so all emitters agree on files and identifiers. */
+export function planProject(model: SchemaModel, ref: string): EmitContext {
+  const defaultSchema = model.schemas[0] ?? 'public';
+  const identifiers = new IdentifierRegistry();
+  const tables: TableModule[] = model.relations.map((relation) => {
+    const fileBase = moduleFileBase(relation.schema, relation.name, defaultSchema);
+    return { relation, fileBase, identifier: identifiers.allocate('table_', fileBase) };
+  });
+  const functions: FunctionModule[] = [...functionGroups(model).values()].map((overloads) => {
+    const first = overloads[0] as (typeof overloads)[number];
+    const fileBase = moduleFileBase(first.schema, first.name, defaultSchema);
+    return { schema: first.schema, name: first.name, overloads, fileBase, identifier: identifiers.allocate('rpc_', fileBase) };
+  });
+  return {
+    ref,
+    model,
+    fingerprint: schemaFingerprint(model),
+    relationships: buildRelationships(model),
+    tables,
+    functions,
+  };
+}
+
+/**
+ * Every file of `generated/<ref>/`, keyed by path relative to that folder, in path
+ * order. Pure: the same model and ref always give the same bytes.
+ */
+export function emitProject(model: SchemaModel, options: EmitOptions): Map<string, string> {
+  const context = planProject(model, options.ref);
+  const files: [string, string][] = [
+    ['index.ts', emitIndexModule(context)],
+    ['relations.ts', emitRelationsModule(context)],
+    ['database.types.ts', emitDatabaseTypes(context)],
+    ['openapi.json', emitOpenApi(context)],
+    ['schema.json', `${JSON.stringify(JSON.parse(canonicalJson(model)), null, 2)}\n`],
+  ];
+  for (const module of context.tables) files.push([`tables/${module.fileBase}.ts`, emitTableModule(context, module)]);
+  for (const module of context.functions) files.push([`rpc/${module.fileBase}.ts`, emitRpcModule(context, module)]);
+  return new Map(files.sort(([a], [b]) => compareCodePoints(a, b)));
+}

@@ -1,0 +1,19 @@
+import type { SchemaModel } from '../model/types.js';
+import { buildFunctions } from './build-functions.js';
+import { buildRelations } from './build-relations.js';
+import { buildCompositeTypes, buildEnums } from './build-types.js';
+import type { RawCatalog } from './raw-catalog.js';
+import { TypeRefs } from './type-refs.js';
+
+/** Pure: one database snapshot in, the sorted OID-free model out. */
+export function buildSchemaModel(raw: RawCatalog): SchemaModel {
+  const types = new TypeRefs(raw.introspection, raw.typeTexts);
+  return {
+    modelVersion: 1,
+    schemas: [...raw.schemas],
+    relations: buildRelations(raw, types),
+    functions: buildFunctions(raw, types),
+    enums: buildEnums(raw),
+    compositeTypes: buildCompositeTypes(raw, types),
+  };
+}

@@ -1,0 +1,99 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { compareCodePoints } from './model/sort.js';
+import { headerMarker } from './emit/header.js';
+
+export interface WriteResult {
+  /** Relative paths that were (or, with check, would be) created or rewritten. */
+  readonly changed: string[];
+  /** Relative paths of stale generated files that were (or would be) deleted. */
+  readonly removed: string[];
+  /** Human-readable summary: one line per file plus the first differing lines of each change. */
+  readonly diff: string;
+}
+
+const shownLines = 12;
+
+/** Files the generator owns and may delete: the header on TypeScript, fixed names for JSON. */
+function isGenerated(relativePath: string, content: string): boolean {
+  if (relativePath.endsWith('.ts')) return content.startsWith(headerMarker);
+  return relativePath === 'openapi.json' || relativePath === 'schema.json';
+}
+
+async function listFiles(dir: string, prefix = ''): Promise<string[]> {
+  const entries = await fs.readdir(path.join(dir, prefix), { withFileTypes: true }).catch(() => []);
+  const found: string[] = [];
+  for (const entry of entries) {
+    const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...(await listFiles(dir, relative)));
+    else if (entry.isFile()) found.push(relative);
+  }
+  return found;
+}
+
+async function readOrNull(file: string): Promise<string | null> {
+  return fs.readFile(file, 'utf8').catch(() => null);
+}
+
+/** The changed middle of two texts (common leading and trailing lines removed), capped. */
+export function changeHunk(before: string, after: string): string {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const removed = a.slice(start, endA);
+  const added = b.slice(start, endB);
+  const show = (lines: string[], sign: string): string[] => [
+    ...lines.slice(0, shownLines).map((line) => `  ${sign} ${line}`),
+    ...(lines.length > shownLines ? [`  ${sign} ... ${lines.length - shownLines} more line(s)`] : []),
+  ];
+  return [`  @@ line ${start + 1} @@`, ...show(removed, '-'), ...show(added, '+')].join('\n');
+}
+
+/**
+ * Brings `dir` in line with `files` (relative path -> text): writes new and changed
+ * files (each through a temporary file and a rename, so a reader never sees half a
+ * file), deletes stale generated files, leaves identical files untouched. With
+ * `check`, changes nothing and only reports.
+ */
+export async function writeGenerated(
+  dir: string,
+  files: ReadonlyMap<string, string>,
+  options: { check: boolean },
+): Promise<WriteResult> {
+  const changed: string[] = [];
+  const report: string[] = [];
+  for (const [relative, text] of [...files].sort(([a], [b]) => compareCodePoints(a, b))) {
+    const current = await readOrNull(path.join(dir, relative));
+    if (current === text) continue;
+    changed.push(relative);
+    report.push(current === null ? `A ${relative}` : `M ${relative}\n${changeHunk(current, text)}`);
+  }
+  const removed: string[] = [];
+  for (const relative of (await listFiles(dir)).sort(compareCodePoints)) {
+    if (files.has(relative)) continue;
+    const content = await readOrNull(path.join(dir, relative));
+    if (content !== null && isGenerated(relative, content)) {
+      removed.push(relative);
+      report.push(`D ${relative}`);
+    }
+  }
+  if (!options.check) {
+    for (const relative of changed) {
+      const target = path.join(dir, relative);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      const temporary = `${target}.${process.pid}.tmp`;
+      await fs.writeFile(temporary, files.get(relative) as string);
+      await fs.rename(temporary, target);
+    }
+    for (const relative of removed) await fs.rm(path.join(dir, relative), { force: true });
+    for (const sub of ['tables', 'rpc']) await fs.rmdir(path.join(dir, sub)).catch(() => undefined);
+  }
+  return { changed, removed, diff: report.join('\n') };
+}
