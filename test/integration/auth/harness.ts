@@ -77,6 +77,19 @@ export class AuthSuite {
 
   async project(options: ProjectOptions = {}): Promise<AuthProject> {
     const { record, keys } = await createTestProject(this.platform, { autoconfirm: options.autoconfirm ?? false });
+    return this.mount(record, keys, options);
+  }
+
+  /** Another server (own pools, own router) for the same project: a second process sharing its database. */
+  async mirror(project: AuthProject, options: ProjectOptions = {}): Promise<AuthProject> {
+    return this.mount(project.record, { anon_key: project.anonKey, service_key: project.serviceKey }, options);
+  }
+
+  private async mount(
+    record: ProjectRecord,
+    keys: { readonly anon_key: string; readonly service_key: string },
+    options: ProjectOptions,
+  ): Promise<AuthProject> {
     const admin = new pg.Pool({ connectionString: this.platform.cluster.urlFor(record.databaseName), max: 6 });
     const api = new pg.Pool({ connectionString: this.platform.authenticatorUrl(record.databaseName), max: 2 });
     const db = new pg.Pool({ connectionString: this.platform.cluster.urlFor(record.databaseName), max: 2 });
