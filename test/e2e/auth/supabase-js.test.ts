@@ -1,0 +1,177 @@
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { AuthSuite, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
+import { linkFrom } from '../../integration/auth/smtp-capture.js';
+
+let suite: AuthSuite;
+let confirmOn: AuthProject;
+let autoconfirm: AuthProject;
+
+function client(project: AuthProject, key: string = project.anonKey): SupabaseClient {
+  return createClient(project.projectUrl, key, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    realtime: { transport: WebSocket as never },
+  });
+}
+
+beforeAll(async () => {
+  suite = await AuthSuite.open();
+  [confirmOn, autoconfirm] = await Promise.all([suite.project(), suite.project({ autoconfirm: true, reuseInterval: 10 })]);
+});
+afterAll(() => suite?.close());
+
+describe('supabase-js auth against Gantry', () => {
+  it('signs up, confirms through the mailed token, signs in, reads and updates the user, refreshes and signs out', async () => {
+    const supabase = client(confirmOn);
+    const email = uniqueEmail('sbjs');
+    const signUp = await supabase.auth.signUp({ email, password: 'secret-pw-1', options: { data: { name: 'Sam' } } });
+    expect(signUp.error).toBeNull();
+    expect(signUp.data.session).toBeNull();
+    expect(signUp.data.user?.email).toBe(email);
+    expect(signUp.data.user?.user_metadata).toEqual({ name: 'Sam' });
+
+    const early = await supabase.auth.signInWithPassword({ email, password: 'secret-pw-1' });
+    expect(early.error?.code).toBe('email_not_confirmed');
+    expect(early.error?.status).toBe(400);
+
+    const token = linkFrom(await suite.smtp.waitFor(email, 'Confirm')).searchParams.get('token') as string;
+    const verified = await supabase.auth.verifyOtp({ type: 'signup', token_hash: token });
+    expect(verified.error).toBeNull();
+    expect(verified.data.session?.expires_in).toBe(3600);
+    expect(verified.data.user?.id).toBe(signUp.data.user?.id);
+
+    const signIn = await supabase.auth.signInWithPassword({ email, password: 'secret-pw-1' });
+    expect(signIn.error).toBeNull();
+    expect(signIn.data.session?.token_type).toBe('bearer');
+    expect(signIn.data.user?.email_confirmed_at).toEqual(expect.any(String));
+
+    const me = await supabase.auth.getUser();
+    expect(me.error).toBeNull();
+    expect(me.data.user?.id).toBe(signUp.data.user?.id);
+
+    const updated = await supabase.auth.updateUser({ data: { name: 'Samantha', city: 'Oslo' } });
+    expect(updated.error).toBeNull();
+    expect(updated.data.user?.user_metadata).toEqual({ name: 'Samantha', city: 'Oslo' });
+
+    const before = signIn.data.session?.refresh_token;
+    const refreshed = await supabase.auth.refreshSession();
+    expect(refreshed.error).toBeNull();
+    expect(refreshed.data.session?.refresh_token).not.toBe(before);
+
+    const { data: claims } = await supabase.auth.getClaims();
+    expect(claims?.claims.sub).toBe(signUp.data.user?.id);
+
+    expect((await supabase.auth.signOut()).error).toBeNull();
+    const reuse = await client(confirmOn).auth.refreshSession({ refresh_token: refreshed.data.session?.refresh_token as string });
+    expect(reuse.error?.status).toBe(400);
+  });
+
+  it('maps errors to AuthApiError codes and AuthWeakPasswordError reasons', async () => {
+    const supabase = client(confirmOn);
+    const wrong = await supabase.auth.signInWithPassword({ email: uniqueEmail('none'), password: 'whatever-1' });
+    expect(wrong.error?.name).toBe('AuthApiError');
+    expect(wrong.error?.code).toBe('invalid_credentials');
+    expect(wrong.error?.message).toBe('Invalid login credentials');
+
+    const weak = await supabase.auth.signUp({ email: uniqueEmail('weak'), password: '123' });
+    expect(weak.error?.name).toBe('AuthWeakPasswordError');
+    expect(weak.error?.code).toBe('weak_password');
+    expect((weak.error as unknown as { reasons: string[] }).reasons).toEqual(['length']);
+  });
+
+  it('hides whether an address is taken on sign-up when confirmation is on', async () => {
+    const supabase = client(confirmOn);
+    const email = uniqueEmail('twice');
+    const first = await supabase.auth.signUp({ email, password: 'secret-pw-1' });
+    const second = await supabase.auth.signUp({ email, password: 'secret-pw-2' });
+    expect(second.error).toBeNull();
+    expect(second.data.session).toBeNull();
+    expect(second.data.user?.id).not.toBe(first.data.user?.id);
+    expect(second.data.user?.identities).toHaveLength(1);
+  });
+
+  it('recovers a password: mail, verifyOtp(recovery) emits PASSWORD_RECOVERY, updateUser sets it', async () => {
+    const admin = client(confirmOn, confirmOn.serviceKey).auth.admin;
+    const email = uniqueEmail('recover');
+    expect((await admin.createUser({ email, password: 'old-password', email_confirm: true })).error).toBeNull();
+
+    const supabase = client(confirmOn);
+    const events: string[] = [];
+    supabase.auth.onAuthStateChange((event) => {
+      events.push(event);
+    });
+    const sent = await supabase.auth.resetPasswordForEmail(email);
+    expect(sent.error).toBeNull();
+    const token = linkFrom(await suite.smtp.waitFor(email, 'Reset')).searchParams.get('token') as string;
+    const verified = await supabase.auth.verifyOtp({ type: 'recovery', token_hash: token });
+    expect(verified.error).toBeNull();
+    expect(events).toContain('PASSWORD_RECOVERY');
+    expect((await supabase.auth.updateUser({ password: 'new-password' })).error).toBeNull();
+    await supabase.auth.signOut();
+
+    const fresh = client(confirmOn);
+    expect((await fresh.auth.signInWithPassword({ email, password: 'old-password' })).error?.code).toBe('invalid_credentials');
+    expect((await fresh.auth.signInWithPassword({ email, password: 'new-password' })).error).toBeNull();
+  });
+
+  it('gets a session straight from signUp when autoconfirm is on', async () => {
+    const supabase = client(autoconfirm);
+    const { data, error } = await supabase.auth.signUp({ email: uniqueEmail('auto'), password: 'secret-pw-1' });
+    expect(error).toBeNull();
+    expect(data.session?.access_token).toEqual(expect.any(String));
+    expect(data.session?.expires_in).toBe(3600);
+    expect((await supabase.auth.getSession()).data.session?.user.id).toBe(data.user?.id);
+  });
+});
+
+describe('supabase-js auth.admin against Gantry', () => {
+  it('creates, lists with pages, reads, bans, unbans and deletes users', async () => {
+    const project = await suite.project();
+    const admin = client(project, project.serviceKey).auth.admin;
+    const emails: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const email = uniqueEmail(`adm${i}`);
+      emails.push(email);
+      const created = await admin.createUser({ email, password: 'secret-pw-1', email_confirm: true, user_metadata: { n: i } });
+      expect(created.error).toBeNull();
+      expect(created.data.user?.user_metadata).toEqual({ n: i });
+    }
+
+    const page1 = await admin.listUsers({ page: 1, perPage: 2 });
+    expect(page1.error).toBeNull();
+    expect(page1.data.users.map((u) => u.email)).toEqual([emails[2], emails[1]]);
+    expect(page1.data).toMatchObject({ total: 3, nextPage: 2, lastPage: 2 });
+    const page2 = await admin.listUsers({ page: 2, perPage: 2 });
+    expect(page2.data.users.map((u) => u.email)).toEqual([emails[0]]);
+
+    const target = page2.data.users[0]!;
+    expect((await admin.getUserById(target.id)).data.user?.email).toBe(emails[0]);
+
+    const banned = await admin.updateUserById(target.id, { ban_duration: '876000h' });
+    expect(banned.error).toBeNull();
+    expect(banned.data.user?.banned_until).toEqual(expect.any(String));
+    const user = client(project);
+    const blocked = await user.auth.signInWithPassword({ email: emails[0]!, password: 'secret-pw-1' });
+    expect(blocked.error?.code).toBe('user_banned');
+
+    expect((await admin.updateUserById(target.id, { ban_duration: 'none' })).error).toBeNull();
+    expect((await user.auth.signInWithPassword({ email: emails[0]!, password: 'secret-pw-1' })).error).toBeNull();
+
+    expect((await admin.updateUserById(target.id, { password: 'changed-pw-1', user_metadata: { n: 'x' } })).data.user?.user_metadata).toEqual({ n: 'x' });
+    expect((await user.auth.refreshSession()).error?.status).toBe(400);
+
+    const deleted = await admin.deleteUser(target.id);
+    expect(deleted.error).toBeNull();
+    const gone = await admin.getUserById(target.id);
+    expect(gone.error?.status).toBe(404);
+    expect((await admin.listUsers()).data.users).toHaveLength(2);
+  });
+
+  it('is refused with the anon key', async () => {
+    const admin = client(confirmOn).auth.admin;
+    const res = await admin.listUsers();
+    expect(res.error?.status).toBe(403);
+    expect(res.error?.code).toBe('not_admin');
+  });
+});
