@@ -1,0 +1,165 @@
+/**
+ * The typed request AST: what a PostgREST-style request asks for, before any metadata is
+ * consulted. Produced by `parseRequest`, consumed by the SQL builders.
+ */
+
+export interface JsonStep {
+  readonly arrow: '->' | '->>';
+  readonly key: string;
+  /** True when `key` is an array index (`->0`, `->-1`). */
+  readonly index: boolean;
+}
+
+export interface Field {
+  readonly name: string;
+  readonly jsonPath: readonly JsonStep[];
+}
+
+export interface StarSelect { readonly type: 'star' }
+
+export interface ColumnSelect {
+  readonly type: 'column';
+  readonly field: Field;
+  readonly alias: string | null;
+  readonly cast: string | null;
+}
+
+export type JoinType = 'inner' | 'left';
+
+export interface EmbedSelect {
+  readonly type: 'embed';
+  /** Table name, FK constraint name or FK column name. */
+  readonly name: string;
+  readonly alias: string | null;
+  readonly hint: string | null;
+  readonly joinType: JoinType | null;
+  readonly spread: boolean;
+  readonly select: readonly SelectItem[];
+}
+
+export type SelectItem = StarSelect | ColumnSelect | EmbedSelect;
+
+export type SimpleOperator = 'neq' | 'cs' | 'cd' | 'ov' | 'sl' | 'sr' | 'nxr' | 'nxl' | 'adj';
+export type QuantOperator = 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'like' | 'ilike' | 'match' | 'imatch';
+export type FtsOperator = 'fts' | 'plfts' | 'phfts' | 'wfts';
+export type IsValue = 'null' | 'not_null' | 'true' | 'false' | 'unknown';
+
+export type Operation =
+  | { readonly kind: 'simple'; readonly op: SimpleOperator; readonly value: string }
+  | { readonly kind: 'quant'; readonly op: QuantOperator; readonly quantifier: 'any' | 'all' | null; readonly value: string }
+  | { readonly kind: 'in'; readonly values: readonly string[] }
+  | { readonly kind: 'is'; readonly value: IsValue }
+  | { readonly kind: 'isdistinct'; readonly value: string }
+  | { readonly kind: 'fts'; readonly op: FtsOperator; readonly language: string | null; readonly value: string };
+
+export interface OpExpr {
+  readonly negated: boolean;
+  readonly operation: Operation;
+}
+
+export interface FilterCondition {
+  readonly type: 'filter';
+  /** A column (or, with `is.null`/`not.is.null`, an embed name: resolved against the select). */
+  readonly field: Field;
+  readonly expr: OpExpr;
+}
+
+export interface LogicCondition {
+  readonly type: 'logic';
+  readonly op: 'and' | 'or';
+  readonly negated: boolean;
+  readonly children: readonly Condition[];
+}
+
+export type Condition = FilterCondition | LogicCondition;
+
+export interface OrderTerm {
+  /** Set for a related order `rel(col).desc` on a to-one embed. */
+  readonly relation: string | null;
+  readonly field: Field;
+  readonly direction: 'asc' | 'desc' | null;
+  readonly nulls: 'first' | 'last' | null;
+}
+
+/** Something that applies to one level of the embed tree; `path` [] is the root. */
+export interface Scoped<T> {
+  readonly path: readonly string[];
+  readonly value: T;
+}
+
+export interface Range {
+  readonly offset: number;
+  /** null = unbounded. */
+  readonly limit: number | null;
+}
+
+export type CountMode = 'exact' | 'planned' | 'estimated';
+export type ReturnPreference = 'minimal' | 'headers-only' | 'representation';
+
+export interface Preferences {
+  readonly return: ReturnPreference | null;
+  readonly count: CountMode | null;
+  readonly resolution: 'merge-duplicates' | 'ignore-duplicates' | null;
+  readonly missing: 'default' | 'null' | null;
+  readonly handling: 'strict' | 'lenient' | null;
+  readonly tx: 'commit' | 'rollback' | null;
+  readonly timezone: string | null;
+  readonly maxAffected: number | null;
+}
+
+export interface MediaType {
+  readonly kind: 'json' | 'object' | 'csv';
+  /** `nulls=stripped` on vnd.pgrst.array/object. */
+  readonly stripNulls: boolean;
+}
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type Action = 'read' | 'insert' | 'update' | 'delete' | 'call';
+
+/** A JSON array of row objects to write. */
+export interface RowsPayload {
+  readonly kind: 'rows';
+  /** JSON text of an array of objects, passed to PostgreSQL unparsed. */
+  readonly json: string;
+  /** Keys of the rows (or the `columns=` list), in order of first appearance. */
+  readonly keys: readonly string[];
+  readonly rowCount: number;
+}
+
+/** Arguments of an RPC call. */
+export interface ArgsPayload {
+  readonly kind: 'args';
+  /** JSON text of the whole body (POST) or of an object built from query arguments (GET). */
+  readonly json: string;
+  /** Top-level keys sent; null when the body is not a JSON object (only a single json param can take it). */
+  readonly keys: readonly string[] | null;
+  /** True for a POST JSON body (it may go whole to a single unnamed json/jsonb parameter). */
+  readonly fromBody: boolean;
+}
+
+export type Payload = RowsPayload | ArgsPayload;
+
+export interface ApiRequest {
+  readonly action: Action;
+  readonly method: HttpMethod;
+  /** The schema chosen by Accept-Profile / Content-Profile (default: the first exposed). */
+  readonly schema: string;
+  /** Relation or function name. */
+  readonly target: string;
+  readonly select: readonly SelectItem[];
+  /** Filters and logic trees, root and embedded. */
+  readonly conditions: readonly Scoped<Condition>[];
+  readonly orders: readonly Scoped<readonly OrderTerm[]>[];
+  /** Embedded limit/offset (path never empty). */
+  readonly embedRanges: readonly Scoped<Range>[];
+  /** Root range after intersecting limit/offset with the Range header. */
+  readonly range: Range;
+  /** From `?count=` or `Prefer: count=` (the query parameter wins). */
+  readonly count: CountMode | null;
+  readonly preferences: Preferences;
+  readonly media: MediaType;
+  readonly payload: Payload | null;
+  /** `columns=` list for inserts/updates. */
+  readonly columns: readonly string[] | null;
+  readonly onConflict: readonly string[] | null;
+}

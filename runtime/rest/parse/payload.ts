@@ -1,0 +1,129 @@
+import { invalidBody } from '../errors.js';
+import type { ArgsPayload, RowsPayload } from './ast.js';
+
+export type BodyFormat = 'json' | 'form' | 'csv';
+
+/** The body format from `Content-Type`; absent means JSON. Unsupported → PGRST102. */
+export function bodyFormat(contentType: string | undefined): BodyFormat {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type === '' || type === 'application/json' || type === 'application/vnd.pgrst.object+json' || type === 'application/vnd.pgrst.object') return 'json';
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'text/csv') return 'csv';
+  throw invalidBody(`Content-Type not acceptable: ${type}`);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidBody('Empty or invalid json');
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const set = new Set(a);
+  return b.every((k) => set.has(k));
+}
+
+/** CSV body → JSON rows: first line names the columns, `NULL` is null, an empty field is ''. */
+function csvToRows(text: string): Record<string, string | null>[] {
+  const records: (string | null)[][] = [];
+  let record: (string | null)[] = [];
+  let field = '';
+  let quoted = false;
+  let wasQuoted = false;
+  const endField = (): void => {
+    record.push(!wasQuoted && field === 'NULL' ? null : field);
+    field = '';
+    wasQuoted = false;
+  };
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text.charAt(i);
+    if (quoted) {
+      if (ch === '"' && text.charAt(i + 1) === '"') { field += '"'; i += 1; }
+      else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') { quoted = true; wasQuoted = true; }
+    else if (ch === ',') endField();
+    else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text.charAt(i + 1) === '\n') i += 1;
+      endField();
+      records.push(record);
+      record = [];
+    } else field += ch;
+  }
+  if (field !== '' || wasQuoted || record.length > 0) { endField(); records.push(record); }
+  const [header, ...rows] = records;
+  if (!header) return [];
+  return rows.map((row) => {
+    if (row.length !== header.length) throw invalidBody('All lines must have same number of fields');
+    const obj: Record<string, string | null> = {};
+    header.forEach((name, i) => { obj[name ?? ''] = row[i] ?? null; });
+    return obj;
+  });
+}
+
+function formToObject(text: string): Record<string, string> {
+  const obj: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(text)) obj[k] = v;
+  return obj;
+}
+
+/**
+ * Rows to insert or the values to set. Column list = the `columns=` parameter or the keys
+ * of the first object; without `columns=` every object must have the same keys. A JSON
+ * object is one row; a JSON scalar inserts nothing (as PostgREST).
+ */
+export function parseRowsPayload(body: string | null, format: BodyFormat, columns: readonly string[] | null): RowsPayload {
+  if (format === 'csv') {
+    const rows = csvToRows(body ?? '');
+    const keys = columns ?? Object.keys(rows[0] ?? {});
+    return { kind: 'rows', json: JSON.stringify(rows), keys, rowCount: rows.length };
+  }
+  if (format === 'form') {
+    const row = formToObject(body ?? '');
+    return { kind: 'rows', json: JSON.stringify([row]), keys: columns ?? Object.keys(row), rowCount: 1 };
+  }
+  const text = body ?? '';
+  const value = parseJson(text);
+  if (isObject(value)) {
+    return { kind: 'rows', json: `[${text}]`, keys: columns ?? Object.keys(value), rowCount: 1 };
+  }
+  if (!Array.isArray(value)) return { kind: 'rows', json: '[]', keys: columns ?? [], rowCount: 0 };
+  if (!value.every(isObject)) throw invalidBody('All object keys must match');
+  const first = value[0] as Record<string, unknown> | undefined;
+  const keys = first ? Object.keys(first) : [];
+  if (columns === null && !value.every((row) => sameKeys(keys, Object.keys(row as Record<string, unknown>)))) {
+    throw invalidBody('All object keys must match');
+  }
+  return { kind: 'rows', json: text, keys: columns ?? keys, rowCount: value.length };
+}
+
+/** RPC POST body: named arguments (an object), or any JSON for a single unnamed json/jsonb parameter. */
+export function parseArgsPayload(body: string | null, format: BodyFormat): ArgsPayload {
+  if (format === 'form') {
+    const args = formToObject(body ?? '');
+    return { kind: 'args', json: JSON.stringify(args), keys: Object.keys(args), fromBody: false };
+  }
+  if (format === 'csv') throw invalidBody('Content-Type not acceptable: text/csv');
+  const text = body ?? '';
+  if (text.trim() === '') return { kind: 'args', json: '{}', keys: [], fromBody: true };
+  const value = parseJson(text);
+  return { kind: 'args', json: text, keys: isObject(value) ? Object.keys(value) : null, fromBody: true };
+}
+
+/** RPC GET/HEAD: query arguments as a JSON object of strings; a repeated key (variadic) becomes an array. */
+export function argsFromQuery(args: ReadonlyArray<readonly [string, string]>): ArgsPayload {
+  const obj: Record<string, string | string[]> = {};
+  for (const [k, v] of args) {
+    const prev = obj[k];
+    if (prev === undefined) obj[k] = v;
+    else obj[k] = Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return { kind: 'args', json: JSON.stringify(obj), keys: Object.keys(obj), fromBody: false };
+}

@@ -1,0 +1,57 @@
+import type { MediaType } from '../parse/ast.js';
+
+/**
+ * Every statement built here returns exactly one row with these columns:
+ * - `total_count` bigint|null: reads: the requested count (exact, or the capped exact count of
+ *   `estimated`), else null; writes: the number of affected rows.
+ * - `page_count` bigint: rows in the body.
+ * - `body` text|null: the response body, produced by PostgreSQL (null for HEAD, void RPC,
+ *   `return=minimal` and `return=headers-only`).
+ * - `inserted_count` bigint|null: upserts with `resolution=merge-duplicates`: rows inserted
+ *   rather than updated (201 vs 200); else null.
+ * - `location` text|null: `return=headers-only` inserts into a table with a primary key: the
+ *   first row's key columns as a JSON object (for the `Location` header); else null.
+ */
+export interface ResultRow {
+  readonly total_count: string | number | null;
+  readonly page_count: string | number;
+  readonly body: string | null;
+  readonly inserted_count: string | number | null;
+  readonly location: string | null;
+}
+
+export const SOURCE = 'pgrst_source';
+const ROW = '_postgrest_t';
+
+/** The body expression over the rows of `${ROW}` (a CTE named `source`). */
+export function bodySql(media: MediaType, source: string): string {
+  const agg = `json_agg(${ROW})`;
+  switch (media.kind) {
+    case 'json':
+      return media.stripNulls ? `coalesce(json_strip_nulls(${agg}), '[]')::text` : `coalesce(${agg}, '[]')::text`;
+    case 'object':
+      return media.stripNulls ? `coalesce(json_strip_nulls(${agg}->0)::text, 'null')` : `coalesce((${agg}->0)::text, 'null')`;
+    case 'csv':
+      // PostgREST's CSV: header = keys of the first row; rows = record text without the parentheses.
+      return `(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k FROM (SELECT row_to_json(hh) AS r FROM ${source} AS hh LIMIT 1) AS s) AS a)`
+        + ` || E'\\n' || coalesce(string_agg(substring(${ROW}::text, 2, length(${ROW}::text) - 2), E'\\n'), '')`;
+  }
+}
+
+export interface EnvelopeParts {
+  /** CTE definitions, `name AS (...)`, the last one being the rows of the body. */
+  readonly ctes: readonly string[];
+  /** The CTE the body is aggregated from. */
+  readonly rows: string;
+  readonly total: string;
+  /** null: no body. */
+  readonly body: string | null;
+  readonly inserted?: string;
+  readonly location?: string;
+}
+
+export function envelopeSql(parts: EnvelopeParts): string {
+  return `WITH ${parts.ctes.join(', ')} SELECT ${parts.total} AS total_count, pg_catalog.count(*) AS page_count, `
+    + `${parts.body ?? 'NULL::text'} AS body, ${parts.inserted ?? 'NULL::bigint'} AS inserted_count, `
+    + `${parts.location ?? 'NULL::text'} AS location FROM ${parts.rows} AS ${ROW}`;
+}

@@ -1,0 +1,160 @@
+import { pgrstError, undefinedColumn } from '../errors.js';
+import type { ColumnMeta, TableMeta } from '../metadata.js';
+import type { Condition, Field, FilterCondition, Operation, OrderTerm } from '../parse/ast.js';
+import { columnRef, quoteIdent } from './identifiers.js';
+import { arrayLiteral, type Params } from './params.js';
+
+/** What a filter or order at one level of the embed tree can refer to. */
+export interface Scope {
+  readonly table: TableMeta;
+  /** SQL alias of the level's table. */
+  readonly alias: string;
+  /** Embeds of the level by output key: for `rel=is.null` filters and `rel(col)` orders. */
+  readonly embeds: ReadonlyMap<string, ScopeEmbed>;
+}
+
+export interface ScopeEmbed {
+  readonly toOne: boolean;
+  /** SQL alias of the lateral subquery. */
+  readonly lateral: string;
+  /** SQL that is true when the embed found rows. */
+  readonly exists: string;
+  /** Output keys the lateral exposes (to-one embeds only can be ordered by). */
+  readonly keys: readonly string[];
+}
+
+export function findColumn(table: TableMeta, name: string): ColumnMeta {
+  const column = table.columns.find((c) => c.name === name);
+  if (!column) throw undefinedColumn(table.name, name);
+  return column;
+}
+
+/** How the JSON path is applied: select keeps `json` as is; filters and orders need `jsonb` (json has no operators). */
+type Purpose = 'select' | 'compare';
+
+function jsonBase(ref: string, column: ColumnMeta, purpose: Purpose): string {
+  if (column.baseType === 'jsonb') return ref;
+  if (column.baseType === 'json') return purpose === 'select' ? ref : `${ref}::jsonb`;
+  return `to_jsonb(${ref})`;
+}
+
+export function jsonPathSql(params: Params, base: string, field: Field): string {
+  let sql = base;
+  for (const step of field.jsonPath) {
+    sql += `${step.arrow}${step.index ? params.typed(step.key, 'integer') : params.typed(step.key, 'text')}`;
+  }
+  return sql;
+}
+
+/** `"t0"."col"` or `"t0"."col"->$1::text->>$2::text`. */
+export function fieldSql(params: Params, scope: Scope, field: Field, purpose: Purpose): string {
+  const column = findColumn(scope.table, field.name);
+  const ref = columnRef(scope.alias, column.name);
+  if (field.jsonPath.length === 0) return ref;
+  return jsonPathSql(params, jsonBase(ref, column, purpose), field);
+}
+
+/** The output key of a selected field: the alias, else the last JSON key, else the column name. */
+export function fieldKey(field: Field, alias: string | null): string {
+  if (alias !== null) return alias;
+  for (let i = field.jsonPath.length - 1; i >= 0; i -= 1) {
+    const step = field.jsonPath[i];
+    if (step && !step.index) return step.key;
+  }
+  return field.name;
+}
+
+const SIMPLE_SQL: Readonly<Record<string, string>> = {
+  neq: '<>', cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxr: '&<', nxl: '&>', adj: '-|-',
+};
+const QUANT_SQL: Readonly<Record<string, string>> = {
+  eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'LIKE', ilike: 'ILIKE', match: '~', imatch: '~*',
+};
+const FTS_SQL: Readonly<Record<string, string>> = {
+  fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery',
+};
+const IS_SQL: Readonly<Record<string, string>> = {
+  null: 'NULL', not_null: 'NOT NULL', true: 'TRUE', false: 'FALSE', unknown: 'UNKNOWN',
+};
+
+/** `*` stands for `%` in like/ilike patterns (there is no escape for a literal `*`). */
+function starToPercent(value: string): string {
+  return value.replace(/\*/g, '%');
+}
+
+function operationSql(params: Params, lhs: string, operation: Operation, isTsvector: boolean): string {
+  switch (operation.kind) {
+    case 'simple':
+      return `${lhs} ${SIMPLE_SQL[operation.op]} ${params.add(operation.value)}`;
+    case 'quant': {
+      const value = operation.op === 'like' || operation.op === 'ilike' ? starToPercent(operation.value) : operation.value;
+      const rhs = operation.quantifier === null ? params.add(value) : `${operation.quantifier.toUpperCase()}(${params.add(value)})`;
+      return `${lhs} ${QUANT_SQL[operation.op]} ${rhs}`;
+    }
+    // `= ANY($n)` keeps one statement text for any list length (and `in.()` matches nothing).
+    case 'in':
+      return `${lhs} = ANY(${params.add(arrayLiteral(operation.values))})`;
+    case 'is':
+      return `${lhs} IS ${IS_SQL[operation.value]}`;
+    case 'isdistinct':
+      return `${lhs} IS DISTINCT FROM ${params.add(operation.value)}`;
+    case 'fts': {
+      const lang = operation.language === null ? null : params.typed(operation.language, 'regconfig');
+      const vector = isTsvector ? lhs : `to_tsvector(${lang === null ? '' : `${lang}, `}${lhs})`;
+      return `${vector} @@ ${FTS_SQL[operation.op]}(${lang === null ? '' : `${lang}, `}${params.add(operation.value)})`;
+    }
+  }
+}
+
+function embedFilterSql(scope: Scope, filter: FilterCondition): string | null {
+  if (filter.field.jsonPath.length > 0) return null;
+  const embed = scope.embeds.get(filter.field.name);
+  if (!embed || scope.table.columns.some((c) => c.name === filter.field.name)) return null;
+  const op = filter.expr.operation;
+  if (op.kind !== 'is' || (op.value !== 'null' && op.value !== 'not_null')) {
+    throw pgrstError('PGRST120', `Bad operator on the '${filter.field.name}' embedded resource`,
+      'Only is null or not is null filters are allowed on embedded resources');
+  }
+  const wantsRows = (op.value === 'not_null') !== filter.expr.negated;
+  return wantsRows ? embed.exists : `NOT (${embed.exists})`;
+}
+
+function filterSql(params: Params, scope: Scope, filter: FilterCondition): string {
+  const onEmbed = embedFilterSql(scope, filter);
+  if (onEmbed !== null) return onEmbed;
+  const column = findColumn(scope.table, filter.field.name);
+  const lhs = fieldSql(params, scope, filter.field, 'compare');
+  const isTsvector = filter.field.jsonPath.length === 0 && column.baseType === 'tsvector';
+  const sql = operationSql(params, lhs, filter.expr.operation, isTsvector);
+  return filter.expr.negated ? `NOT (${sql})` : sql;
+}
+
+export function conditionSql(params: Params, scope: Scope, condition: Condition): string {
+  if (condition.type === 'filter') return filterSql(params, scope, condition);
+  const parts = condition.children.map((child) => conditionSql(params, scope, child));
+  const joined = `(${parts.join(condition.op === 'and' ? ' AND ' : ' OR ')})`;
+  return condition.negated ? `NOT ${joined}` : joined;
+}
+
+export function orderSql(params: Params, scope: Scope, term: OrderTerm): string {
+  let expr: string;
+  if (term.relation === null) {
+    expr = fieldSql(params, scope, term.field, 'compare');
+  } else {
+    const embed = scope.embeds.get(term.relation);
+    if (!embed) {
+      throw pgrstError('PGRST108', `'${term.relation}' is not an embedded resource in this request`, null,
+        `Verify that '${term.relation}' is included in the 'select' query parameter.`);
+    }
+    if (!embed.toOne) {
+      throw pgrstError('PGRST118', `A related order on '${term.relation}' is not possible`,
+        `'${scope.table.name}' and '${term.relation}' do not form a many-to-one or one-to-one relationship`);
+    }
+    if (!embed.keys.includes(term.field.name)) throw undefinedColumn(term.relation, term.field.name);
+    const ref = `${quoteIdent(embed.lateral)}.${quoteIdent(term.field.name)}`;
+    expr = term.field.jsonPath.length === 0 ? ref : jsonPathSql(params, `to_jsonb(${ref})`, term.field);
+  }
+  const dir = term.direction === null ? '' : ` ${term.direction.toUpperCase()}`;
+  const nulls = term.nulls === null ? '' : ` NULLS ${term.nulls.toUpperCase()}`;
+  return `${expr}${dir}${nulls}`;
+}

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+
+/** A statement ready for node-postgres: `$n` placeholders in `text`, their values in `values`. */
+export interface SqlQuery {
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
+/**
+ * Collects bind parameters. Placeholders are numbered in the order the builder asks for them,
+ * which depends only on the request's shape, so equal shapes give equal SQL text.
+ */
+export class Params {
+  readonly values: unknown[] = [];
+
+  /** `$n` for a value PostgreSQL types from its context (an "unknown" literal, as PostgREST sends them). */
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+
+  /** `$n::type` for a value whose type must not be inferred; `type` is trusted SQL (metadata or a constant). */
+  typed(value: unknown, type: string): string {
+    return `${this.add(value)}::${type}`;
+  }
+}
+
+/** A PostgreSQL array literal `{"a","b\"c"}` for `= ANY($n)`; every element quoted and escaped. */
+export function arrayLiteral(items: readonly string[]): string {
+  return `{${items.map((i) => `"${i.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
+}
+
+/**
+ * A stable name for a named prepared statement: equal text, equal name. The runtime keys its
+ * prepared-statement cache on this (63 chars max for PostgreSQL names; 24 used).
+ */
+export function statementName(text: string): string {
+  return `pgrst_${createHash('sha1').update(text).digest('base64url').slice(0, 18)}`;
+}

@@ -1,0 +1,205 @@
+import { pgrstError } from '../errors.js';
+import type { ProjectMeta, TableMeta } from '../metadata.js';
+import type { ApiRequest, Condition, EmbedSelect, OrderTerm, Range, SelectItem } from '../parse/ast.js';
+import { validateOutputName } from '../parse/names.js';
+import { conditionSql, fieldKey, fieldSql, orderSql, type Scope, type ScopeEmbed } from './expressions.js';
+import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
+import type { Params } from './params.js';
+import { findRelation } from './relations.js';
+
+export interface Output {
+  readonly key: string;
+  readonly sql: string;
+}
+
+/** One level of the read tree, ready to be rendered as a SELECT over its table. */
+export interface Level {
+  readonly scope: Scope;
+  readonly outputs: readonly Output[];
+  /** LATERAL joins of the embeds, in select order. */
+  readonly joins: readonly string[];
+  /** Joins that change which rows this level has (`!inner`, or used by `rel=is.null` filters). */
+  readonly rowJoins: readonly string[];
+  readonly where: readonly string[];
+  readonly order: readonly string[];
+}
+
+type ScopedRequest = Pick<ApiRequest, 'conditions' | 'orders' | 'embedRanges'>;
+
+/** State of one tree build: bind parameters, alias numbering and the scoped parameters by path. */
+export class TreeBuilder {
+  private aliasCount = 0;
+  private readonly conditions = new Map<string, Condition[]>();
+  private readonly orders = new Map<string, readonly OrderTerm[]>();
+  private readonly ranges = new Map<string, Range>();
+  private readonly built = new Set<string>();
+  /** `path+name` of an aliased embed → its alias, to explain PGRST108 when the name is used. */
+  private readonly aliasedNames = new Map<string, string>();
+
+  constructor(readonly meta: ProjectMeta, readonly params: Params, readonly request: ScopedRequest) {
+    for (const c of request.conditions) {
+      const key = JSON.stringify(c.path);
+      const list = this.conditions.get(key) ?? [];
+      list.push(c.value);
+      this.conditions.set(key, list);
+    }
+    for (const o of request.orders) this.orders.set(JSON.stringify(o.path), o.value);
+    for (const r of request.embedRanges) this.ranges.set(JSON.stringify(r.path), r.value);
+  }
+
+  alias(prefix: string): string {
+    const name = `${prefix}${this.aliasCount}`;
+    this.aliasCount += 1;
+    return name;
+  }
+
+  /**
+   * A level over `table` (aliased `alias`). Root conditions are left out with `rootConditions: false`
+   * (writes apply them to the mutation itself).
+   */
+  level(table: TableMeta, alias: string, path: readonly string[], items: readonly SelectItem[], rootConditions = true): Level {
+    const pathKey = JSON.stringify(path);
+    this.built.add(pathKey);
+    const embeds = new Map<string, ScopeEmbed>();
+    const scope: Scope = { table, alias, embeds };
+    const outputs: Output[] = [];
+    const joins: string[] = [];
+    const joinByLateral = new Map<string, { sql: string; inner: boolean }>();
+
+    for (const item of items) {
+      if (item.type === 'star') {
+        for (const column of table.columns) outputs.push({ key: column.name, sql: columnRef(alias, column.name) });
+      } else if (item.type === 'column') {
+        const key = fieldKey(item.field, item.alias);
+        validateOutputName(key, 'select parameter', key);
+        const sql = fieldSql(this.params, scope, item.field, 'select');
+        outputs.push({ key, sql: item.cast === null ? sql : `CAST(${sql} AS ${item.cast})` });
+      } else {
+        const embed = this.embed(scope, path, item);
+        if (embeds.has(embed.key)) {
+          throw pgrstError('PGRST100', `"failed to parse select parameter" (embed '${embed.key}' appears twice)`,
+            `Use an alias to embed '${embed.key}' more than once.`);
+        }
+        embeds.set(embed.key, embed.scopeEmbed);
+        outputs.push(...embed.outputs);
+        joins.push(embed.join);
+        joinByLateral.set(embed.scopeEmbed.lateral, { sql: embed.join, inner: embed.inner });
+      }
+    }
+
+    const conditions = path.length === 0 && !rootConditions ? [] : this.conditions.get(pathKey) ?? [];
+    const where = conditions.map((c) => conditionSql(this.params, scope, c));
+    const order = (this.orders.get(pathKey) ?? []).map((t) => orderSql(this.params, scope, t));
+    const rowJoins = [...joinByLateral.entries()]
+      .filter(([lateral, j]) => j.inner || where.some((w) => w.includes(quoteIdent(lateral))))
+      .map(([, j]) => j.sql);
+    return { scope, outputs, joins, rowJoins, where, order };
+  }
+
+  private embed(parent: Scope, path: readonly string[], item: EmbedSelect): {
+    key: string; outputs: Output[]; join: string; inner: boolean; scopeEmbed: ScopeEmbed;
+  } {
+    const { relation, target, toOne } = findRelation(this.meta, parent.table, item.name, item.hint);
+    const key = item.alias ?? item.name;
+    if (item.alias !== null) this.aliasedNames.set(JSON.stringify([...path, item.name]), item.alias);
+    const childPath = [...path, key];
+    const childAlias = this.alias('t');
+    const child = this.level(target, childAlias, childPath, item.select);
+
+    let from = `${qualifiedName(target.schema, target.name)} AS ${quoteIdent(childAlias)}`;
+    const joinConds: string[] = [];
+    if (relation.junction) {
+      const j = relation.junction;
+      const jAlias = this.alias('t');
+      const on = j.target.from.map((c, i) => `${columnRef(jAlias, c)} = ${columnRef(childAlias, j.target.to[i] ?? '')}`);
+      from += ` INNER JOIN ${qualifiedName(j.schema, j.name)} AS ${quoteIdent(jAlias)} ON ${on.join(' AND ')}`;
+      joinConds.push(...j.source.to.map((c, i) => `${columnRef(jAlias, c)} = ${columnRef(parent.alias, j.source.from[i] ?? '')}`));
+    } else if (relation.join) {
+      const join = relation.join;
+      joinConds.push(...join.to.map((c, i) => `${columnRef(childAlias, c)} = ${columnRef(parent.alias, join.from[i] ?? '')}`));
+    }
+    const inner = selectSql(this.params, {
+      outputs: child.outputs,
+      from: [from, ...child.joins].join(' '),
+      where: [...joinConds, ...child.where],
+      order: child.order,
+      range: this.ranges.get(JSON.stringify(childPath)) ?? null,
+    });
+
+    const lateral = this.alias('j');
+    const lat = quoteIdent(lateral);
+    const isInner = item.joinType === 'inner';
+    const keys = child.outputs.map((o) => o.key);
+    let body: string;
+    let exists: string;
+    let outputs: Output[];
+    if (toOne) {
+      body = inner;
+      exists = `${lat} IS DISTINCT FROM NULL`;
+      outputs = item.spread
+        ? keys.map((k) => ({ key: k, sql: `${lat}.${quoteIdent(k)}` }))
+        : keys.length === 0 ? [] : [{ key, sql: `row_to_json(${lat}.*)` }];
+    } else {
+      const agg = quoteIdent(this.alias('a'));
+      if (item.spread && keys.length > 0) {
+        body = `SELECT ${keys.map((k) => `json_agg(${agg}.${quoteIdent(k)}) AS ${quoteIdent(k)}`).join(', ')} FROM (${inner}) AS ${agg}`;
+        exists = `${lat}.${quoteIdent(keys[0] ?? '')} IS NOT NULL`;
+        outputs = keys.map((k) => ({ key: k, sql: `coalesce(${lat}.${quoteIdent(k)}, '[]')` }));
+      } else {
+        body = `SELECT json_agg(${agg}) AS "body" FROM (${inner}) AS ${agg}`;
+        exists = `${lat}."body" IS NOT NULL`;
+        outputs = item.spread || keys.length === 0 ? [] : [{ key, sql: `coalesce(${lat}."body", '[]')` }];
+      }
+    }
+    const on = isInner && !toOne ? exists : 'TRUE';
+    const join = `${isInner ? 'INNER' : 'LEFT'} JOIN LATERAL (${body}) AS ${lat} ON ${on}`;
+    return { key, outputs, join, inner: isInner, scopeEmbed: { toOne, lateral, exists, keys } };
+  }
+
+  /** PGRST108 for filters, orders or limits on embeds that are not in the select. */
+  checkScopedPaths(): void {
+    const paths = [
+      ...this.request.conditions.map((c) => c.path),
+      ...this.request.orders.map((o) => o.path),
+      ...this.request.embedRanges.map((r) => r.path),
+    ];
+    for (const path of paths) {
+      for (let i = 1; i <= path.length; i += 1) {
+        const prefix = path.slice(0, i);
+        if (this.built.has(JSON.stringify(prefix))) continue;
+        const name = prefix[prefix.length - 1] ?? '';
+        const alias = this.aliasedNames.get(JSON.stringify(prefix));
+        if (alias !== undefined) {
+          throw pgrstError('PGRST108', `'${name}' is not an embedded resource in this request`,
+            'Target names are not allowed in filters if they have an alias', `Change '${name}' to '${alias}' in filters, orders or limits.`);
+        }
+        throw pgrstError('PGRST108', `'${name}' is not an embedded resource in this request`, null,
+          `Verify that '${name}' is included in the 'select' query parameter.`);
+      }
+    }
+  }
+}
+
+export interface SelectParts {
+  readonly outputs: readonly Output[];
+  /** FROM clause content, joins included. */
+  readonly from: string;
+  readonly where: readonly string[];
+  readonly order: readonly string[];
+  readonly range: Range | null;
+}
+
+/** `LIMIT $a OFFSET $b` whenever there is a limit, so pages of one query share one statement text. */
+export function rangeSql(params: Params, range: Range | null): string {
+  if (range === null) return '';
+  if (range.limit !== null) return ` LIMIT ${params.add(range.limit)} OFFSET ${params.add(range.offset)}`;
+  return range.offset > 0 ? ` OFFSET ${params.add(range.offset)}` : '';
+}
+
+export function selectSql(params: Params, parts: SelectParts): string {
+  const list = parts.outputs.map((o) => `${o.sql} AS ${quoteIdent(o.key)}`).join(', ');
+  let sql = `SELECT ${list} FROM ${parts.from}`;
+  if (parts.where.length > 0) sql += ` WHERE ${parts.where.join(' AND ')}`;
+  if (parts.order.length > 0) sql += ` ORDER BY ${parts.order.join(', ')}`;
+  return sql + rangeSql(params, parts.range);
+}

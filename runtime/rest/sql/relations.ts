@@ -1,0 +1,126 @@
+import { pgrstError } from '../errors.js';
+import type { ProjectMeta, RelationMeta, TableMeta } from '../metadata.js';
+
+export interface ResolvedRelation {
+  readonly relation: RelationMeta;
+  readonly target: TableMeta;
+  /** many-to-one and one-to-one give an object; one-to-many and many-to-many an array. */
+  readonly toOne: boolean;
+}
+
+function singleFrom(rel: RelationMeta): string | null {
+  return rel.join && rel.join.from.length === 1 ? (rel.join.from[0] ?? null) : null;
+}
+
+function singleTo(rel: RelationMeta): string | null {
+  return rel.join && rel.join.to.length === 1 ? (rel.join.to[0] ?? null) : null;
+}
+
+function isDirect(rel: RelationMeta): boolean {
+  return rel.kind !== 'many-to-many';
+}
+
+/**
+ * PostgREST's `findRel`: the embed name is a table/view name, an FK constraint name or an FK
+ * column of the source; the hint is a constraint, an FK column of either side or (m2m) the
+ * junction table. Self-relations follow PostgREST's convention (table name → one-to-many,
+ * FK column → many-to-one).
+ */
+function matches(source: TableMeta, rel: RelationMeta, target: TableMeta, name: string, hint: string | null): boolean {
+  const isSelf = rel.targetSchema === source.schema && rel.targetName === source.name;
+  const targetIsView = target.kind !== 'table';
+  if (isSelf) {
+    if (hint === null) {
+      return (name === rel.targetName && rel.kind === 'one-to-many') || (singleFrom(rel) === name && rel.kind === 'many-to-one');
+    }
+    return name === rel.targetName && rel.kind === 'one-to-many' && singleTo(rel) === hint;
+  }
+  if (hint === null) {
+    return name === rel.targetName
+      || (isDirect(rel) && rel.constraint === name && !targetIsView)
+      || (isDirect(rel) && singleFrom(rel) === name && !targetIsView);
+  }
+  return name === rel.targetName && (
+    (isDirect(rel) && (rel.constraint === hint || singleFrom(rel) === hint || singleTo(rel) === hint))
+    || (rel.junction !== null && rel.junction.name === hint)
+  );
+}
+
+function fmtCols(cols: readonly string[]): string {
+  return `(${cols.join(', ')})`;
+}
+
+/** One entry of PGRST201's `details`, worded as PostgREST's `compressedRel`. */
+function describe(source: TableMeta, rel: RelationMeta): Record<string, string> {
+  const embedding = `${source.name} with ${rel.targetName}`;
+  if (rel.junction) {
+    const j = rel.junction;
+    return {
+      cardinality: 'many-to-many',
+      embedding,
+      relationship: `${j.name} using ${j.sourceConstraint}${fmtCols(j.source.to)} and ${j.targetConstraint}${fmtCols(j.target.from)}`,
+    };
+  }
+  const join = rel.join ?? { from: [], to: [] };
+  return {
+    cardinality: rel.kind,
+    embedding,
+    relationship: `${rel.constraint} using ${source.name}${fmtCols(join.from)} and ${rel.targetName}${fmtCols(join.to)}`,
+  };
+}
+
+function hintName(rel: RelationMeta): string {
+  return `'${rel.targetName}!${rel.junction ? rel.junction.name : rel.constraint}'`;
+}
+
+/** Levenshtein distance; used only for "Perhaps you meant" hints. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length] ?? 0;
+}
+
+/** The closest candidate when it is similar enough to be a plausible typo, else null. */
+export function closest(name: string, candidates: Iterable<string>): string | null {
+  let best: string | null = null;
+  let bestScore = 0;
+  for (const c of candidates) {
+    if (c === name) continue;
+    const score = 1 - distance(name.toLowerCase(), c.toLowerCase()) / Math.max(name.length, c.length, 1);
+    if (score > bestScore) { best = c; bestScore = score; }
+  }
+  return bestScore >= 0.6 ? best : null;
+}
+
+export function findRelation(meta: ProjectMeta, source: TableMeta, name: string, hint: string | null): ResolvedRelation {
+  const found: ResolvedRelation[] = [];
+  for (const relation of source.relations) {
+    // Embedding stays inside the source's schema, as in PostgREST's schema cache lookup.
+    if (relation.targetSchema !== source.schema) continue;
+    const target = meta.tables[`${relation.targetSchema}.${relation.targetName}`];
+    if (!target || !matches(source, relation, target, name, hint)) continue;
+    found.push({ relation, target, toOne: relation.kind === 'many-to-one' || relation.kind === 'one-to-one' });
+  }
+  if (found.length === 1) return found[0] as ResolvedRelation;
+  if (found.length === 0) {
+    const suggestion = hint === null ? closest(name, source.relations.map((r) => r.targetName)) : null;
+    throw pgrstError(
+      'PGRST200',
+      `Could not find a relationship between '${source.name}' and '${name}' in the schema cache`,
+      `Searched for a foreign key relationship between '${source.name}' and '${name}'${hint === null ? '' : ` using the hint '${hint}'`} in the schema '${source.schema}', but no matches were found.`,
+      suggestion === null ? null : `Perhaps you meant '${suggestion}' instead of '${name}'.`,
+    );
+  }
+  throw pgrstError(
+    'PGRST201',
+    `Could not embed because more than one relationship was found for '${source.name}' and '${name}'`,
+    found.map((f) => describe(source, f.relation)),
+    `Try changing '${name}' to one of the following: ${found.map((f) => hintName(f.relation)).join(', ')}. Find the desired relationship in the 'details' key.`,
+  );
+}

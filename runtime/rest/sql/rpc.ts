@@ -1,0 +1,189 @@
+import { pgrstError } from '../errors.js';
+import type { FunctionArgMeta, FunctionMeta, ProjectMeta, TableMeta } from '../metadata.js';
+import type { ApiRequest, ArgsPayload, MediaType } from '../parse/ast.js';
+import { bodySql, envelopeSql, SOURCE } from './envelope.js';
+import { qualifiedName, quoteIdent } from './identifiers.js';
+import { Params } from './params.js';
+import { readStatement } from './read.js';
+import { rangeSql, TreeBuilder } from './read-tree.js';
+import { closest } from './relations.js';
+import { finish, type BuildOptions, type BuiltStatement } from './statement.js';
+
+export interface ResolvedCall {
+  readonly fn: FunctionMeta;
+  /** The whole body goes to the function's single unnamed json/jsonb parameter. */
+  readonly wholeBody: boolean;
+}
+
+const CALL = 'pgrst_call';
+
+function isJsonType(type: string): boolean {
+  return type === 'json' || type === 'jsonb';
+}
+
+function takesWholeBody(fn: FunctionMeta): boolean {
+  const [only] = fn.args;
+  return fn.args.length === 1 && only !== undefined && only.name === '' && isJsonType(only.pgType);
+}
+
+/** Named-argument match: required parameters ⊆ sent keys ⊆ parameter names. */
+function matchesNamed(fn: FunctionMeta, keys: readonly string[]): boolean {
+  const names = new Set(fn.args.map((a) => a.name));
+  if (fn.args.some((a) => a.name === '' && !a.hasDefault)) return false;
+  return keys.every((k) => k !== '' && names.has(k)) && fn.args.every((a) => a.hasDefault || keys.includes(a.name));
+}
+
+function signature(fn: FunctionMeta): string {
+  return `${fn.schema}.${fn.name}(${fn.args.map((a) => `${a.name} => ${a.pgType}`).join(', ')})`;
+}
+
+function notFound(meta: ProjectMeta, schema: string, name: string, keys: readonly string[], fromBody: boolean, overloads: readonly FunctionMeta[]) {
+  const sorted = [...keys].sort();
+  const func = `${schema}.${name}`;
+  const inMessage = sorted.length === 0 ? ' without parameters' : `(${sorted.join(', ')})`;
+  const inDetails = sorted.length === 0 ? ' without parameters' : ` with parameter${sorted.length > 1 ? 's' : ''} ${sorted.join(', ')}`;
+  let hint: string | null = null;
+  if (overloads.length === 0) {
+    const names = Object.values(meta.functions).flat().filter((f) => f.schema === schema).map((f) => f.name);
+    const suggestion = closest(name, names);
+    if (suggestion !== null) hint = `Perhaps you meant to call the function ${schema}.${suggestion}`;
+  } else {
+    const lists = overloads.map((f) => `(${f.args.map((a) => a.name).sort().join(', ')})`);
+    const suggestion = closest(`(${sorted.join(', ')})`, lists);
+    if (suggestion !== null) hint = `Perhaps you meant to call the function ${func}${suggestion}`;
+  }
+  return pgrstError('PGRST202', `Could not find the function ${func}${inMessage} in the schema cache`,
+    `Searched for the function ${func}${inDetails}${fromBody ? ' or with a single unnamed json/jsonb parameter' : ''}, but no matches were found in the schema cache.`,
+    hint);
+}
+
+/**
+ * Overload resolution as PostgREST: by argument names; when no named overload fits a POST
+ * JSON body, a function with a single unnamed json/jsonb parameter takes the whole body.
+ * None → 404 PGRST202; several → 300 PGRST203.
+ */
+export function resolveFunction(req: ApiRequest, meta: ProjectMeta): ResolvedCall {
+  const payload = argsOf(req);
+  const overloads = meta.functions[`${req.schema}.${req.target}`] ?? [];
+  const named = payload.keys === null ? [] : overloads.filter((fn) => matchesNamed(fn, payload.keys ?? []));
+  const candidates: ResolvedCall[] = named.length > 0
+    ? named.map((fn) => ({ fn, wholeBody: false }))
+    : payload.fromBody ? overloads.filter(takesWholeBody).map((fn) => ({ fn, wholeBody: true })) : [];
+  if (candidates.length === 1) return candidates[0] as ResolvedCall;
+  if (candidates.length === 0) throw notFound(meta, req.schema, req.target, payload.keys ?? [], payload.fromBody, overloads);
+  throw pgrstError('PGRST203', `Could not choose the best candidate function between: ${candidates.map((c) => signature(c.fn)).join(', ')}`,
+    null, 'Try renaming the parameters or the function itself in the database so function overloading can be resolved');
+}
+
+function argsOf(req: ApiRequest): ArgsPayload {
+  if (req.payload?.kind !== 'args') return { kind: 'args', json: '{}', keys: [], fromBody: false };
+  return req.payload;
+}
+
+function arrayType(arg: FunctionArgMeta): string {
+  return arg.pgType.endsWith('[]') ? arg.pgType : `${arg.pgType}[]`;
+}
+
+/**
+ * The call expression and the FROM items that feed it. Arguments come from one JSON parameter
+ * through `json_to_record` with the parameter types from metadata, so PostgreSQL converts every
+ * value (JSON arrays to arrays, strings through the type's input function) and the statement
+ * text depends only on which arguments were sent.
+ */
+function callSql(params: Params, call: ResolvedCall, payload: ArgsPayload): { expr: string; from: string | null } {
+  const { fn } = call;
+  const name = qualifiedName(fn.schema, fn.name);
+  if (call.wholeBody) return { expr: `${name}(${params.typed(payload.json, fn.args[0]?.pgType ?? 'json')})`, from: null };
+  const keys = payload.keys ?? [];
+  const sent = fn.args.filter((a) => keys.includes(a.name));
+  if (sent.length === 0) return { expr: `${name}()`, from: null };
+  const columns = sent.map((a) => `${quoteIdent(a.name)} ${a.variadic ? 'json' : a.pgType}`).join(', ');
+  const from = `json_to_record(${params.typed(payload.json, 'json')}) AS "pgrst_args"(${columns})`;
+  const args = sent.map((a) => {
+    const ref = `"pgrst_args".${quoteIdent(a.name)}`;
+    if (!a.variadic) return `${quoteIdent(a.name)} := ${ref}`;
+    // One GET value or a JSON array: both become the variadic array.
+    const elements = `json_array_elements_text(CASE WHEN json_typeof(${ref}) = 'array' THEN ${ref} ELSE json_build_array(${ref}) END)`;
+    return `VARIADIC ${quoteIdent(a.name)} := ARRAY(SELECT ${elements})::${arrayType(a)}`;
+  });
+  return { expr: `${name}(${args.join(', ')})`, from };
+}
+
+/** A row type without a table (OUT/TABLE parameters, composite types) as read metadata. */
+function resultTable(fn: FunctionMeta): TableMeta {
+  const none = { select: false, insert: false, update: false, delete: false };
+  return {
+    schema: fn.schema,
+    name: fn.name,
+    kind: 'view',
+    comment: null,
+    columns: fn.returnColumns.map((c) => ({
+      name: c.name, pgType: c.pgType, elementType: null, baseType: c.pgType, nullable: true, default: null,
+      identity: null, generated: false, enumValues: null, comment: null,
+    })),
+    primaryKey: [],
+    uniqueKeys: [],
+    relations: [],
+    grants: { anon: none, authenticated: none, service_role: none },
+    rls: { enabled: false, forced: false, policies: [] },
+  };
+}
+
+function scalarBody(set: boolean): string {
+  const agg = `json_agg(_postgrest_t."pgrst_scalar")`;
+  return set ? `coalesce(${agg}, '[]')::text` : `coalesce((${agg}->0)::text, 'null')`;
+}
+
+/**
+ * POST/GET/HEAD `/rpc/<fn>`. Table-like results (SETOF table, RETURNS TABLE, composites) get
+ * select, filters, order, limit and counts like a table read; scalars and void are one value.
+ */
+export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
+  const call = resolveFunction(req, meta);
+  const { fn } = call;
+  const params = new Params();
+  const { expr, from } = callSql(params, call, argsOf(req));
+  const readOnly = req.method !== 'POST' || fn.volatility !== 'volatile';
+  const head = req.method === 'HEAD';
+
+  if (fn.returnKind === 'composite') {
+    if (fn.returnColumns.length === 0) {
+      throw pgrstError('PGRST127', 'Feature not implemented', `Function ${fn.schema}.${fn.name} returns a record without a column definition`);
+    }
+    const table = (fn.returnRelation && meta.tables[`${fn.returnRelation.schema}.${fn.returnRelation.name}`]) || resultTable(fn);
+    const source = from === null ? `${expr} AS "pgrst_f"` : `${from} CROSS JOIN LATERAL ${expr} AS "pgrst_f"`;
+    const tree = new TreeBuilder(meta, params, req);
+    const alias = tree.alias('t');
+    const root = tree.level(table, alias, [], req.select);
+    tree.checkScopedPaths();
+    const media: MediaType = !fn.returnsSet && req.media.kind === 'json' ? { kind: 'object', stripNulls: req.media.stripNulls } : req.media;
+    return readStatement(params, root, {
+      ctes: [`${CALL} AS (SELECT "pgrst_f".* FROM ${source})`],
+      from: `${CALL} AS ${quoteIdent(alias)}`,
+    }, { ...req, media }, options, fn.returnsSet ? 'rows' : 'composite', readOnly);
+  }
+
+  const fromClause = from === null ? '' : ` FROM ${from}`;
+  // MATERIALIZED: the call runs even when nothing reads its value (void, HEAD).
+  if (fn.returnKind === 'void') {
+    const text = envelopeSql({ ctes: [`${SOURCE} AS MATERIALIZED (SELECT ${expr}${fromClause})`], rows: SOURCE, total: 'NULL::bigint', body: null });
+    return finish(text, params.values, { result: 'void', readOnly, plannedCount: null, countThreshold: null });
+  }
+  let ctes: string[];
+  let total: string;
+  if (fn.returnsSet) {
+    const setFrom = from === null ? `${expr} AS "pgrst_f"("pgrst_scalar")` : `${from} CROSS JOIN LATERAL ${expr} AS "pgrst_f"("pgrst_scalar")`;
+    ctes = [
+      `${CALL} AS MATERIALIZED (SELECT "pgrst_f"."pgrst_scalar" FROM ${setFrom})`,
+      `${SOURCE} AS (SELECT "pgrst_scalar" FROM ${CALL}${rangeSql(params, req.range)})`,
+    ];
+    total = req.count === null ? 'NULL::bigint' : `(SELECT pg_catalog.count(*) FROM ${CALL})`;
+  } else {
+    ctes = [`${SOURCE} AS MATERIALIZED (SELECT ${expr} AS "pgrst_scalar"${fromClause})`];
+    total = req.count === null ? 'NULL::bigint' : 'pg_catalog.count(*)';
+  }
+  const body = head ? null
+    : req.media.kind === 'csv' && fn.returnsSet ? bodySql(req.media, SOURCE) : scalarBody(fn.returnsSet);
+  const text = envelopeSql({ ctes, rows: SOURCE, total, body });
+  return finish(text, params.values, { result: 'scalar', readOnly, plannedCount: null, countThreshold: null });
+}

@@ -1,0 +1,64 @@
+import { tableNotFound } from '../errors.js';
+import type { ProjectMeta, TableMeta } from '../metadata.js';
+import { statementName, type SqlQuery } from './params.js';
+import { closest } from './relations.js';
+
+/** What the body column holds, so the HTTP layer picks status and checks. */
+export type ResultKind =
+  /** Rows of a table, view or table-valued function: an array (or one object with singular Accept). */
+  | 'rows'
+  /** A bare JSON value (scalar function, or SETOF scalar as an array). */
+  | 'scalar'
+  /** One object from a non-SETOF composite function. */
+  | 'composite'
+  /** No body: void function → 204. */
+  | 'void';
+
+export interface BuiltStatement extends SqlQuery {
+  /** Stable prepared-statement name for `text` (see `statementName`). */
+  readonly name: string;
+  readonly result: ResultKind;
+  /** Run in a READ ONLY transaction: reads, RPC over GET/HEAD, and non-volatile functions over POST. */
+  readonly readOnly: boolean;
+  /**
+   * `EXPLAIN (FORMAT JSON)` of the unpaginated query, for `count=planned` and for
+   * `count=estimated` when `total_count` exceeds `countThreshold`; read it with
+   * `plannedRowsFromExplain`. Runs in the same transaction as the statement.
+   */
+  readonly plannedCount: SqlQuery | null;
+  /** `count=estimated`: `total_count` is exact up to this many rows (it reads threshold+1 when above). */
+  readonly countThreshold: number | null;
+}
+
+export interface BuildOptions {
+  /** Rows up to which `count=estimated` is exact (PostgREST uses db-max-rows; Supabase 1000). */
+  readonly estimatedCountThreshold?: number;
+}
+
+export const DEFAULT_ESTIMATE_THRESHOLD = 1000;
+
+export function finish(text: string, values: readonly unknown[], rest: Omit<BuiltStatement, 'text' | 'values' | 'name'>): BuiltStatement {
+  return { text, values, name: statementName(text), ...rest };
+}
+
+/** The table or view a request names; unknown → 404 PGRST205 with a "Perhaps you meant" hint. */
+export function findTable(meta: ProjectMeta, schema: string, name: string): TableMeta {
+  const table = meta.tables[`${schema}.${name}`];
+  if (table) return table;
+  const inSchema = Object.values(meta.tables).filter((t) => t.schema === schema).map((t) => t.name);
+  const suggestion = closest(name, inSchema);
+  throw tableNotFound(schema, name, suggestion === null ? null : `Perhaps you meant the table '${schema}.${suggestion}'`);
+}
+
+/** The planner's row estimate from `EXPLAIN (FORMAT JSON)` output (the top plan node's "Plan Rows"). */
+export function plannedRowsFromExplain(explain: unknown): number | null {
+  const doc = typeof explain === 'string' ? safeJson(explain) : explain;
+  const first = Array.isArray(doc) ? doc[0] : null;
+  const plan = typeof first === 'object' && first !== null ? (first as { Plan?: unknown }).Plan : null;
+  const rows = typeof plan === 'object' && plan !== null ? (plan as { 'Plan Rows'?: unknown })['Plan Rows'] : null;
+  return typeof rows === 'number' ? rows : null;
+}
+
+function safeJson(text: string): unknown {
+  try { return JSON.parse(text); } catch { return null; }
+}

@@ -1,0 +1,179 @@
+import { pgrstError, unknownPayloadColumn, undefinedColumn } from '../errors.js';
+import type { ColumnMeta, ProjectMeta, TableMeta } from '../metadata.js';
+import type { ApiRequest, RowsPayload } from '../parse/ast.js';
+import { bodySql, envelopeSql, SOURCE } from './envelope.js';
+import { conditionSql, type Scope } from './expressions.js';
+import { qualifiedName, quoteIdent } from './identifiers.js';
+import { Params } from './params.js';
+import { selectSql, TreeBuilder } from './read-tree.js';
+import { finish, findTable, type BuiltStatement } from './statement.js';
+
+const BODY = 'pgrst_body';
+
+interface WriteContext {
+  readonly req: ApiRequest;
+  readonly meta: ProjectMeta;
+  readonly table: TableMeta;
+  readonly params: Params;
+  readonly tree: TreeBuilder;
+  /** Alias of the mutated table inside the INSERT/UPDATE/DELETE. */
+  readonly alias: string;
+}
+
+function context(req: ApiRequest, meta: ProjectMeta): WriteContext {
+  const table = findTable(meta, req.schema, req.target);
+  const params = new Params();
+  const tree = new TreeBuilder(meta, params, req);
+  return { req, meta, table, params, tree, alias: tree.alias('t') };
+}
+
+function payloadOf(req: ApiRequest): RowsPayload {
+  if (req.payload?.kind !== 'rows') throw pgrstError('PGRST102', 'Empty or invalid json');
+  return req.payload;
+}
+
+/** Payload keys must be columns of the table (PGRST204, as PostgREST). */
+function payloadColumns(table: TableMeta, keys: readonly string[]): ColumnMeta[] {
+  return keys.map((key) => {
+    const column = table.columns.find((c) => c.name === key);
+    if (!column) throw unknownPayloadColumn(table.name, key);
+    return column;
+  });
+}
+
+/** Root filters choose the rows of UPDATE/DELETE; embedded filters only shape the returned rows. */
+function mutationWhere(ctx: WriteContext): string {
+  const scope: Scope = { table: ctx.table, alias: ctx.alias, embeds: new Map() };
+  const where = ctx.req.conditions.filter((c) => c.path.length === 0).map((c) => conditionSql(ctx.params, scope, c.value));
+  return where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+}
+
+function wantsRepresentation(req: ApiRequest): boolean {
+  return (req.preferences.return ?? 'representation') === 'representation';
+}
+
+/** `RETURNING`: whole rows when something reads them, else a constant. */
+function returning(ctx: WriteContext, extra: readonly string[] = []): string {
+  const needsRows = wantsRepresentation(ctx.req) || ctx.req.preferences.return === 'headers-only';
+  return ` RETURNING ${[needsRows ? `${quoteIdent(ctx.alias)}.*` : '1', ...extra].join(', ')}`;
+}
+
+/**
+ * `WITH pgrst_source AS (<mutation>)`, then the representation built by PostgreSQL over the
+ * returned rows (select, embeds, embedded filters, order), the affected count and, for
+ * headers-only, the first row's primary key.
+ */
+function writeStatement(ctx: WriteContext, mutation: string, inserted?: string): BuiltStatement {
+  const { req, table, params, tree } = ctx;
+  const ctes = [`${SOURCE} AS (${mutation})`];
+  const total = `(SELECT pg_catalog.count(*) FROM ${SOURCE})`;
+  let location: string | undefined;
+  if (req.preferences.return === 'headers-only' && table.primaryKey.length > 0) {
+    const keys = table.primaryKey.map((k) => quoteIdent(k)).join(', ');
+    location = `(SELECT row_to_json(pgrst_l)::text FROM (SELECT ${keys} FROM ${SOURCE} LIMIT 1) AS pgrst_l)`;
+  }
+  if (!wantsRepresentation(req)) {
+    const text = envelopeSql({ ctes, rows: SOURCE, total, body: null, inserted, location });
+    return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null });
+  }
+  const alias = tree.alias('t');
+  const level = tree.level(table, alias, [], req.select, false);
+  tree.checkScopedPaths();
+  const rows = selectSql(params, {
+    outputs: level.outputs,
+    from: [`${SOURCE} AS ${quoteIdent(alias)}`, ...level.joins].join(' '),
+    where: level.where,
+    order: level.order,
+    range: null,
+  });
+  ctes.push(`${BODY} AS (${rows})`);
+  const text = envelopeSql({ ctes, rows: BODY, total, body: bodySql(req.media, BODY), inserted, location });
+  return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null });
+}
+
+/** The value of a column missing from a row under `Prefer: missing=default`. */
+function defaultSql(ctx: WriteContext, column: ColumnMeta): string {
+  if (column.default !== null) return `(${column.default})`;
+  if (column.identity !== null) {
+    const seq = `pg_catalog.pg_get_serial_sequence(${ctx.params.typed(qualifiedName(ctx.table.schema, ctx.table.name), 'text')}, ${ctx.params.typed(column.name, 'text')})`;
+    return `nextval(${seq})`;
+  }
+  return 'NULL';
+}
+
+function conflictSql(ctx: WriteContext, columns: readonly ColumnMeta[]): string {
+  const { req, table } = ctx;
+  if (req.preferences.resolution === null) return '';
+  const target = req.onConflict ?? table.primaryKey;
+  if (target.length === 0) return '';
+  for (const name of target) if (!table.columns.some((c) => c.name === name)) throw undefinedColumn(table.name, name);
+  const targetSql = `(${target.map((c) => quoteIdent(c)).join(', ')})`;
+  if (req.preferences.resolution === 'ignore-duplicates' || columns.length === 0) return ` ON CONFLICT ${targetSql} DO NOTHING`;
+  const set = columns.map((c) => `${quoteIdent(c.name)} = EXCLUDED.${quoteIdent(c.name)}`).join(', ');
+  return ` ON CONFLICT ${targetSql} DO UPDATE SET ${set}`;
+}
+
+/**
+ * POST: one INSERT … SELECT from the JSON body (`json_populate_recordset` with the table's row
+ * type, so PostgreSQL converts every value); upsert via ON CONFLICT.
+ */
+export function buildInsert(req: ApiRequest, meta: ProjectMeta): BuiltStatement {
+  const ctx = context(req, meta);
+  const payload = payloadOf(req);
+  const { table, params } = ctx;
+  const rowType = `NULL::${qualifiedName(table.schema, table.name)}`;
+  const target = `${qualifiedName(table.schema, table.name)} AS ${quoteIdent(ctx.alias)}`;
+  const body = params.typed(payload.json, 'json');
+  const missingDefault = req.preferences.missing === 'default';
+  // Generated and identity-always columns take their own value when defaults are asked for.
+  const columns = payloadColumns(table, payload.keys)
+    .filter((c) => !(missingDefault && (c.generated || c.identity === 'always')));
+  const list = columns.map((c) => quoteIdent(c.name)).join(', ');
+
+  let insert: string;
+  if (columns.length === 0) {
+    // Rows without columns: every column takes its default, once per element.
+    insert = `INSERT INTO ${target} SELECT FROM json_array_elements(${body})`;
+  } else if (missingDefault) {
+    const values = columns.map((c) =>
+      `CASE WHEN "pgrst_e"."j" -> ${params.typed(c.name, 'text')} IS NULL THEN ${defaultSql(ctx, c)} ELSE "pgrst_r".${quoteIdent(c.name)} END`);
+    insert = `INSERT INTO ${target} (${list}) SELECT ${values.join(', ')} FROM json_array_elements(${body}) AS "pgrst_e"("j")`
+      + ` CROSS JOIN LATERAL json_populate_record(${rowType}, "pgrst_e"."j") AS "pgrst_r"`;
+  } else {
+    insert = `INSERT INTO ${target} (${list}) SELECT ${columns.map((c) => `"pgrst_r".${quoteIdent(c.name)}`).join(', ')}`
+      + ` FROM json_populate_recordset(${rowType}, ${body}) AS "pgrst_r"`;
+  }
+  const merge = req.preferences.resolution === 'merge-duplicates' && table.kind === 'table' && (req.onConflict ?? table.primaryKey).length > 0;
+  // xmax = 0 on a returned row means it was inserted, not updated by ON CONFLICT.
+  const extra = merge ? [`(${quoteIdent(ctx.alias)}.xmax = 0) AS "pgrst_inserted"`] : [];
+  const mutation = insert + conflictSql(ctx, columns) + returning(ctx, extra);
+  const inserted = merge ? `(SELECT pg_catalog.count(*) FROM ${SOURCE} WHERE ${SOURCE}."pgrst_inserted")` : undefined;
+  return writeStatement(ctx, mutation, inserted);
+}
+
+/** PATCH (and PUT, which the service document defines as PATCH): the body's columns set on the filtered rows. */
+export function buildUpdate(req: ApiRequest, meta: ProjectMeta): BuiltStatement {
+  const ctx = context(req, meta);
+  const payload = payloadOf(req);
+  const { table, params } = ctx;
+  const columns = payloadColumns(table, payload.keys);
+  const qualified = qualifiedName(table.schema, table.name);
+  let mutation: string;
+  if (columns.length === 0 || payload.rowCount === 0) {
+    // An empty body updates nothing (PostgREST): no rows, no error.
+    mutation = `SELECT ${quoteIdent(ctx.alias)}.* FROM ${qualified} AS ${quoteIdent(ctx.alias)} WHERE false`;
+  } else {
+    const set = columns.map((c) => `${quoteIdent(c.name)} = "pgrst_r".${quoteIdent(c.name)}`).join(', ');
+    const from = `json_populate_record(NULL::${qualified}, (${params.typed(payload.json, 'json')})->0) AS "pgrst_r"`;
+    mutation = `UPDATE ${qualified} AS ${quoteIdent(ctx.alias)} SET ${set} FROM ${from}${mutationWhere(ctx)}${returning(ctx)}`;
+  }
+  return writeStatement(ctx, mutation);
+}
+
+/** DELETE: the filtered rows (every row without a filter, as the service document says). */
+export function buildDelete(req: ApiRequest, meta: ProjectMeta): BuiltStatement {
+  const ctx = context(req, meta);
+  const qualified = qualifiedName(ctx.table.schema, ctx.table.name);
+  const mutation = `DELETE FROM ${qualified} AS ${quoteIdent(ctx.alias)}${mutationWhere(ctx)}${returning(ctx)}`;
+  return writeStatement(ctx, mutation);
+}
