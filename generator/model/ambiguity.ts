@@ -36,10 +36,19 @@ export function ambiguityDetail(r: Relationship): AmbiguityDetail {
   };
 }
 
-/** The ambiguous embeddings of one relation, given its sorted relationships. */
+/**
+ * PostgREST resolves a self-relation embedded by the table's own name to the
+ * one-to-many side (the many-to-one side is reached by the FK column name).
+ */
+function matchesByName(r: Relationship): boolean {
+  const isSelf = r.sourceSchema === r.targetSchema && r.sourceName === r.targetName;
+  return !isSelf || r.kind === 'one-to-many';
+}
+
+/** The ambiguous embeddings (by target name) of one relation, given its sorted relationships. */
 export function findAmbiguities(relationships: readonly Relationship[]): EmbedAmbiguity[] {
   const byTarget = new Map<string, Relationship[]>();
-  for (const r of relationships) byTarget.set(r.targetName, [...(byTarget.get(r.targetName) ?? []), r]);
+  for (const r of relationships.filter(matchesByName)) byTarget.set(r.targetName, [...(byTarget.get(r.targetName) ?? []), r]);
   const ambiguities: EmbedAmbiguity[] = [];
   for (const [target, candidates] of byTarget) {
     if (candidates.length < 2) continue;

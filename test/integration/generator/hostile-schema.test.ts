@@ -1,0 +1,227 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emitProject } from '../../../generator/emit/project.js';
+import { IntrospectionError } from '../../../generator/introspect/errors.js';
+import { introspectProject } from '../../../generator/introspect/introspect.js';
+import { canonicalJson } from '../../../generator/model/fingerprint.js';
+import type { RelationModel, SchemaModel } from '../../../generator/model/types.js';
+import { writeGenerated } from '../../../generator/write.js';
+import { createThrowawayDatabase, repoRoot, type ThrowawayDatabase } from './throwaway-database.js';
+
+const hostile = 'test/fixtures/schemas/hostile.sql';
+
+async function introspect(db: ThrowawayDatabase, schemas = ['public']): Promise<SchemaModel> {
+  const client = await db.connect();
+  try {
+    return await introspectProject(client, { schemas });
+  } finally {
+    await client.end();
+  }
+}
+
+function relation(model: SchemaModel, name: string): RelationModel {
+  const found = model.relations.find((r) => r.schema === 'public' && r.name === name);
+  if (!found) throw new Error(`no relation ${name}`);
+  return found;
+}
+
+describe('generator on the hostile schema', () => {
+  let db: ThrowawayDatabase;
+  let model: SchemaModel;
+
+  beforeAll(async () => {
+    db = await createThrowawayDatabase([hostile]);
+    model = await introspect(db);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('reads relations of the exposed schema only, sorted by code point', () => {
+    expect(model.schemas).toEqual(['public']);
+    expect(model.relations.map((r) => `${r.kind}:${r.name}`)).toEqual([
+      'table:123 weird-table.name',
+      'table:USER',
+      'table:User',
+      'table:addresses',
+      'table:con',
+      'view:open_orders',
+      'view:open_orders_again',
+      'table:order_items',
+      'view:order_totals',
+      'table:orders',
+      'materialized_view:product_names',
+      'table:products',
+      'table:regions',
+      'table:select',
+      'table:user',
+      'table:user_settings',
+    ]);
+  });
+
+  it('reads columns with types, defaults, identity and generation', () => {
+    const user = relation(model, 'user');
+    const col = (name: string) => user.columns.find((c) => c.name === name);
+    expect(user.columns.map((c) => c.name)).toEqual([
+      'id', 'order', 'class', '__proto__', 'Display Name', '2fa', 'email', 'mood', 'moods', 'tags',
+      'matrix', 'profile', 'location', 'created_at', 'lower_email', 'balance', 'ip',
+    ]);
+    expect(col('id')).toMatchObject({ identity: 'always', nullable: false, default: null, generated: null });
+    expect(col('lower_email')).toMatchObject({ generated: 'lower((email)::text)', default: null, nullable: true });
+    expect(col('order')).toMatchObject({ default: '0', comment: 'Sort order', nullable: false });
+    expect(col('Display Name')?.type.sql).toBe('character varying(80)');
+    expect(col('email')?.type).toMatchObject({ sql: 'public.email', kind: 'domain', base: { name: 'text', kind: 'base' } });
+    expect(col('moods')?.type).toMatchObject({ sql: 'public.mood[]', kind: 'array', element: { name: 'mood', kind: 'enum' } });
+    expect(col('tags')?.type).toMatchObject({ kind: 'domain', base: { sql: 'text[]', kind: 'array' } });
+    expect(col('location')?.type).toMatchObject({ sql: 'public.point2', kind: 'composite' });
+    expect(col('balance')?.type.sql).toBe('numeric(12,2)');
+    expect(user.comment).toBe('Users.\nSecond line of the comment.');
+    expect(user.uniqueConstraints).toEqual([{ name: 'user_email_key', columns: ['email'] }]);
+    expect(relation(model, 'products').columns.map((c) => c.name)).toEqual(['id', 'name', 'price']);
+  });
+
+  it('reads keys, composite and repeated foreign keys', () => {
+    expect(relation(model, 'regions').primaryKey).toEqual({ name: 'regions_pkey', columns: ['country', 'code'] });
+    expect(relation(model, 'addresses').foreignKeys).toEqual([
+      {
+        name: 'addresses_country_region_code_fkey',
+        columns: ['country', 'region_code'],
+        targetSchema: 'public',
+        targetName: 'regions',
+        targetColumns: ['country', 'code'],
+        onUpdate: 'no action',
+        onDelete: 'no action',
+      },
+    ]);
+    expect(relation(model, 'orders').foreignKeys.map((f) => `${f.name}:${f.columns}->${f.targetName}:${f.onDelete}`)).toEqual([
+      'billing:billing_address_id->addresses:no action',
+      'orders_parent_id_fkey:parent_id->orders:no action',
+      'orders_shipping_address_id_fkey:shipping_address_id->addresses:no action',
+      'orders_user_id_fkey:user_id->user:cascade',
+    ]);
+  });
+
+  it('reads view lineage and updatability', () => {
+    expect(relation(model, 'open_orders_again').columnSources).toEqual([
+      { column: 'id', schema: 'public', table: 'orders', sourceColumn: 'id' },
+      { column: 'buyer_id', schema: 'public', table: 'orders', sourceColumn: 'user_id' },
+      { column: 'status', schema: 'public', table: 'orders', sourceColumn: 'status' },
+    ]);
+    expect(relation(model, 'order_totals').columnSources).toEqual([
+      { column: 'user_id', schema: 'public', table: 'orders', sourceColumn: 'user_id' },
+    ]);
+    expect(relation(model, 'open_orders').updatable).toEqual({ insert: true, update: true, delete: true });
+    expect(relation(model, 'order_totals').updatable).toEqual({ insert: false, update: false, delete: false });
+    expect(relation(model, 'product_names').updatable).toEqual({ insert: false, update: false, delete: false });
+  });
+
+  it('reads RLS, policies and grants', () => {
+    const orders = relation(model, 'orders');
+    expect(orders.rls).toEqual({ enabled: true, forced: false });
+    expect(orders.policies).toEqual([
+      { name: 'insert_orders', command: 'INSERT', permissive: true, roles: ['anon', 'authenticated'], using: null, withCheck: '(total >= (0)::numeric)' },
+      { name: 'own orders', command: 'SELECT', permissive: true, roles: ['authenticated'], using: '(user_id = 42)', withCheck: null },
+    ]);
+    expect(relation(model, 'user_settings').rls).toEqual({ enabled: true, forced: true });
+    expect(relation(model, 'user_settings').policies[0]).toMatchObject({ name: 'everything', command: 'ALL', roles: ['public'] });
+    expect(relation(model, 'regions').grants).toEqual({
+      anon: { select: true, insert: false, update: false, delete: false },
+      authenticated: { select: true, insert: true, update: true, delete: true },
+      service_role: { select: true, insert: true, update: true, delete: true },
+    });
+  });
+
+  it('reads functions with overloads, argument modes and return shapes; skips triggers', () => {
+    expect(model.functions.map((f) => `${f.name}(${f.identityArguments})`)).toEqual([
+      'add(a integer, b integer)',
+      'add(a numeric, b numeric, c numeric)',
+      'delete(id integer)',
+      'echo(jsonb)',
+      'first_order(uid bigint)',
+      'numbers(n integer)',
+      'orders_of(uid bigint, lim integer)',
+      'point_of(p public.point2)',
+      'search("default" text, "case" integer)',
+      'stats(OUT total bigint, OUT "Average" numeric)',
+      'sum_all(VARIADIC nums integer[])',
+      'touch()',
+    ]);
+    const fn = (name: string) => model.functions.find((f) => f.name === name);
+    expect(fn('search')?.args.map((a) => `${a.mode}:${a.name}:${a.type.sql}:${a.hasDefault}`)).toEqual([
+      'in:default:text:false',
+      'in:case:integer:true',
+      'table:id:bigint:false',
+      'table:Match Score:real:false',
+    ]);
+    expect(fn('sum_all')?.args[0]).toMatchObject({ mode: 'variadic', name: 'nums', type: { sql: 'integer[]' } });
+    expect(fn('orders_of')).toMatchObject({ returnsSet: true, volatility: 'stable', returnType: { sql: 'public.orders', kind: 'composite' } });
+    expect(fn('delete')).toMatchObject({ securityDefiner: true, volatility: 'volatile', language: 'sql' });
+    expect(fn('touch')).toMatchObject({ comment: 'Does nothing, loudly.', returnType: { name: 'void', kind: 'pseudo' } });
+    expect(fn('echo')?.args[0]).toMatchObject({ name: '', mode: 'in' });
+    expect(fn('add')?.execute).toEqual({ anon: true, authenticated: true, service_role: true });
+  });
+
+  it('reads enums in declaration order and composite types', () => {
+    expect(model.enums).toEqual([
+      { schema: 'public', name: 'Order Status', values: ['new', 'shipped'], comment: null },
+      { schema: 'public', name: 'mood', values: ['happy', 'sad', 'it\'s "complicated"'], comment: null },
+    ]);
+    expect(model.compositeTypes.map((c) => [c.name, c.attributes.map((a) => `${a.name}:${a.type.sql}`), c.comment])).toEqual([
+      ['point2', ['x:double precision', 'y:double precision', 'label text:text'], 'A point */ with a comment terminator'],
+    ]);
+  });
+
+  it('refuses schemas that must never be exposed and ones that do not exist', async () => {
+    const client = await db.connect();
+    try {
+      await expect(introspectProject(client, { schemas: ['public', 'auth'] })).rejects.toMatchObject({ code: 'forbidden_schema' });
+      await expect(introspectProject(client, { schemas: ['pg_catalog'] })).rejects.toBeInstanceOf(IntrospectionError);
+      await expect(introspectProject(client, { schemas: ['nope'] })).rejects.toMatchObject({ code: 'missing_schema' });
+      const privateModel = await introspectProject(client, { schemas: ['private'] });
+      expect(privateModel.relations.map((r) => r.name)).toEqual(['secrets']);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('is deterministic: same bytes on a second run and from a second database with other OIDs', async () => {
+    const again = await introspect(db);
+    expect(canonicalJson(again)).toBe(canonicalJson(model));
+    const other = await createThrowawayDatabase([
+      // Different OIDs for everything: create and drop unrelated objects first.
+      'test/fixtures/schemas/oid-shift.sql',
+      hostile,
+    ]);
+    try {
+      const otherModel = await introspect(other);
+      const first = emitProject(model, { ref: 'hostile' });
+      const second = emitProject(otherModel, { ref: 'hostile' });
+      expect([...second.keys()]).toEqual([...first.keys()]);
+      for (const [file, text] of first) expect(second.get(file), file).toBe(text);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('emits files that typecheck under the strict tsconfig, including supabase-js usage', async () => {
+    const files = emitProject(model, { ref: 'hostile' });
+    const dir = path.join(repoRoot, 'generated', `__tmp_${randomBytes(4).toString('hex')}`);
+    try {
+      await writeGenerated(dir, files, { check: false });
+      await fs.copyFile(path.join(repoRoot, 'test/fixtures/schemas/hostile-client.ts.txt'), path.join(dir, 'client-usage.ts'));
+      await fs.writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../../tsconfig.json', include: ['.'] }));
+      const tsc = path.join(repoRoot, 'node_modules/typescript/bin/tsc');
+      const result = await promisify(execFile)(process.execPath, [tsc, '--noEmit', '-p', path.join(dir, 'tsconfig.json')]).then(
+        ({ stdout }) => ({ code: 0, stdout }),
+        (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+      );
+      expect(result).toEqual({ code: 0, stdout: '' });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
