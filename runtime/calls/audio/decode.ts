@@ -17,8 +17,8 @@ export interface DecodedBlock extends PcmBlock {
 /** The common shape of the WAV parser and the WASM codec wrappers. */
 interface BlockSource {
   readonly codec: () => string | null;
-  push(chunk: Uint8Array): PcmBlock | null;
-  finish(): PcmBlock | null;
+  push(chunk: Uint8Array): PcmBlock | null | Promise<PcmBlock | null>;
+  finish(): PcmBlock | null | Promise<PcmBlock | null>;
   close(): void;
 }
 
@@ -42,7 +42,7 @@ async function openSource(sniffed: SniffedAudio): Promise<BlockSource> {
     };
   }
   const codec = sniffed.codec;
-  const decoder = await CodecStreamDecoder.open(codec);
+  const decoder = await CodecStreamDecoder.open(codec, codec === 'flac' && sniffed.container === 'ogg' ? 'ogg-flac' : codec);
   return {
     codec: () => codec,
     push: (chunk) => decoder.push(chunk),
@@ -97,7 +97,7 @@ export async function* decodeAudio(
   }
   const head = Buffer.concat(headParts);
   const sniffed = sniffAudio(head);
-  const declaredFlacSamples = sniffed.container === 'flac' ? flacDeclaredSamples(head) : null;
+  const declaredFlacSamples = sniffed.codec === 'flac' ? flacDeclaredSamples(head, sniffed.container === 'ogg' ? 'ogg' : 'flac') : null;
   const decoder = await openSource(sniffed);
   const checker = new BlockChecker(options.maxDurationSeconds);
   const described = (block: PcmBlock | null): DecodedBlock | null => {
@@ -107,13 +107,13 @@ export async function* decodeAudio(
     return { ...block, description: { container: sniffed.container, codec } };
   };
   try {
-    let out = described(decoder.push(head));
+    let out = described(await decoder.push(head));
     if (out) yield out;
     for (let next = await input.next(); !next.done; next = await input.next()) {
-      out = described(decoder.push(next.value));
+      out = described(await decoder.push(next.value));
       if (out) yield out;
     }
-    out = described(decoder.finish());
+    out = described(await decoder.finish());
     if (out) yield out;
   } finally {
     decoder.close();
