@@ -46,8 +46,8 @@ export function requireApiKey(req: Request, deps: AuthDeps): ProjectClaims {
   return claims;
 }
 
-/** An `apikey` that is present must be valid even where the Bearer token decides. */
-function checkPresentApiKey(req: Request, deps: AuthDeps): void {
+/** An `apikey` that is present must be valid even where it is not required (mail links, Bearer-authorised calls). */
+export function checkPresentApiKey(req: Request, deps: AuthDeps): void {
   const apiKey = apiKeyOf(req);
   if (apiKey !== null && verify(deps, apiKey) === null) throw authErrors.invalidApiKey();
 }

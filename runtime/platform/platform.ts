@@ -111,8 +111,10 @@ async function ensureDatabase(cluster: Cluster, name: string): Promise<void> {
     if (rowCount) return;
     await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
   } catch (error) {
-    // Another process created it between our check and our CREATE.
-    if ((error as { code?: string }).code !== '42P04') throw error;
+    // Another process created it between our check and our CREATE (a concurrent
+    // CREATE DATABASE surfaces as a unique violation on pg_database, not 42P04).
+    const code = (error as { code?: string }).code;
+    if (code !== '42P04' && code !== '23505') throw error;
   } finally {
     await client.end();
   }

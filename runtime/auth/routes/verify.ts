@@ -11,7 +11,7 @@ import { signJwt } from '../jwt.js';
 import { consumeUserTokens, findOneTimeToken, type OneTimeTokenType } from '../one-time-tokens.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
 import { redirectWithFragment } from '../redirects.js';
-import { clientIp, requireApiKey } from '../request-auth.js';
+import { checkPresentApiKey, clientIp, requireApiKey } from '../request-auth.js';
 import { openSession, type AmrMethod } from '../sessions.js';
 import { sessionJson, type SessionJson } from '../session-response.js';
 import { findUserById, isBanned, updateUser } from '../users.js';
@@ -92,7 +92,7 @@ async function showRecovery(req: Request, res: Response, deps: AuthDeps, token: 
   const iat = Math.floor(deps.now().getTime() / 1000);
   // The page calls /reset from the browser, which needs a key; a short-lived anon one is enough.
   const pageKey = signJwt(deps.ctx.jwtSecret, { role: 'anon', iss: 'gantry', ref: deps.ctx.ref, iat, exp: iat + 3600 });
-  res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'");
+  res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'");
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.status(200).type('html').send(
     resetPage({
@@ -107,10 +107,11 @@ async function showRecovery(req: Request, res: Response, deps: AuthDeps, token: 
 }
 
 export function registerVerify(router: Router, deps: AuthDeps): void {
-  // The target of mail links: opened by a mail client, so it carries no API key.
+  // The target of mail links: opened by a mail client, so it needs no API key (a wrong one is still refused).
   router.get(
     '/verify',
     handle(deps, async (req, res) => {
+      checkPresentApiKey(req, deps);
       await enforceRateLimit(req, deps, 'verify');
       const token = queryString(req, 'token');
       const type = acceptType(queryString(req, 'type'));

@@ -237,6 +237,13 @@ describe('apikey on public endpoints', () => {
     expect(res.body.code).toBe('invalid_api_key');
   });
 
+  it('is not needed on the GET /verify mail link, but a wrong one is refused there too', async () => {
+    const without = await confirmOn.call('GET', `/verify?type=signup&token=${'x'.repeat(43)}`, { apikey: null, headers: V });
+    expect([without.status, without.body.code]).toEqual([403, 'otp_expired']);
+    const foreign = await confirmOn.call('GET', `/verify?type=signup&token=${'x'.repeat(43)}`, { apikey: other.anonKey, headers: V });
+    expect([foreign.status, foreign.body.code]).toEqual([401, 'invalid_api_key']);
+  });
+
   it('may come as a Bearer token instead of the apikey header', async () => {
     const res = await autoconfirm.call('POST', '/signup', { apikey: null, bearer: autoconfirm.anonKey, body: { email: uniqueEmail(), password: 'secret1' } });
     expect(res.status).toBe(200);
