@@ -34,7 +34,9 @@ describe('PasswordPool', () => {
     running = false;
     await probe;
     expect(results.every(Boolean)).toBe(true);
-    expect(Math.max(...lags)).toBeLessThan(50);
+    // On the main thread (bcryptjs' own async API) the loop stalls for over a second here;
+    // the bound is loose because the test machine's cores are shared.
+    expect(Math.max(...lags)).toBeLessThan(250);
   });
 
   it('rejects jobs after close', async () => {
