@@ -20,6 +20,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
   verify: { limit: 120, windowSeconds: 300 },
 };
 
+const STALE_AFTER_MS = 24 * 3600 * 1000;
+
 export interface RateLimitVerdict {
   readonly allowed: boolean;
   /** Seconds until the window resets; meaningful when not allowed. */
@@ -46,6 +48,13 @@ export async function hitRateLimit(
     [bucket, key, now, rule.windowSeconds],
   );
   const row = rows[0] as { window_start: Date; hits: number };
+  if (row.hits === 1) {
+    // A window just opened: a cheap moment to drop counters of clients gone for a day, so the table stays small.
+    await db.query(`DELETE FROM auth.rate_limits WHERE bucket = $1 AND window_start < $2`, [
+      bucket,
+      new Date(now.getTime() - STALE_AFTER_MS),
+    ]);
+  }
   const resetsAt = row.window_start.getTime() + rule.windowSeconds * 1000;
   return {
     allowed: row.hits <= rule.limit,

@@ -59,6 +59,7 @@ export async function insertUser(db: Queryable, user: NewUser): Promise<UserRow>
 
 /** Columns a change may touch; `undefined` leaves a column as it is, `null` clears it. */
 export interface UserChange {
+  readonly email?: string;
   readonly encrypted_password?: string | null;
   readonly raw_user_meta_data?: Readonly<Record<string, unknown>>;
   readonly raw_app_meta_data?: Readonly<Record<string, unknown>>;
@@ -70,6 +71,7 @@ export interface UserChange {
 }
 
 const CHANGEABLE_COLUMNS: ReadonlyArray<keyof UserChange> = [
+  'email',
   'encrypted_password',
   'raw_user_meta_data',
   'raw_app_meta_data',
@@ -89,8 +91,13 @@ export async function updateUser(db: Queryable, id: string, change: UserChange, 
     values.push(value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value);
     sets.push(`${column} = $${values.length}`);
   }
-  const { rows } = await db.query<UserRow>(`UPDATE auth.users SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values);
-  return rows[0] ?? null;
+  try {
+    const { rows } = await db.query<UserRow>(`UPDATE auth.users SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values);
+    return rows[0] ?? null;
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') throw new DuplicateEmailError('email already registered');
+    throw error;
+  }
 }
 
 export async function listUsers(db: Queryable, limit: number, offset: number): Promise<{ users: UserRow[]; total: number }> {

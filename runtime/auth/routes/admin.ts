@@ -134,6 +134,7 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
       const userMetadata = optionalObject(body.user_metadata, 'user_metadata');
       const appMetadata = optionalObject(body.app_metadata, 'app_metadata');
       const emailConfirm = optionalBoolean(body.email_confirm, 'email_confirm');
+      const email = body.email === undefined || body.email === null ? undefined : acceptEmail(body.email);
       const ban = requestedBan(body, now);
       const passwordHash = password === undefined ? undefined : await deps.passwords.hash(password);
       const ip = clientIp(req);
@@ -141,13 +142,17 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
         const user = await findUserById(db, String(req.params.id), true);
         if (user === null) throw authErrors.userNotFound(404);
         const change: UserChange = {
+          ...(email === undefined || email === user.email ? {} : { email }),
           ...(passwordHash === undefined ? {} : { encrypted_password: passwordHash }),
           ...(userMetadata === undefined ? {} : { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data, userMetadata) }),
           ...(appMetadata === undefined ? {} : { raw_app_meta_data: mergeMetadata(user.raw_app_meta_data, appMetadata) }),
           ...(emailConfirm === true && user.email_confirmed_at === null ? { email_confirmed_at: now } : {}),
           ...(ban === undefined ? {} : { banned_until: ban }),
         };
-        const row = (await updateUser(db, user.id, change, now)) ?? user;
+        const row =
+          (await updateUser(db, user.id, change, now).catch((error: unknown) => {
+            throw error instanceof DuplicateEmailError ? authErrors.emailExists() : error;
+          })) ?? user;
         if (passwordHash !== undefined) {
           await revokeSessions(db, user.id, 'global', null, 'admin', now);
           await consumeUserTokens(db, user.id, now);

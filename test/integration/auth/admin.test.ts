@@ -86,6 +86,17 @@ describe('admin users', () => {
     expect((await admin('DELETE', '/admin/users/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 
+  it('changes the e-mail address, refusing one that is taken', async () => {
+    const created = await admin('POST', '/admin/users', { email: uniqueEmail('old'), password: 'secret1' });
+    const taken = await admin('POST', '/admin/users', { email: uniqueEmail('taken'), password: 'secret1' });
+    const email = uniqueEmail('new');
+    const moved = await admin('PUT', `/admin/users/${created.body.id}`, { email: email.toUpperCase() });
+    expect([moved.status, moved.body.email]).toEqual([200, email]);
+    expect((await project.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } })).status).toBe(200);
+    const clash = await admin('PUT', `/admin/users/${created.body.id}`, { email: taken.body.email });
+    expect([clash.status, clash.body.code]).toEqual([422, 'email_exists']);
+  });
+
   it('bans for 100 years and lifts the ban; ban_duration works too', async () => {
     const email = uniqueEmail('ban');
     const created = await admin('POST', '/admin/users', { email, password: 'secret1' });

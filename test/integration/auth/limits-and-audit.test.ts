@@ -49,6 +49,14 @@ describe('rate limits', () => {
     }
   });
 
+  it('drop counters of clients not seen for a day when a new window opens', async () => {
+    const fresh = await suite.project({ rateLimits: tight });
+    await fresh.db.query(`INSERT INTO auth.rate_limits VALUES ('token', '203.0.113.9', now() - interval '2 days', 5), ('token', '203.0.113.10', now() - interval '1 hour', 5)`);
+    await fresh.call('POST', '/token?grant_type=password', { body: { email: uniqueEmail(), password: 'secret1' } });
+    const { rows } = await fresh.db.query(`SELECT key FROM auth.rate_limits WHERE bucket = 'token' ORDER BY key`);
+    expect(rows.map((r) => r.key)).toEqual(['127.0.0.1', '203.0.113.10']);
+  });
+
   it('are shared by several server processes on the same project', async () => {
     const first = await suite.project({ rateLimits: tight });
     const second = await suite.mirror(first, { rateLimits: tight });
