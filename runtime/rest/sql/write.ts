@@ -61,14 +61,15 @@ function returning(ctx: WriteContext, extra: readonly string[] = []): string {
 /**
  * `WITH pgrst_source AS (<mutation>)`, then the representation built by PostgreSQL over the
  * returned rows (select, embeds, embedded filters, order), the affected count and, for
- * headers-only, the first row's primary key.
+ * headers-only inserts, the first row's primary key.
  */
-function writeStatement(ctx: WriteContext, mutation: string, inserted?: string): BuiltStatement {
+function writeStatement(ctx: WriteContext, mutation: string, insert?: { inserted?: string }): BuiltStatement {
   const { req, table, params, tree } = ctx;
   const ctes = [`${SOURCE} AS (${mutation})`];
   const total = `(SELECT pg_catalog.count(*) FROM ${SOURCE})`;
+  const inserted = insert?.inserted;
   let location: string | undefined;
-  if (req.preferences.return === 'headers-only' && table.primaryKey.length > 0) {
+  if (insert && req.preferences.return === 'headers-only' && table.primaryKey.length > 0) {
     const keys = table.primaryKey.map((k) => quoteIdent(k)).join(', ');
     location = `(SELECT row_to_json(pgrst_l)::text FROM (SELECT ${keys} FROM ${SOURCE} LIMIT 1) AS pgrst_l)`;
   }
@@ -148,7 +149,7 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta): BuiltStatement 
   const extra = merge ? [`(${quoteIdent(ctx.alias)}.xmax = 0) AS "pgrst_inserted"`] : [];
   const mutation = insert + conflictSql(ctx, columns) + returning(ctx, extra);
   const inserted = merge ? `(SELECT pg_catalog.count(*) FROM ${SOURCE} WHERE ${SOURCE}."pgrst_inserted")` : undefined;
-  return writeStatement(ctx, mutation, inserted);
+  return writeStatement(ctx, mutation, { inserted });
 }
 
 /** PATCH (and PUT, which the service document defines as PATCH): the body's columns set on the filtered rows. */
