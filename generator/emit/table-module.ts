@@ -1,3 +1,4 @@
+import { relationFingerprint } from '../model/dependencies.js';
 import { tableMeta } from '../model/project-meta.js';
 import { relationKey } from '../model/relationships.js';
 import { docComment, Imports, printValue, sections, type Printable } from './code.js';
@@ -18,12 +19,13 @@ export function emitTableModule(context: EmitContext, module: TableModule): stri
   const row = objectType(rowFields(relation, types), '');
   const insert = writable ? objectType(insertFields(relation, types), '') : 'never';
   const update = writable ? objectType(updateFields(relation, types), '') : 'never';
-  const meta = tableMeta(context.model, relation, context.relationships.get(relationKey(relation.schema, relation.name)) ?? []);
+  const relationships = context.relationships.get(relationKey(relation.schema, relation.name)) ?? [];
+  const meta = tableMeta(context.model, relation, relationships);
   imports.add(runtimeFromSubdir, 'TableMeta', true);
   imports.add(runtimeFromSubdir, 'tableRoutes', false);
   const kindLabel = relation.kind === 'table' ? 'Table' : relation.kind === 'view' ? 'View' : 'Materialized view';
   return sections(
-    fileHeader(context.ref, context.fingerprint),
+    fileHeader(context.ref, relationFingerprint(context.model, relation, relationships)),
     imports.print(),
     docComment(`${kindLabel} ${relation.schema}.${relation.name}${relation.comment ? `: ${relation.comment}` : ''}`) +
       `export type Row = ${row};\n`,

@@ -224,4 +224,26 @@ describe('generator on the hostile schema', () => {
       await fs.rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('rewrites exactly the affected modules after a migration', async () => {
+    const before = emitProject(model, { ref: 'hostile' });
+    const client = await db.connect();
+    try {
+      await client.query(`ALTER TABLE public.products ADD COLUMN sku text; ALTER TYPE public.mood ADD VALUE 'calm'`);
+    } finally {
+      await client.end();
+    }
+    const after = emitProject(await introspect(db), { ref: 'hostile' });
+    const changed = [...after].filter(([file, text]) => before.get(file) !== text).map(([file]) => file);
+    expect(changed).toEqual([
+      'database.types.ts',
+      'index.ts',
+      'openapi.json',
+      'relations.ts',
+      'rpc/delete.ts',
+      'schema.json',
+      'tables/products.ts',
+      'tables/user.ts',
+    ]);
+  });
 });
