@@ -208,7 +208,11 @@ describe('generator on the hostile schema', () => {
   });
 
   it('emits files that typecheck under the strict tsconfig, including supabase-js usage', async () => {
-    const files = emitProject(model, { ref: 'hostile' });
+    // Two exposed schemas: the second one's modules get schema-qualified file names.
+    const files = emitProject(await introspect(db, ['public', 'private']), { ref: 'hostile' });
+    expect([...files.keys()].filter((file) => file.includes('secrets'))).toEqual([
+      expect.stringMatching(/^tables\/private_secrets-[0-9a-f]{8}\.ts$/),
+    ]);
     const dir = path.join(repoRoot, 'generated', `__tmp_${randomBytes(4).toString('hex')}`);
     try {
       await writeGenerated(dir, files, { check: false });
