@@ -1,19 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
-import type { RequestHandler } from 'express';
-import type { ProjectContext } from './project-context.js';
-
-/** What a generated `generated/<ref>/index.ts` exports for the host. */
-export interface GeneratedServerModule {
-  readonly fingerprint: string;
-  createServer(ctx: ProjectContext): RequestHandler;
-}
-
-export interface LoadedServer {
-  readonly fingerprint: string | null;
-  readonly handler: RequestHandler;
-}
+import type { ProjectDefinition } from '../rest/routes.js';
 
 const RUNTIME_ID = 'gantry:runtime';
 const runtimeDir = path.resolve(import.meta.dirname, '..');
@@ -30,17 +18,17 @@ const runtimeAsExternal: Plugin = {
 };
 
 /**
- * Loads a project's generated server. The generated TypeScript is bundled with
+ * Loads a project's generated definition (metadata and route descriptors). The generated TypeScript is bundled with
  * esbuild and evaluated as a function, not imported as an ES module: ES module
  * records are never freed, so re-importing on every regeneration would leak, while
  * a replaced function is garbage-collected once in-flight requests finish.
  * Returns null when the project has no generated code.
  */
-export async function loadGeneratedServer(
+export async function loadGeneratedDefinition(
   generatedDir: string,
   ref: string,
   runtime: Readonly<Record<string, unknown>>,
-): Promise<GeneratedServerModule | null> {
+): Promise<ProjectDefinition | null> {
   const entry = path.join(generatedDir, ref, 'index.ts');
   if (!(await fs.stat(entry).then(() => true, () => false))) return null;
   const result = await build({
@@ -60,9 +48,9 @@ export async function loadGeneratedServer(
     throw new Error(`generated code for "${ref}" may import only the Gantry runtime, not "${id}"`);
   };
   new Function('require', 'module', 'exports', code)(requireShim, module, module.exports);
-  const exported = module.exports as Partial<GeneratedServerModule>;
-  if (typeof exported.createServer !== 'function' || typeof exported.fingerprint !== 'string') {
-    throw new Error(`generated/${ref}/index.ts must export createServer and fingerprint`);
+  const { definition } = module.exports as { definition?: ProjectDefinition };
+  if (!definition || typeof definition.fingerprint !== 'string' || definition.ref !== ref) {
+    throw new Error(`generated/${ref}/index.ts must export the definition of project "${ref}"`);
   }
-  return exported as GeneratedServerModule;
+  return definition;
 }

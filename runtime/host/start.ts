@@ -46,7 +46,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   const { config } = platform;
   const { log } = options;
   const pools = new ProjectPools(options.apiPoolSize ?? 4);
-  const directory = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime), log, options.regenerate ?? null);
+  const directory = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null);
   await directory.start();
 
   const inFlight: InFlight = { count: 0 };
