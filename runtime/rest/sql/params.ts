@@ -30,10 +30,19 @@ export function arrayLiteral(items: readonly string[]): string {
   return `{${items.map((i) => `"${i.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
 }
 
+const NAME_CACHE_LIMIT = 2000;
+const names = new Map<string, string>();
+
 /**
  * A stable name for a named prepared statement: equal text, equal name. The runtime keys its
- * prepared-statement cache on this (63 chars max for PostgreSQL names; 24 used).
+ * prepared-statement cache on this (63 chars max for PostgreSQL names; 24 used). Hashing is
+ * memoised because the same few shapes repeat on the hot path.
  */
 export function statementName(text: string): string {
-  return `pgrst_${createHash('sha1').update(text).digest('base64url').slice(0, 18)}`;
+  const known = names.get(text);
+  if (known !== undefined) return known;
+  const name = `pgrst_${createHash('sha1').update(text).digest('base64url').slice(0, 18)}`;
+  if (names.size >= NAME_CACHE_LIMIT) names.clear();
+  names.set(text, name);
+  return name;
 }
