@@ -3,9 +3,9 @@
  *
  *   node --import tsx bench/calls-analysis.ts [--minutes 60] [--rate 8000] [--codecs]
  *
- * --codecs also encodes the WAV with flac/lame/opusenc (when installed) and measures those decoders.
- * Prints recording-minutes analysed per second of wall time and the peak RSS / heap seen while
- * analysing (sampled every 20 ms, plus at every chunk).
+ * --codecs also encodes the WAV with flac/lame/oggenc/opusenc (when installed) and measures those
+ * decoders. Prints recording-minutes analysed per second of wall time and the peak RSS / heap seen
+ * while analysing (sampled every 20 ms, plus at every chunk), next to the RSS before the first run.
  */
 import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -115,6 +115,7 @@ try {
     const encoders: [string, string, (i: string, o: string) => string[]][] = [
       ['flac', 'flac', (i, o) => ['--silent', '--force', '-o', o, i]],
       ['mp3 64k', 'lame', (i, o) => ['--quiet', '-b', '64', i, o]],
+      ['vorbis', 'oggenc', (i, o) => ['--quiet', '-o', o, i]],
       ['opus', 'opusenc', (i, o) => ['--quiet', i, o]],
     ];
     for (const [label, bin, argv] of encoders) {
@@ -127,6 +128,8 @@ try {
       }
     }
   }
+  globalThis.gc?.();
+  console.log(`RSS before analysing: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
   for (const [label, path] of targets) {
     const m = await measure(label, path);
     console.log(

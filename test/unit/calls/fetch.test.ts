@@ -7,8 +7,13 @@ import { FetchError } from '../../../runtime/calls/fetch/errors.js';
 import { fetchRecording, type FetchRecordingOptions } from '../../../runtime/calls/fetch/fetch-recording.js';
 import type { Resolver } from '../../../runtime/calls/fetch/guarded-agent.js';
 import { checkOutboundUrl, redirectTarget } from '../../../runtime/calls/fetch/outbound-url.js';
+import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
+import { expectReferenceTimings } from './helpers/reference.js';
+import { referenceCall, synthesize } from './helpers/synth.js';
+import { encodeWav } from './helpers/wav-writer.js';
 
 const AUDIO = Buffer.from('RIFF....WAVEfmt ' + 'x'.repeat(1000));
+const CALL = Buffer.from(encodeWav(synthesize(referenceCall(8000)), 8000, 'mulaw'));
 
 /**
  * Every TCP client socket Node creates is reported here, with its lookup outcome and whether it
@@ -43,6 +48,9 @@ beforeAll(async () => {
     switch (url.pathname) {
       case '/audio':
         res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': AUDIO.length }).end(AUDIO);
+        return;
+      case '/call.wav':
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': CALL.length }).end(CALL);
         return;
       case '/stream': {
         res.writeHead(200, { 'content-type': 'audio/wav' });
@@ -175,6 +183,13 @@ describe('fetchRecording against a local server', () => {
     const fetched = await fetchRecording(`${base}/audio`, open);
     expect(fetched).toMatchObject({ url: `${base}/audio`, contentType: 'audio/wav', contentLength: AUDIO.length });
     expect(await read(fetched.body)).toEqual(AUDIO);
+  });
+
+  it('feeds the streamed body straight into the analysis', async () => {
+    const fetched = await fetchRecording(`${base}/call.wav`, open);
+    const result = await analyzeRecording(fetched.body);
+    expect(result.audio.codec).toBe('pcm_mulaw');
+    expectReferenceTimings(result, 0);
   });
 
   it.each([
