@@ -213,7 +213,9 @@ describe('generator on the hostile schema', () => {
     expect([...files.keys()].filter((file) => file.includes('secrets'))).toEqual([
       expect.stringMatching(/^tables\/private_secrets-[0-9a-f]{8}\.ts$/),
     ]);
-    const dir = path.join(repoRoot, 'generated', `__tmp_${randomBytes(4).toString('hex')}`);
+    // Two levels below the repository like generated/<ref>/ (so the runtime imports resolve), but
+    // outside generated/ so the whole-repository typecheck never sees a half-written tree.
+    const dir = path.join(repoRoot, 'test-output', `generator-${randomBytes(4).toString('hex')}`);
     try {
       await writeGenerated(dir, files, { check: false });
       await fs.copyFile(path.join(repoRoot, 'test/fixtures/schemas/hostile-client.ts.txt'), path.join(dir, 'client-usage.ts'));
