@@ -36,7 +36,13 @@ export class TreeBuilder {
   /** `path+name` of an aliased embed → its alias, to explain PGRST108 when the name is used. */
   private readonly aliasedNames = new Map<string, string>();
 
-  constructor(readonly meta: ProjectMeta, readonly params: Params, readonly request: ScopedRequest) {
+  constructor(
+    readonly meta: ProjectMeta,
+    readonly params: Params,
+    readonly request: ScopedRequest,
+    /** db-max-rows: caps every to-many embed (the root is capped by the caller). */
+    readonly maxRows: number | null = null,
+  ) {
     for (const c of request.conditions) {
       const key = JSON.stringify(c.path);
       const list = this.conditions.get(key) ?? [];
@@ -123,7 +129,7 @@ export class TreeBuilder {
       from: [from, ...child.joins].join(' '),
       where: [...joinConds, ...child.where],
       order: child.order,
-      range: this.ranges.get(JSON.stringify(childPath)) ?? null,
+      range: toOne ? this.ranges.get(JSON.stringify(childPath)) ?? null : capRange(this.ranges.get(JSON.stringify(childPath)) ?? null, this.maxRows),
     });
 
     const lateral = this.alias('j');
@@ -187,6 +193,13 @@ export interface SelectParts {
   readonly where: readonly string[];
   readonly order: readonly string[];
   readonly range: Range | null;
+}
+
+/** The range with its limit lowered to `maxRows` (PostgREST's db-max-rows). */
+export function capRange(range: Range | null, maxRows: number | null): Range | null {
+  if (maxRows === null) return range;
+  const r = range ?? { offset: 0, limit: null };
+  return { offset: r.offset, limit: r.limit === null ? maxRows : Math.min(r.limit, maxRows) };
 }
 
 /** `LIMIT $a OFFSET $b` whenever there is a limit, so pages of one query share one statement text. */

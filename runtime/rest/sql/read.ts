@@ -3,7 +3,7 @@ import type { ApiRequest } from '../parse/ast.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
 import { qualifiedName, quoteIdent } from './identifiers.js';
 import { Params } from './params.js';
-import { selectSql, TreeBuilder, type Level } from './read-tree.js';
+import { capRange, selectSql, TreeBuilder, type Level } from './read-tree.js';
 import {
   DEFAULT_ESTIMATE_THRESHOLD, finish, findTable, type BuildOptions, type BuiltStatement, type ResultKind,
 } from './statement.js';
@@ -30,11 +30,11 @@ export function readStatement(
   const plannedCount = req.count === 'planned' || req.count === 'estimated'
     ? { text: `EXPLAIN (FORMAT JSON) ${withPrefix}${selectSql(params, { ...unpaged, range: null })}`, values: [...params.values] }
     : null;
-  const page = selectSql(params, { ...unpaged, range: req.range });
+  const page = selectSql(params, { ...unpaged, range: capRange(req.range, options.maxRows ?? null) });
 
   const countFrom = [source.from, ...root.rowJoins].join(' ');
   const countWhere = root.where.length > 0 ? ` WHERE ${root.where.join(' AND ')}` : '';
-  const threshold = options.estimatedCountThreshold ?? DEFAULT_ESTIMATE_THRESHOLD;
+  const threshold = options.estimatedCountThreshold ?? options.maxRows ?? DEFAULT_ESTIMATE_THRESHOLD;
   let total = 'NULL::bigint';
   if (req.count === 'exact') {
     total = `(SELECT pg_catalog.count(*) FROM ${countFrom}${countWhere})`;
@@ -54,7 +54,7 @@ export function readStatement(
 export function buildRead(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
   const table = findTable(meta, req.schema, req.target);
   const params = new Params();
-  const tree = new TreeBuilder(meta, params, req);
+  const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null);
   const alias = tree.alias('t');
   const root = tree.level(table, alias, [], req.select);
   tree.checkScopedPaths();

@@ -5,7 +5,7 @@ import { bodySql, envelopeSql, SOURCE } from './envelope.js';
 import { qualifiedName, quoteIdent } from './identifiers.js';
 import { Params } from './params.js';
 import { readStatement } from './read.js';
-import { rangeSql, TreeBuilder } from './read-tree.js';
+import { capRange, rangeSql, TreeBuilder } from './read-tree.js';
 import { closest } from './relations.js';
 import { finish, type BuildOptions, type BuiltStatement } from './statement.js';
 
@@ -152,7 +152,7 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
     }
     const table = (fn.returnRelation && meta.tables[`${fn.returnRelation.schema}.${fn.returnRelation.name}`]) || resultTable(fn);
     const source = from === null ? `${expr} AS "pgrst_f"` : `${from} CROSS JOIN LATERAL ${expr} AS "pgrst_f"`;
-    const tree = new TreeBuilder(meta, params, req);
+    const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null);
     const alias = tree.alias('t');
     const root = tree.level(table, alias, [], req.select);
     tree.checkScopedPaths();
@@ -175,7 +175,7 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
     const setFrom = from === null ? `${expr} AS "pgrst_f"("pgrst_scalar")` : `${from} CROSS JOIN LATERAL ${expr} AS "pgrst_f"("pgrst_scalar")`;
     ctes = [
       `${CALL} AS MATERIALIZED (SELECT "pgrst_f"."pgrst_scalar" FROM ${setFrom})`,
-      `${SOURCE} AS (SELECT "pgrst_scalar" FROM ${CALL}${rangeSql(params, req.range)})`,
+      `${SOURCE} AS (SELECT "pgrst_scalar" FROM ${CALL}${rangeSql(params, capRange(req.range, options.maxRows ?? null))})`,
     ];
     total = req.count === null ? 'NULL::bigint' : `(SELECT pg_catalog.count(*) FROM ${CALL})`;
   } else {

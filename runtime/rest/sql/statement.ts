@@ -31,8 +31,10 @@ export interface BuiltStatement extends SqlQuery {
 }
 
 export interface BuildOptions {
-  /** Rows up to which `count=estimated` is exact (PostgREST uses db-max-rows; Supabase 1000). */
+  /** Rows up to which `count=estimated` is exact; default `maxRows`, else 1000 (PostgREST uses db-max-rows). */
   readonly estimatedCountThreshold?: number;
+  /** PostgREST's db-max-rows: caps the rows of every read level (not write RETURNING). Unset: no cap. */
+  readonly maxRows?: number;
 }
 
 export const DEFAULT_ESTIMATE_THRESHOLD = 1000;

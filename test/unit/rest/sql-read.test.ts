@@ -265,6 +265,14 @@ describe('counts, media types and HEAD', () => {
     expect(planned.plannedCount?.text).toBe('EXPLAIN (FORMAT JSON) SELECT "t0"."id" AS "id" FROM "public"."films" AS "t0"');
   });
 
+  it('caps every read level at maxRows (db-max-rows) when configured', () => {
+    const st = buildRead(request('GET', 'directors', 'select=id,films(id)&limit=5000&films.limit=2'), META, { maxRows: 100 });
+    expect(st.text).toContain('WHERE "t1"."director_id" = "t0"."id" LIMIT $1 OFFSET $2');
+    expect(st.text).toContain('ON TRUE LIMIT $3 OFFSET $4)');
+    expect(st.values).toEqual([2, 0, 100, 0]);
+    expect(buildRead(request('GET', 'films', 'select=id&count=estimated'), META, { maxRows: 50 }).countThreshold).toBe(50);
+  });
+
   it('reads the planner estimate from EXPLAIN output', () => {
     expect(plannedRowsFromExplain([{ Plan: { 'Node Type': 'Seq Scan', 'Plan Rows': 1234 } }])).toBe(1234);
     expect(plannedRowsFromExplain('[{"Plan":{"Plan Rows":7}}]')).toBe(7);
