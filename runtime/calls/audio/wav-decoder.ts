@@ -46,11 +46,8 @@ export class WavStreamDecoder {
       switch (this.#state) {
         case 'riff': {
           if (avail < 12) break loop;
-          const riff = fourCC(buf, off);
-          if (riff === 'RIFX' || riff === 'RF64') {
-            throw new AudioError('unsupported_audio_format', `${riff} WAV files are not supported`);
-          }
-          if (riff !== 'RIFF' || fourCC(buf, off + 8) !== 'WAVE') throw new AudioError('corrupt_audio', 'not a RIFF/WAVE file');
+          // RIFX (big-endian) and RF64 never get here: the sniffer does not take them for WAV.
+          if (fourCC(buf, off) !== 'RIFF' || fourCC(buf, off + 8) !== 'WAVE') throw new AudioError('corrupt_audio', 'not a RIFF/WAVE file');
           off += 12;
           this.#state = 'chunk-header';
           break;

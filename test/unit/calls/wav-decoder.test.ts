@@ -95,6 +95,15 @@ describe('WAV decoding', () => {
     expect(split.channels).toEqual(whole.channels);
   });
 
+  it('reads a data chunk of unknown length (0xFFFFFFFF, as streaming writers emit) to the end', async () => {
+    const streamed = Buffer.from(encodeWav(source, 8000, 's16'));
+    streamed.writeUInt32LE(0xffffffff, 40);
+    const decoded = await collect(chunked(streamed, [1000]));
+    expect(decoded.channels[0]!.length).toBe(16000);
+    const ragged = Buffer.concat([streamed, Buffer.from([1])]);
+    expect(await failure(chunked(ragged))).toEqual({ code: 'corrupt_audio', message: 'WAV data ends inside a sample frame' });
+  });
+
   it('maps G.711 code words to the standard values', async () => {
     const mono = [Float32Array.from([0, 1000 / 32768, -1000 / 32768, 32767 / 32768])];
     const mu = await collect(chunked(encodeWav(mono, 8000, 'mulaw')));
@@ -113,6 +122,9 @@ describe('bad input', () => {
       message: 'the bytes are not a recognised audio format',
     });
     expect((await failure(chunked(withFormatTag(wav, 0x0002)))).code).toBe('unsupported_audio_format');
+    const rifx = Buffer.from(wav);
+    rifx.write('RIFX', 0, 'latin1');
+    expect(await failure(chunked(rifx))).toEqual({ code: 'unsupported_audio_format', message: 'the bytes are not a recognised audio format' });
     const aiff = Buffer.concat([Buffer.from('FORM\x00\x00\x00\x20AIFFCOMM', 'latin1'), Buffer.alloc(64)]);
     expect(await failure(chunked(aiff))).toEqual({ code: 'unsupported_audio_format', message: 'aiff audio is not supported' });
   });
