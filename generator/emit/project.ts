@@ -12,6 +12,19 @@ import { emitRelationsModule } from './relations-module.js';
 import { emitRpcModule } from './rpc-module.js';
 import { emitTableModule } from './table-module.js';
 
+/** A project ref as the platform allows it (it is written into comments and paths unescaped). */
+const projectRef = /^[a-z][a-z0-9_]{2,39}$/;
+
+export class EmitError extends Error {
+  readonly code: 'invalid_ref';
+
+  constructor(code: EmitError['code'], message: string) {
+    super(message);
+    this.name = 'EmitError';
+    this.code = code;
+  }
+}
+
 export interface EmitOptions {
   /** The project ref, named in headers and the OpenAPI document. */
   readonly ref: string;
@@ -45,6 +58,7 @@ export function planProject(model: SchemaModel, ref: string): EmitContext {
  * order. Pure: the same model and ref always give the same bytes.
  */
 export function emitProject(model: SchemaModel, options: EmitOptions): Map<string, string> {
+  if (!projectRef.test(options.ref)) throw new EmitError('invalid_ref', `"${options.ref}" is not a project ref`);
   const context = planProject(model, options.ref);
   const files: [string, string][] = [
     ['index.ts', emitIndexModule(context)],

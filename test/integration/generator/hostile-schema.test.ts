@@ -8,6 +8,8 @@ import { emitProject } from '../../../generator/emit/project.js';
 import { IntrospectionError } from '../../../generator/introspect/errors.js';
 import { introspectProject } from '../../../generator/introspect/introspect.js';
 import { canonicalJson } from '../../../generator/model/fingerprint.js';
+import { functionMeta, tableMeta } from '../../../generator/model/project-meta.js';
+import { buildRelationships } from '../../../generator/model/relationships.js';
 import type { RelationModel, SchemaModel } from '../../../generator/model/types.js';
 import { writeGenerated } from '../../../generator/write.js';
 import { createThrowawayDatabase, repoRoot, type ThrowawayDatabase } from './throwaway-database.js';
@@ -172,6 +174,50 @@ describe('generator on the hostile schema', () => {
     ]);
     expect(model.compositeTypes.map((c) => [c.name, c.attributes.map((a) => `${a.name}:${a.type.sql}`), c.comment])).toEqual([
       ['point2', ['x:double precision', 'y:double precision', 'label text:text'], 'A point */ with a comment terminator'],
+    ]);
+  });
+
+  it('derives the runtime metadata of functions: return kinds, relations and columns', () => {
+    const meta = (name: string) => model.functions.filter((f) => f.name === name).map((f) => functionMeta(model, f));
+    const shape = (name: string) =>
+      meta(name).map((m) => `${m.returnKind}${m.returnsSet ? '[]' : ''}:${m.returnType}:${m.returnRelation?.name ?? '-'}:${m.returnColumns.map((c) => `${c.name} ${c.pgType}`).join(',')}`);
+    expect(shape('add')).toEqual(['scalar:integer:-:', 'scalar:numeric:-:']);
+    expect(shape('numbers')).toEqual(['scalar[]:integer:-:']);
+    expect(shape('touch')).toEqual(['void:void:-:']);
+    expect(shape('echo')).toEqual(['scalar:jsonb:-:']);
+    expect(shape('delete')).toEqual(['scalar:public.mood:-:']);
+    expect(shape('stats')).toEqual(['composite:record:-:total bigint,Average numeric']);
+    expect(shape('search')).toEqual(['composite[]:record:-:id bigint,Match Score real']);
+    expect(shape('point_of')).toEqual(['composite:public.point2:-:x double precision,y double precision,label text text']);
+    expect(shape('first_order')[0]).toMatch(/^composite:public\.orders:orders:id bigint,user_id bigint,/);
+    expect(meta('orders_of')[0]).toMatchObject({
+      returnsSet: true,
+      volatility: 'stable',
+      args: [
+        { name: 'uid', pgType: 'bigint', hasDefault: false, variadic: false },
+        { name: 'lim', pgType: 'integer', hasDefault: true, variadic: false },
+      ],
+    });
+    expect(meta('sum_all')[0]?.args).toEqual([{ name: 'nums', pgType: 'integer[]', hasDefault: false, variadic: true }]);
+    expect(meta('delete')[0]).toMatchObject({ securityDefiner: true, volatility: 'volatile' });
+  });
+
+  it('derives the runtime metadata of tables and views', () => {
+    const relationships = buildRelationships(model);
+    const meta = (name: string) => tableMeta(model, relation(model, name), relationships.get(`public.${name}`) ?? []);
+    const user = meta('user');
+    expect(user.columns.find((c) => c.name === 'tags')).toMatchObject({ pgType: 'public.tags', baseType: 'text[]', elementType: 'text', enumValues: null });
+    expect(user.columns.find((c) => c.name === 'mood')).toMatchObject({ pgType: 'public.mood', enumValues: ['happy', 'sad', 'it\'s "complicated"'] });
+    expect(user.columns.find((c) => c.name === 'lower_email')).toMatchObject({ generated: true, default: null });
+    expect(user.uniqueKeys).toEqual([['email']]);
+    expect(meta('order_totals').grants.anon).toEqual({ select: true, insert: false, update: false, delete: false });
+    expect(meta('open_orders').grants.anon).toEqual({ select: true, insert: true, update: true, delete: true });
+    expect(meta('user_settings').relations).toEqual([
+      { kind: 'one-to-one', targetSchema: 'public', targetName: 'user', constraint: 'user_settings_user_id_fkey', join: { from: ['user_id'], to: ['id'] }, junction: null },
+    ]);
+    expect(meta('products').relations.map((r) => `${r.kind} ${r.targetName} ${r.junction?.name ?? r.constraint}`)).toEqual([
+      'one-to-many order_items order_items_product_id_fkey',
+      'many-to-many orders order_items',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emitProject } from '../../../generator/emit/project.js';
+import { EmitError, emitProject } from '../../../generator/emit/project.js';
 import { schemaFingerprint } from '../../../generator/model/fingerprint.js';
 import { column, fk, int4, model, table, text } from './model-fixtures.js';
 
@@ -77,5 +77,12 @@ describe('emitProject', () => {
         '        ];',
       ].join('\n'),
     );
+  });
+});
+
+describe('emitProject refs', () => {
+  it('refuses refs the platform would refuse, since they end up in comments and paths', () => {
+    expect(() => emitProject(sample, { ref: 'x\n// y' })).toThrow(expect.objectContaining({ code: 'invalid_ref' }));
+    expect(() => emitProject(sample, { ref: 'AB' })).toThrow(EmitError);
   });
 });
