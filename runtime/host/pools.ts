@@ -1,52 +1,51 @@
+import os from 'node:os';
 import pg from 'pg';
+import { RlsExecutor } from '../db/rls-transaction.js';
 
-export interface ProjectPoolPair {
-  readonly api: pg.Pool;
+export interface ProjectConnections {
+  readonly executor: RlsExecutor;
   readonly admin: pg.Pool;
 }
 
-export interface PoolUrls {
+export interface ConnectionUrls {
+  /** The authenticator role on the project database. */
   readonly api: string;
+  /** The superuser on the project database. */
   readonly admin: string;
 }
 
-/** Idle connections are closed after this; an unused project holds no connection. */
+/** Idle connections of the admin pool close after this; an unused project holds few connections. */
 const IDLE_CONNECTION_MS = 30_000;
 
 /**
- * One pair of pools per project database, created on first use: `api` connects as
- * authenticator (the data API's, small: about two connections per core), `admin` as
- * the superuser (the auth schema's).
+ * The database connections of each project, created on first use: the data API's
+ * executor (a few pipelined connections as authenticator, about one per core, plus a
+ * small pool for transactions that must see their results before committing) and the
+ * admin pool for the `auth` schema.
  */
 export class ProjectPools {
-  private readonly entries = new Map<string, ProjectPoolPair>();
+  private readonly entries = new Map<string, ProjectConnections>();
 
-  constructor(private readonly apiPoolSize: number) {}
+  constructor(private readonly muxSize: number = Math.max(2, os.availableParallelism())) {}
 
-  get(ref: string, urls: PoolUrls): ProjectPoolPair {
+  get(ref: string, urls: ConnectionUrls): ProjectConnections {
     let entry = this.entries.get(ref);
     if (!entry) {
-      const api = new pg.Pool({ connectionString: urls.api, max: this.apiPoolSize, idleTimeoutMillis: IDLE_CONNECTION_MS });
       const admin = new pg.Pool({ connectionString: urls.admin, max: 4, idleTimeoutMillis: IDLE_CONNECTION_MS });
       // A dropped database or restarted cluster surfaces on the next query; an idle
       // client's error must not crash the host.
-      api.on('error', () => undefined);
       admin.on('error', () => undefined);
-      entry = { api, admin };
+      entry = { executor: new RlsExecutor(urls.api, this.muxSize, 4), admin };
       this.entries.set(ref, entry);
     }
     return entry;
-  }
-
-  has(ref: string): boolean {
-    return this.entries.has(ref);
   }
 
   async close(ref: string): Promise<void> {
     const entry = this.entries.get(ref);
     if (!entry) return;
     this.entries.delete(ref);
-    await Promise.all([entry.api.end(), entry.admin.end()]);
+    await Promise.all([entry.executor.close(), entry.admin.end()]);
   }
 
   async closeAll(): Promise<void> {

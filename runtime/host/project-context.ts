@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { GantryConfig } from '../config.js';
+import type { RlsExecutor } from '../db/rls-transaction.js';
 
 /** Per-project settings kept in the platform registry (`project config --set`). */
 export interface ProjectSettings {
@@ -16,8 +17,8 @@ export interface ProjectContext {
   readonly ref: string;
   readonly jwtSecret: string;
   readonly settings: ProjectSettings;
-  /** Connects as `authenticator`; data API transactions switch role per request. */
-  readonly apiPool: pg.Pool;
+  /** Runs data API transactions as `authenticator`, switching role per request. */
+  readonly executor: RlsExecutor;
   /** Connects as the cluster superuser; only runtime/auth uses it, for the `auth` schema. */
   readonly adminPool: pg.Pool;
   readonly config: GantryConfig;

@@ -99,7 +99,7 @@ export class ProjectDirectory {
       ref: record.ref,
       jwtSecret: record.jwtSecret,
       settings: record.settings,
-      apiPool: pools.api,
+      executor: pools.executor,
       adminPool: pools.admin,
       config: this.platform.config,
     };

@@ -21,7 +21,6 @@ export interface StartOptions {
   readonly log: Logger;
   /** The runtime's public entry, handed to generated code. */
   readonly runtime: Readonly<Record<string, unknown>>;
-  readonly apiPoolSize?: number;
   readonly drainTimeoutMs?: number;
   /** Given: a schema changed behind the host's back (DDL) is regenerated and served. */
   readonly regenerate?: Regenerate;
@@ -45,7 +44,7 @@ function urlOf(host: string, port: number): string {
 export async function startHost(platform: Platform, options: StartOptions): Promise<RunningHost> {
   const { config } = platform;
   const { log } = options;
-  const pools = new ProjectPools(options.apiPoolSize ?? 4);
+  const pools = new ProjectPools();
   const directory = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null);
   await directory.start();
 

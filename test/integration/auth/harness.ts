@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pg from 'pg';
 import { createAuthRouter, type AuthRouterOptions } from '../../../runtime/auth/router.js';
+import { RlsExecutor } from '../../../runtime/db/rls-transaction.js';
 import type { ProjectContext, ProjectSettings } from '../../../runtime/host/project-context.js';
 import type { Platform, ProjectRecord } from '../../../runtime/platform/platform.js';
 import { Platform as PlatformClass } from '../../../runtime/platform/platform.js';
@@ -64,6 +65,7 @@ const quietLog = { info: () => undefined, error: () => undefined };
 export class AuthSuite {
   private readonly servers: http.Server[] = [];
   private readonly pools: pg.Pool[] = [];
+  private readonly executors: RlsExecutor[] = [];
 
   private constructor(
     readonly platform: Platform,
@@ -91,9 +93,10 @@ export class AuthSuite {
     options: ProjectOptions,
   ): Promise<AuthProject> {
     const admin = new pg.Pool({ connectionString: this.platform.cluster.urlFor(record.databaseName), max: 6 });
-    const api = new pg.Pool({ connectionString: this.platform.authenticatorUrl(record.databaseName), max: 2 });
+    const executor = new RlsExecutor(this.platform.authenticatorUrl(record.databaseName), 1, 1);
     const db = new pg.Pool({ connectionString: this.platform.cluster.urlFor(record.databaseName), max: 2 });
-    this.pools.push(admin, api, db);
+    this.pools.push(admin, db);
+    this.executors.push(executor);
 
     const app = express();
     app.set('query parser', 'simple');
@@ -110,7 +113,7 @@ export class AuthSuite {
       ref: record.ref,
       jwtSecret: record.jwtSecret,
       settings,
-      apiPool: api,
+      executor,
       adminPool: admin,
       config: { ...this.platform.config, publicUrl: base, smtpUrl: this.smtp.url, smtpFrom: 'auth@gantry.test' },
     };
@@ -152,7 +155,7 @@ export class AuthSuite {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
-    await Promise.all(this.pools.map((pool) => pool.end()));
+    await Promise.all([...this.pools.map((pool) => pool.end()), ...this.executors.map((executor) => executor.close())]);
     await this.smtp.close();
     await this.platform.close();
   }

@@ -1,0 +1,164 @@
+import pg from 'pg';
+
+/** Who the request runs as: set with `set_config(..., true)` at the start of its transaction. */
+export interface RequestIdentity {
+  /** A role the authenticator may switch to (checked before this point). */
+  readonly role: string;
+  /** The whole JWT claims object as JSON text (`request.jwt.claims`). */
+  readonly claims: string;
+  readonly method: string;
+  readonly path: string;
+  /** Request headers as a JSON object text (`request.headers`). */
+  readonly headers: string;
+}
+
+export interface TxStatement {
+  /** Prepared-statement name; its SQL text depends only on the request's shape. */
+  readonly name: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
+export interface TxOptions {
+  readonly readOnly: boolean;
+  /**
+   * Given: the transaction waits for the statements' results and commits only when this
+   * returns true (e.g. a singular response that matched two rows must change nothing).
+   */
+  readonly commitIf?: (results: readonly pg.QueryResult[]) => boolean;
+}
+
+const SET_CONFIG: TxStatement = {
+  name: 'gantry_set_config',
+  text:
+    "SELECT set_config('role', $1, true), set_config('request.jwt.claims', $2, true), " +
+    "set_config('request.method', $3, true), set_config('request.path', $4, true), " +
+    "set_config('request.headers', $5, true)",
+  values: [],
+};
+
+const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY';
+const BEGIN_READ_WRITE = 'BEGIN ISOLATION LEVEL READ COMMITTED';
+
+function query(client: pg.Client | pg.PoolClient, statement: TxStatement): Promise<pg.QueryResult> {
+  return client.query({ name: statement.name, text: statement.text, values: statement.values as unknown[] });
+}
+
+/**
+ * Runs each data request as one transaction: BEGIN, the role and claims, the
+ * request's statements, COMMIT, so row-level security applies and nothing is
+ * half-written.
+ *
+ * The common case is pipelined over a few shared connections ("mux"): the whole
+ * transaction is written at once, in one tick, so it stays contiguous on the wire and
+ * costs one network wait; PostgreSQL turns the COMMIT of a failed transaction into a
+ * ROLLBACK. A transaction that must look at its results before deciding to commit
+ * cannot share a connection (the next transaction would land inside it), so it takes
+ * a connection of its own from a pool.
+ */
+export class RlsExecutor {
+  private readonly mux: (pg.Client | null)[];
+  private readonly pending: number[];
+  private readonly connecting: (Promise<pg.Client> | null)[];
+  private readonly exclusive: pg.Pool;
+  private closed = false;
+
+  constructor(
+    private readonly connectionString: string,
+    muxSize: number,
+    exclusiveSize: number,
+  ) {
+    this.mux = Array.from({ length: muxSize }, () => null);
+    this.pending = Array.from({ length: muxSize }, () => 0);
+    this.connecting = Array.from({ length: muxSize }, () => null);
+    this.exclusive = new pg.Pool({ connectionString, max: exclusiveSize, idleTimeoutMillis: 30_000 });
+    this.exclusive.on('error', () => undefined);
+  }
+
+  async run(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+    if (this.closed) throw new Error('executor is closed');
+    return options.commitIf ? this.runExclusive(identity, statements, options) : this.runPipelined(identity, statements, options);
+  }
+
+  private async runPipelined(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+    let slot = 0;
+    for (let i = 1; i < this.pending.length; i++) if (this.pending[i]! < this.pending[slot]!) slot = i;
+    this.pending[slot]!++;
+    try {
+      const client = await this.muxClient(slot);
+      const queued = [
+        client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
+        query(client, { ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] }),
+        ...statements.map((statement) => query(client, statement)),
+        client.query('COMMIT'),
+      ];
+      const settled = await Promise.allSettled(queued);
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      return settled.slice(2, 2 + statements.length).map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
+    } finally {
+      this.pending[slot]!--;
+    }
+  }
+
+  private async runExclusive(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+    const client = await this.exclusive.connect();
+    let broken = false;
+    try {
+      await client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE);
+      try {
+        await query(client, { ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] });
+        const results: pg.QueryResult[] = [];
+        for (const statement of statements) results.push(await query(client, statement));
+        await client.query(options.commitIf!(results) ? 'COMMIT' : 'ROLLBACK');
+        return results;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw error;
+      }
+    } catch (error) {
+      // A failure without a SQLSTATE is the connection's: do not reuse it.
+      if (!(error as { code?: string }).code) broken = true;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private muxClient(slot: number): Promise<pg.Client> {
+    const ready = this.mux[slot];
+    if (ready) return Promise.resolve(ready);
+    const connecting = this.connecting[slot];
+    if (connecting) return connecting;
+    const attempt = (async () => {
+      const client = new pg.Client({ connectionString: this.connectionString, pipeline: true } as pg.ClientConfig);
+      const drop = () => {
+        if (this.mux[slot] === client) this.mux[slot] = null;
+      };
+      client.on('error', drop);
+      client.on('end', drop);
+      await client.connect();
+      if (this.closed) {
+        await client.end();
+        throw new Error('executor is closed');
+      }
+      this.mux[slot] = client;
+      return client;
+    })();
+    this.connecting[slot] = attempt;
+    void attempt.then(
+      () => (this.connecting[slot] = null),
+      () => (this.connecting[slot] = null),
+    );
+    return attempt;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const clients = this.mux.filter((c): c is pg.Client => c !== null);
+    this.mux.fill(null);
+    await Promise.all([...clients.map((c) => c.end().catch(() => undefined)), this.exclusive.end()]);
+  }
+}

@@ -1,0 +1,83 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RlsExecutor, type RequestIdentity } from '../../../runtime/db/rls-transaction.js';
+import { Platform } from '../../../runtime/platform/platform.js';
+import { createTestProject, testConfig } from '../../helpers/platform.js';
+
+const SQL = `
+  CREATE TABLE notes (id int PRIMARY KEY, owner uuid NOT NULL, body text NOT NULL);
+  ALTER TABLE notes ENABLE ROW LEVEL SECURITY;
+  CREATE POLICY own ON notes TO authenticated USING (owner = auth.uid()) WITH CHECK (owner = auth.uid());
+  INSERT INTO notes SELECT n, ('00000000-0000-0000-0000-' || lpad((n % 10)::text, 12, '0'))::uuid, 'note ' || n FROM generate_series(1, 100) n;
+`;
+
+let platform: Platform;
+let executor: RlsExecutor;
+let adminUrl: string;
+
+const user = (n: number): RequestIdentity => ({
+  role: 'authenticated',
+  claims: JSON.stringify({ sub: `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`, role: 'authenticated' }),
+  method: 'GET',
+  path: '/rest/v1/notes',
+  headers: '{}',
+});
+const mine = { name: 'test_mine', text: `SELECT coalesce(json_agg(id ORDER BY id), '[]')::text AS ids, current_setting('request.method') AS method FROM notes`, values: [] };
+
+beforeAll(async () => {
+  platform = await Platform.open(await testConfig());
+  const { record } = await createTestProject(platform, { sql: SQL });
+  executor = new RlsExecutor(platform.authenticatorUrl(record.databaseName), 2, 2);
+  adminUrl = platform.cluster.urlFor(record.databaseName);
+});
+afterAll(async () => {
+  await executor.close();
+  await platform.close();
+});
+
+describe('RlsExecutor', () => {
+  it('runs each transaction under its own role and claims, even when 300 share two pipelined connections', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => executor.run(user(i % 10), [mine], { readOnly: true })),
+    );
+    results.forEach(([result], i) => {
+      const owner = i % 10;
+      const expected = Array.from({ length: 100 }, (_, k) => k + 1).filter((n) => n % 10 === owner);
+      expect(JSON.parse(result!.rows[0].ids)).toEqual(expected);
+      expect(result!.rows[0].method).toBe('GET');
+    });
+  });
+
+  it('anon sees nothing through RLS; a failing transaction changes nothing and its neighbours are unaffected', async () => {
+    const anon = { ...user(1), role: 'anon', claims: '{"role":"anon"}' };
+    const [none] = await executor.run(anon, [mine], { readOnly: true });
+    expect(none!.rows[0].ids).toBe('[]');
+
+    const insert = { name: 'test_insert', text: 'INSERT INTO notes (id, owner, body) VALUES ($1, $2, $3)', values: [1000, '00000000-0000-0000-0000-000000000001', 'x'] };
+    const failing = { name: 'test_fail', text: 'SELECT 1/0', values: [] };
+    const outcomes = await Promise.allSettled([
+      executor.run(user(1), [insert, failing], { readOnly: false }),
+      executor.run(user(2), [mine], { readOnly: true }),
+    ]);
+    expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
+    expect(outcomes[1].status).toBe('fulfilled');
+    const client = new pg.Client(adminUrl);
+    await client.connect();
+    const { rowCount } = await client.query('SELECT 1 FROM notes WHERE id = 1000');
+    await client.end();
+    expect(rowCount).toBe(0);
+  });
+
+  it('a read-only transaction refuses writes, and commitIf decides', async () => {
+    const insert = (id: number) => ({ name: 'test_insert_returning', text: 'INSERT INTO notes (id, owner, body) VALUES ($1, $2, $3) RETURNING id', values: [id, '00000000-0000-0000-0000-000000000001', 'x'] });
+    await expect(executor.run(user(1), [insert(2000)], { readOnly: true })).rejects.toMatchObject({ code: '25006' });
+    const [rolledBack] = await executor.run(user(1), [insert(2001)], { readOnly: false, commitIf: () => false });
+    expect(rolledBack!.rows).toEqual([{ id: 2001 }]);
+    await executor.run(user(1), [insert(2002)], { readOnly: false, commitIf: () => true });
+    const client = new pg.Client(adminUrl);
+    await client.connect();
+    const { rows } = await client.query('SELECT id FROM notes WHERE id >= 2000 ORDER BY id');
+    await client.end();
+    expect(rows).toEqual([{ id: 2002 }]);
+  });
+});
