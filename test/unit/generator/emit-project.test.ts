@@ -1,3 +1,4 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { EmitError, emitProject } from '../../../generator/emit/project.js';
 import { schemaFingerprint } from '../../../generator/model/fingerprint.js';
@@ -84,5 +85,12 @@ describe('emitProject refs', () => {
   it('refuses refs the platform would refuse, since they end up in comments and paths', () => {
     expect(() => emitProject(sample, { ref: 'x\n// y' })).toThrow(expect.objectContaining({ code: 'invalid_ref' }));
     expect(() => emitProject(sample, { ref: 'AB' })).toThrow(EmitError);
+  });
+});
+
+describe('openapi.json skeleton', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const document = JSON.parse(emitProject(sample, { ref: 'demo' }).get('openapi.json') as string) as Record<string, unknown>;
+    await expect(SwaggerParser.validate(document as never)).resolves.toMatchObject({ openapi: '3.1.0' });
   });
 });
