@@ -82,11 +82,8 @@ export class TreeBuilder {
         outputs.push({ key, sql: item.cast === null ? sql : `CAST(${sql} AS ${item.cast})` });
       } else {
         const embed = this.embed(scope, path, item);
-        if (embeds.has(embed.key)) {
-          throw pgrstError('PGRST100', `"failed to parse select parameter" (embed '${embed.key}' appears twice)`,
-            `Use an alias to embed '${embed.key}' more than once.`);
-        }
-        embeds.set(embed.key, embed.scopeEmbed);
+        // A repeated embed key is allowed (duplicate JSON keys, as PostgREST); filters and orders target the first.
+        if (!embeds.has(embed.key)) embeds.set(embed.key, embed.scopeEmbed);
         outputs.push(...embed.outputs);
         joins.push(embed.join);
         joinByLateral.set(embed.scopeEmbed.lateral, { sql: embed.join, inner: embed.inner });
@@ -96,6 +93,7 @@ export class TreeBuilder {
     const conditions = path.length === 0 && !rootConditions ? [] : this.conditions.get(pathKey) ?? [];
     const where = conditions.map((c) => conditionSql(this.params, scope, c));
     const order = (this.orders.get(pathKey) ?? []).map((t) => orderSql(this.params, scope, t));
+    // A lateral changes which rows this level has when it is !inner or a filter reads it.
     const rowJoins = [...joinByLateral.entries()]
       .filter(([lateral, j]) => j.inner || where.some((w) => w.includes(quoteIdent(lateral))))
       .map(([, j]) => j.sql);
