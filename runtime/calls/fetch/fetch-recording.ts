@@ -11,7 +11,7 @@ export interface FetchRecordingOptions extends GuardOptions {
   readonly timeoutMs?: number;
   /** Default 5. */
   readonly maxRedirects?: number;
-  /** Cancels the download (e.g. on shutdown); surfaces as `download_failed`. */
+  /** Cancels the download (e.g. on shutdown); surfaces as `download_failed` "the download was cancelled". */
   readonly signal?: AbortSignal;
 }
 
@@ -35,11 +35,17 @@ function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
 }
 
+interface Signals {
+  readonly deadline: AbortSignal;
+  readonly cancel: AbortSignal | undefined;
+}
+
 /** Maps whatever undici, net or an abort threw to a FetchError; never includes response bytes. */
-function asFetchError(error: unknown, deadline: AbortSignal): FetchError {
+function asFetchError(error: unknown, { deadline, cancel }: Signals): FetchError {
   for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
     if (e instanceof FetchError) return e;
   }
+  if (cancel?.aborted) return new FetchError('download_failed', 'the download was cancelled');
   const code = errorCode(error);
   if (deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new FetchError('download_timeout', 'the download timed out');
@@ -60,7 +66,7 @@ function discard(body: Readable): void {
   body.destroy();
 }
 
-async function* capped(body: Readable, maxBytes: number, deadline: AbortSignal, done: () => Promise<void>): AsyncGenerator<Uint8Array> {
+async function* capped(body: Readable, maxBytes: number, signals: Signals, done: () => Promise<void>): AsyncGenerator<Uint8Array> {
   let received = 0;
   try {
     for await (const chunk of body as AsyncIterable<Uint8Array>) {
@@ -69,7 +75,7 @@ async function* capped(body: Readable, maxBytes: number, deadline: AbortSignal, 
       yield chunk;
     }
   } catch (error) {
-    throw asFetchError(error, deadline);
+    throw asFetchError(error, signals);
   } finally {
     discard(body);
     await done();
@@ -87,6 +93,7 @@ export async function fetchRecording(rawUrl: string, options: FetchRecordingOpti
   const maxRedirects = options.maxRedirects ?? 5;
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 300_000);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const signals: Signals = { deadline: timeout, cancel: options.signal };
   const agent: Agent = createGuardedAgent(options);
   const release = async (): Promise<void> => {
     await agent.destroy().catch(() => undefined);
@@ -116,11 +123,11 @@ export async function fetchRecording(rawUrl: string, options: FetchRecordingOpti
         url: url.href,
         contentType: typeof contentType === 'string' ? contentType : null,
         contentLength,
-        body: Readable.from(capped(response.body, maxBytes, timeout, release), { objectMode: false }),
+        body: Readable.from(capped(response.body, maxBytes, signals, release), { objectMode: false }),
       };
     }
   } catch (error) {
     await release();
-    throw asFetchError(error, timeout);
+    throw asFetchError(error, signals);
   }
 }

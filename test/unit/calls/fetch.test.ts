@@ -297,6 +297,13 @@ describe('fetchRecording against a local server', () => {
     expect(await refusal(read(fetched.body))).toEqual({ code: 'download_timeout', message: 'the download timed out' });
   });
 
+  it('reports a cancelled download as download_failed, not as a time-out', async () => {
+    const cancel = new AbortController();
+    const fetched = await fetchRecording(`${base}/slow`, { ...open, signal: cancel.signal });
+    setTimeout(() => cancel.abort(), 50);
+    expect(await refusal(read(fetched.body))).toEqual({ code: 'download_failed', message: 'the download was cancelled' });
+  });
+
   it('reports a non-200 status without echoing the body', async () => {
     expect(await refusal(fetchRecording(`${base}/missing`, open))).toEqual({
       code: 'download_failed',
