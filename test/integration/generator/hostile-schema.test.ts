@@ -51,6 +51,7 @@ describe('generator on the hostile schema', () => {
       'table:User',
       'table:addresses',
       'table:con',
+      'table:empty',
       'view:open_orders',
       'view:open_orders_again',
       'table:order_items',
@@ -171,6 +172,7 @@ describe('generator on the hostile schema', () => {
     expect(model.enums).toEqual([
       { schema: 'public', name: 'Order Status', values: ['new', 'shipped'], comment: null },
       { schema: 'public', name: 'mood', values: ['happy', 'sad', 'it\'s "complicated"'], comment: null },
+      { schema: 'public', name: 'nothing', values: [], comment: null },
     ]);
     expect(model.compositeTypes.map((c) => [c.name, c.attributes.map((a) => `${a.name}:${a.type.sql}`), c.comment])).toEqual([
       ['point2', ['x:double precision', 'y:double precision', 'label text:text'], 'A point */ with a comment terminator'],
