@@ -1,4 +1,4 @@
-import { inputArgs, outputArgs, resolveDomain } from '../model/project-meta.js';
+import { inputArgs, outputArgs, resolveDomain, resultColumns } from '../model/project-meta.js';
 import { sortByKey } from '../model/sort.js';
 import type { FunctionModel } from '../model/types.js';
 import { stringLiteral } from './names.js';
@@ -12,7 +12,11 @@ import { tsType, type TypeContext } from './ts-types.js';
  */
 export function functionSignature(fn: FunctionModel, context: TypeContext, indent: string): string {
   const inner = `${indent}  `;
-  const args = sortByKey(inputArgs(fn), (arg) => [arg.name]);
+  // Arguments are passed by name: of several unnamed ones only the first is addressable (as "").
+  const args = sortByKey(
+    inputArgs(fn).filter((arg, index, all) => all.findIndex((other) => other.name === arg.name) === index),
+    (arg) => [arg.name],
+  );
   const argFields: Field[] = args.map((arg) => ({ name: arg.name, type: tsType(arg.type, context), optional: arg.hasDefault }));
   const lines = [
     `${inner}Args: ${argFields.length === 0 ? 'never' : objectType(argFields, inner)};\n`,
@@ -39,12 +43,12 @@ export function functionSignatures(overloads: readonly FunctionModel[], context:
 }
 
 function returnType(fn: FunctionModel, context: TypeContext, indent: string): string {
-  const outputs = outputArgs(fn);
+  const outputs = resultColumns(fn);
   const many = (type: string): string => (fn.returnsSet ? `${type.includes(' | ') ? `(${type})` : type}[]` : type);
   if (outputs.length > 0) {
-    const fields = sortByKey(outputs, (arg) => [arg.name]).map((arg) => ({
-      name: arg.name,
-      type: tsType(arg.type, context),
+    const fields = sortByKey(outputs, (column) => [column.name]).map((column) => ({
+      name: column.name,
+      type: tsType(column.type, context),
       optional: false,
     }));
     return many(objectType(fields, indent));

@@ -73,17 +73,22 @@ export function outputArgs(fn: FunctionModel): FunctionModel['args'] {
   return fn.args.filter((arg) => arg.mode === 'out' || arg.mode === 'inout' || arg.mode === 'table');
 }
 
+/** The result columns of OUT/TABLE parameters; PostgreSQL names unnamed ones `column<N>`. */
+export function resultColumns(fn: FunctionModel): { readonly name: string; readonly type: TypeRef }[] {
+  return outputArgs(fn).map((arg, index) => ({ name: arg.name === '' ? `column${index + 1}` : arg.name, type: arg.type }));
+}
+
 export function inputArgs(fn: FunctionModel): FunctionModel['args'] {
   return fn.args.filter((arg) => arg.mode === 'in' || arg.mode === 'inout' || arg.mode === 'variadic');
 }
 
 function returnShape(model: SchemaModel, fn: FunctionModel): Pick<FunctionMeta, 'returnKind' | 'returnRelation' | 'returnColumns'> {
-  const outputs = outputArgs(fn);
+  const outputs = resultColumns(fn);
   if (outputs.length > 0) {
     return {
       returnKind: 'composite',
       returnRelation: null,
-      returnColumns: outputs.map((arg) => ({ name: arg.name, pgType: arg.type.sql })),
+      returnColumns: outputs.map((column) => ({ name: column.name, pgType: column.type.sql })),
     };
   }
   const type = resolveDomain(fn.returnType);
