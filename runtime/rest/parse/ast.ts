@@ -135,6 +135,8 @@ export interface ArgsPayload {
   readonly keys: readonly string[] | null;
   /** True for a POST JSON body (it may go whole to a single unnamed json/jsonb parameter). */
   readonly fromBody: boolean;
+  /** A `text/plain` or `text/xml` POST body: `json` holds the raw text for a single unnamed text/xml parameter. */
+  readonly raw: 'text' | 'xml' | null;
 }
 
 export type Payload = RowsPayload | ArgsPayload;

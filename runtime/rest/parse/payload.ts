@@ -1,7 +1,7 @@
 import { invalidBody } from '../errors.js';
 import type { ArgsPayload, RowsPayload } from './ast.js';
 
-export type BodyFormat = 'json' | 'form' | 'csv';
+export type BodyFormat = 'json' | 'form' | 'csv' | 'text' | 'xml';
 
 /** The body format from `Content-Type`; absent means JSON. Unsupported → PGRST102. */
 export function bodyFormat(contentType: string | undefined): BodyFormat {
@@ -9,6 +9,8 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   if (type === '' || type === 'application/json' || type === 'application/vnd.pgrst.object+json' || type === 'application/vnd.pgrst.object') return 'json';
   if (type === 'application/x-www-form-urlencoded') return 'form';
   if (type === 'text/csv') return 'csv';
+  if (type === 'text/plain') return 'text';
+  if (type === 'text/xml') return 'xml';
   throw invalidBody(`Content-Type not acceptable: ${type}`);
 }
 
@@ -80,6 +82,7 @@ function formToObject(text: string): Record<string, string> {
  * object is one row; a JSON scalar inserts nothing (as PostgREST).
  */
 export function parseRowsPayload(body: string | null, format: BodyFormat, columns: readonly string[] | null): RowsPayload {
+  if (format === 'text' || format === 'xml') throw invalidBody(`Content-Type not acceptable: text/${format === 'text' ? 'plain' : 'xml'}`);
   if (format === 'csv') {
     const rows = csvToRows(body ?? '');
     const keys = columns ?? Object.keys(rows[0] ?? {});
@@ -108,13 +111,14 @@ export function parseRowsPayload(body: string | null, format: BodyFormat, column
 export function parseArgsPayload(body: string | null, format: BodyFormat): ArgsPayload {
   if (format === 'form') {
     const args = formToObject(body ?? '');
-    return { kind: 'args', json: JSON.stringify(args), keys: Object.keys(args), fromBody: false };
+    return { kind: 'args', json: JSON.stringify(args), keys: Object.keys(args), fromBody: false, raw: null };
   }
   if (format === 'csv') throw invalidBody('Content-Type not acceptable: text/csv');
+  if (format === 'text' || format === 'xml') return { kind: 'args', json: body ?? '', keys: null, fromBody: true, raw: format };
   const text = body ?? '';
-  if (text.trim() === '') return { kind: 'args', json: '{}', keys: [], fromBody: true };
+  if (text.trim() === '') return { kind: 'args', json: '{}', keys: [], fromBody: true, raw: null };
   const value = parseJson(text);
-  return { kind: 'args', json: text, keys: isObject(value) ? Object.keys(value) : null, fromBody: true };
+  return { kind: 'args', json: text, keys: isObject(value) ? Object.keys(value) : null, fromBody: true, raw: null };
 }
 
 /** RPC GET/HEAD: query arguments as a JSON object of strings; a repeated key (variadic) becomes an array. */
@@ -125,5 +129,5 @@ export function argsFromQuery(args: ReadonlyArray<readonly [string, string]>): A
     if (prev === undefined) obj[k] = v;
     else obj[k] = Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
-  return { kind: 'args', json: JSON.stringify(obj), keys: Object.keys(obj), fromBody: false };
+  return { kind: 'args', json: JSON.stringify(obj), keys: Object.keys(obj), fromBody: false, raw: null };
 }

@@ -21,9 +21,11 @@ function isJsonType(type: string): boolean {
   return type === 'json' || type === 'jsonb';
 }
 
-function takesWholeBody(fn: FunctionMeta): boolean {
+/** A single unnamed parameter of a type that takes the whole body (json/jsonb, or text/xml for raw bodies). */
+function takesWholeBody(fn: FunctionMeta, raw: ArgsPayload['raw']): boolean {
   const [only] = fn.args;
-  return fn.args.length === 1 && only !== undefined && only.name === '' && isJsonType(only.pgType);
+  if (fn.args.length !== 1 || only === undefined || only.name !== '') return false;
+  return raw === null ? isJsonType(only.pgType) : only.pgType === raw;
 }
 
 /** Named-argument match: required parameters ⊆ sent keys ⊆ parameter names. */
@@ -37,9 +39,14 @@ function signature(fn: FunctionMeta): string {
   return `${fn.schema}.${fn.name}(${fn.args.map((a) => `${a.name} => ${a.pgType}`).join(', ')})`;
 }
 
-function notFound(meta: ProjectMeta, schema: string, name: string, keys: readonly string[], fromBody: boolean, overloads: readonly FunctionMeta[]) {
-  const sorted = [...keys].sort();
+function notFound(meta: ProjectMeta, schema: string, name: string, payload: ArgsPayload, overloads: readonly FunctionMeta[]) {
   const func = `${schema}.${name}`;
+  if (payload.raw !== null) {
+    return pgrstError('PGRST202', `Could not find the function ${func} in the schema cache`,
+      `Searched for the function ${func} with a single unnamed ${payload.raw} parameter, but no matches were found in the schema cache.`);
+  }
+  const sorted = [...(payload.keys ?? [])].sort();
+  const fromBody = payload.fromBody;
   const inMessage = sorted.length === 0 ? ' without parameters' : `(${sorted.join(', ')})`;
   const inDetails = sorted.length === 0 ? ' without parameters' : ` with parameter${sorted.length > 1 ? 's' : ''} ${sorted.join(', ')}`;
   let hint: string | null = null;
@@ -68,15 +75,15 @@ export function resolveFunction(req: ApiRequest, meta: ProjectMeta): ResolvedCal
   const named = payload.keys === null ? [] : overloads.filter((fn) => matchesNamed(fn, payload.keys ?? []));
   const candidates: ResolvedCall[] = named.length > 0
     ? named.map((fn) => ({ fn, wholeBody: false }))
-    : payload.fromBody ? overloads.filter(takesWholeBody).map((fn) => ({ fn, wholeBody: true })) : [];
+    : payload.fromBody ? overloads.filter((fn) => takesWholeBody(fn, payload.raw)).map((fn) => ({ fn, wholeBody: true })) : [];
   if (candidates.length === 1) return candidates[0] as ResolvedCall;
-  if (candidates.length === 0) throw notFound(meta, req.schema, req.target, payload.keys ?? [], payload.fromBody, overloads);
+  if (candidates.length === 0) throw notFound(meta, req.schema, req.target, payload, overloads);
   throw pgrstError('PGRST203', `Could not choose the best candidate function between: ${candidates.map((c) => signature(c.fn)).join(', ')}`,
     null, 'Try renaming the parameters or the function itself in the database so function overloading can be resolved');
 }
 
 function argsOf(req: ApiRequest): ArgsPayload {
-  if (req.payload?.kind !== 'args') return { kind: 'args', json: '{}', keys: [], fromBody: false };
+  if (req.payload?.kind !== 'args') return { kind: 'args', json: '{}', keys: [], fromBody: false, raw: null };
   return req.payload;
 }
 

@@ -164,8 +164,17 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta): BuiltStatement 
     // An empty body updates nothing (PostgREST): no rows, no error.
     mutation = `SELECT ${quoteIdent(ctx.alias)}.* FROM ${qualified} AS ${quoteIdent(ctx.alias)} WHERE false`;
   } else {
-    const set = columns.map((c) => `${quoteIdent(c.name)} = "pgrst_r".${quoteIdent(c.name)}`).join(', ');
-    const from = `json_populate_record(NULL::${qualified}, (${params.typed(payload.json, 'json')})->0) AS "pgrst_r"`;
+    const row = `(${params.typed(payload.json, 'json')})->0`;
+    // With `columns=` and missing=default, a listed key absent from the body sets the column's default.
+    const missingDefault = req.preferences.missing === 'default' && req.columns !== null;
+    const set = columns
+      .filter((c) => !(missingDefault && (c.generated || c.identity === 'always')))
+      .map((c) => {
+        const value = `"pgrst_r".${quoteIdent(c.name)}`;
+        const expr = missingDefault ? `CASE WHEN ${row} -> ${params.typed(c.name, 'text')} IS NULL THEN ${defaultSql(ctx, c)} ELSE ${value} END` : value;
+        return `${quoteIdent(c.name)} = ${expr}`;
+      }).join(', ');
+    const from = `json_populate_record(NULL::${qualified}, ${row}) AS "pgrst_r"`;
     mutation = `UPDATE ${qualified} AS ${quoteIdent(ctx.alias)} SET ${set} FROM ${from}${mutationWhere(ctx)}${returning(ctx)}`;
   }
   return writeStatement(ctx, mutation);

@@ -195,6 +195,9 @@ describe('writes', () => {
   it('updates and deletes the filtered rows', async () => {
     expect((await run('PATCH', 'films', 'id=eq.1&select=id,title', { body: '{"title":"patched"}' })).json).toEqual([{ id: 1, title: 'patched' }]);
     expect((await run('PATCH', 'films', '', { body: '{}' })).json).toEqual([]);
+    await client.query("insert into items (name, qty) values ('kept', 7)");
+    expect((await run('PATCH', 'items', 'columns=name,qty&name=eq.kept&select=name,qty', { body: '{"qty":3}', headers: { prefer: 'missing=default' } })).json)
+      .toEqual([{ name: 'unnamed', qty: 3 }]);
     expect(await run('DELETE', 'roles', '', { headers: { prefer: 'return=minimal' } })).toMatchObject({ total_count: '3', body: null });
     expect((await run('DELETE', 'roles', 'film_id=eq.1&select=character&order=character')).json).toEqual([{ character: 'Bob' }, { character: 'Charlotte' }]);
   });
@@ -216,6 +219,7 @@ describe('rpc', () => {
     expect(await run('POST', 'nothing', '', { rpc: true })).toMatchObject({ body: null, page_count: '1' });
     expect((await run('POST', 'echo', '', { rpc: true, body: '[1,{"x":true}]' })).json).toEqual([1, { x: true }]);
     expect((await run('POST', 'defaults', '', { rpc: true, body: '{"a":1}' })).json).toBe(11);
+    expect((await run('POST', 'greet', '', { rpc: true, body: 'you', headers: { 'content-type': 'text/plain' } })).json).toBe('hello you');
   });
 
   it('passes variadic arguments from GET repeats and JSON arrays', async () => {

@@ -108,6 +108,7 @@ const functions: FunctionMeta[] = [
   }),
   fn('echo', [arg('', 'json')], 'json'),
   fn('nothing', [], 'void', { returnKind: 'void' }),
+  fn('greet', [arg('', 'text')], 'text', { volatility: 'immutable' }),
   fn('point', [arg('x', 'integer'), arg('y', 'integer')], 'record', {
     returnKind: 'composite', returnColumns: [{ name: 'px', pgType: 'integer' }, { name: 'py', pgType: 'integer' }], volatility: 'immutable',
   }),

@@ -30,3 +30,4 @@ create function var_sum(variadic nums int[]) returns int language sql immutable 
 create function over(a int) returns text language sql as 'select ''int''';
 create function over(a text) returns text language sql as 'select ''text''';
 create function defaults(a int, b int default 10) returns int language sql immutable as 'select a + b';
+create function greet(text) returns text language sql immutable as 'select ''hello '' || $1';

@@ -167,11 +167,15 @@ describe('bodies', () => {
   });
 
   it('reads RPC arguments from the body or from the query (repeats become arrays)', () => {
-    expect(request('POST', 'f', '', { rpc: true, body: '{"a":1}' }).payload).toEqual({ kind: 'args', json: '{"a":1}', keys: ['a'], fromBody: true });
-    expect(request('POST', 'f', '', { rpc: true, body: '' }).payload).toEqual({ kind: 'args', json: '{}', keys: [], fromBody: true });
-    expect(request('POST', 'f', '', { rpc: true, body: '[1]' }).payload).toEqual({ kind: 'args', json: '[1]', keys: null, fromBody: true });
+    expect(request('POST', 'f', '', { rpc: true, body: '{"a":1}' }).payload).toEqual({ kind: 'args', json: '{"a":1}', keys: ['a'], fromBody: true, raw: null });
+    expect(request('POST', 'f', '', { rpc: true, body: '' }).payload).toEqual({ kind: 'args', json: '{}', keys: [], fromBody: true, raw: null });
+    expect(request('POST', 'f', '', { rpc: true, body: '[1]' }).payload).toEqual({ kind: 'args', json: '[1]', keys: null, fromBody: true, raw: null });
     const get = request('GET', 'f', 'a=1&v=x&v=y&id=eq.3&b=', { rpc: true });
-    expect(get.payload).toEqual({ kind: 'args', json: '{"a":"1","v":["x","y"],"b":""}', keys: ['a', 'v', 'b'], fromBody: false });
+    expect(get.payload).toEqual({ kind: 'args', json: '{"a":"1","v":["x","y"],"b":""}', keys: ['a', 'v', 'b'], fromBody: false, raw: null });
     expect(get.conditions).toHaveLength(1);
+    expect(request('POST', 'f', '', { rpc: true, body: 'plain {text', headers: { 'content-type': 'text/plain' } }).payload)
+      .toEqual({ kind: 'args', json: 'plain {text', keys: null, fromBody: true, raw: 'text' });
+    expect(errorOf(() => request('POST', 'films', '', { body: 'x', headers: { 'content-type': 'text/plain' } })).body.message)
+      .toBe('Content-Type not acceptable: text/plain');
   });
 });

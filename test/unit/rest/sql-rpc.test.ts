@@ -68,6 +68,16 @@ describe('RPC', () => {
     expect(resolveFunction(request('POST', 'echo', '', { rpc: true, body: '{"any":"keys"}' }), META).wholeBody).toBe(true);
   });
 
+  it('gives a text/plain body to a single unnamed text parameter', () => {
+    const st = post('greet', 'raw, "text"', '', { 'content-type': 'text/plain' });
+    expect(st.text).toContain('SELECT "public"."greet"($1::text) AS "pgrst_scalar")');
+    expect(st.values).toEqual(['raw, "text"']);
+    expect(errorOf(() => post('add_them', 'x', '', { 'content-type': 'text/xml' }))).toEqual({ status: 404, body: {
+      code: 'PGRST202', message: 'Could not find the function public.add_them in the schema cache',
+      details: 'Searched for the function public.add_them with a single unnamed xml parameter, but no matches were found in the schema cache.', hint: null,
+    } });
+  });
+
   it('passes variadic arguments as an array from GET repeats or a JSON array', () => {
     const st = get('var_sum', 'nums=1&nums=2');
     expect(st.text).toContain('"public"."var_sum"(VARIADIC "nums" := ARRAY(SELECT json_array_elements_text(CASE WHEN json_typeof("pgrst_args"."nums") = \'array\' '

@@ -87,6 +87,13 @@ describe('update and delete', () => {
     expect(st.values).toEqual(['[{"title":"x","year":2000}]', '1']);
   });
 
+  it('sets defaults for listed keys missing from the body under missing=default', () => {
+    const st = build('PATCH', 'items', 'columns=name,qty&id=eq.1', '{"qty":3}', { prefer: 'missing=default' });
+    expect(st.text).toContain('SET "name" = CASE WHEN ($1::json)->0 -> $2::text IS NULL THEN (\'unnamed\'::text) ELSE "pgrst_r"."name" END, '
+      + '"qty" = CASE WHEN ($1::json)->0 -> $3::text IS NULL THEN (1) ELSE "pgrst_r"."qty" END FROM json_populate_record(NULL::"public"."items", ($1::json)->0) AS "pgrst_r" WHERE "t0"."id" = $4');
+    expect(st.values).toEqual(['[{"qty":3}]', 'name', 'qty', '1']);
+  });
+
   it('treats PUT as PATCH (service document)', () => {
     expect(build('PUT', 'films', 'id=eq.1', '{"title":"x"}').text).toBe(build('PATCH', 'films', 'id=eq.1', '{"title":"x"}').text);
   });

@@ -1,0 +1,47 @@
+import { JwtError, verifyProjectToken, type ProjectClaims } from '../auth/jwt.js';
+import { ApiError } from './errors.js';
+import type { RequestHeaders } from './parse/headers.js';
+import { firstHeader } from './parse/headers.js';
+
+/** The roles the authenticator may switch to; any other role claim is refused. */
+export const API_ROLES: ReadonlySet<string> = new Set(['anon', 'authenticated', 'service_role']);
+
+const BEARER = /^bearer\s+(\S+)\s*$/i;
+
+function unauthorized(code: string, message: string, description: string): ApiError {
+  return new ApiError(401, code, message, null, null, {
+    'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"`,
+  });
+}
+
+/**
+ * The request's verified claims. `apikey` and `Authorization: Bearer` may each carry
+ * a token of the project; the bearer token decides the role, and a given apikey must
+ * be valid too. Neither: 401.
+ */
+export function authenticate(headers: RequestHeaders, secret: string, apikeyParam: string | null): ProjectClaims {
+  const authorization = firstHeader(headers, 'authorization');
+  const bearer = authorization === undefined ? null : BEARER.exec(authorization)?.[1] ?? null;
+  if (authorization !== undefined && bearer === null) {
+    throw unauthorized('PGRST301', 'Authorization header is not of the form "Bearer <token>"', 'malformed authorization header');
+  }
+  const apikey = firstHeader(headers, 'apikey') ?? apikeyParam;
+  if (bearer === null && !apikey) {
+    throw new ApiError(401, 'PGRST302', 'No API key found in request', null, 'Send the project key in the apikey header or as Authorization: Bearer <token>.');
+  }
+  let claims: ProjectClaims | null = null;
+  for (const token of [apikey, bearer]) {
+    if (!token) continue;
+    try {
+      claims = verifyProjectToken(token, secret);
+    } catch (error) {
+      if (!(error instanceof JwtError)) throw error;
+      if (error.code === 'jwt_expired') throw unauthorized('PGRST303', 'JWT expired', 'JWT expired');
+      throw unauthorized('PGRST301', `Invalid JWT: ${error.message}`, error.message);
+    }
+  }
+  if (!API_ROLES.has(claims!.role)) {
+    throw new ApiError(403, '42501', `permission denied to set role "${claims!.role}"`, null, `The token's role must be one of ${[...API_ROLES].join(', ')}.`);
+  }
+  return claims!;
+}

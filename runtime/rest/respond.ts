@@ -1,0 +1,130 @@
+import type { ServerResponse } from 'node:http';
+import { ApiError, rangeError, singularityError } from './errors.js';
+import type { ApiRequest } from './parse/ast.js';
+import type { BuiltStatement } from './sql/statement.js';
+import type { ResultRow } from './sql/envelope.js';
+
+/** A response ready to write: PostgreSQL produced the body text; it is passed through unparsed. */
+export interface RestResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | null;
+}
+
+function toCount(value: string | number | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+function contentType(req: ApiRequest, built: BuiltStatement): string {
+  if (req.media.kind === 'csv') return 'text/csv; charset=utf-8';
+  if (req.media.kind === 'object' && built.result === 'rows') return 'application/vnd.pgrst.object+json; charset=utf-8';
+  return 'application/json; charset=utf-8';
+}
+
+/** `START-END/TOTAL`, `*` for an unknown total, `*\/TOTAL` for an empty page (PostgREST's rules). */
+export function contentRange(offset: number, pageCount: number, total: number | null): string {
+  const totalText = total === null ? '*' : String(total);
+  return pageCount === 0 ? `*/${totalText}` : `${offset}-${offset + pageCount - 1}/${totalText}`;
+}
+
+function preferenceApplied(req: ApiRequest): string | null {
+  const applied: string[] = [];
+  const p = req.preferences;
+  if (p.return) applied.push(`return=${p.return}`);
+  if (req.count) applied.push(`count=${req.count}`);
+  if (p.resolution) applied.push(`resolution=${p.resolution}`);
+  if (p.missing) applied.push(`missing=${p.missing}`);
+  if (p.tx) applied.push(`tx=${p.tx}`);
+  return applied.length ? applied.join(', ') : null;
+}
+
+/**
+ * Whether the transaction may commit, judged from the statement's result before
+ * COMMIT: a singular response that is not exactly one row, `tx=rollback`, or more
+ * affected rows than `max-affected` allows must change nothing.
+ */
+export function mayCommit(req: ApiRequest, built: BuiltStatement, row: ResultRow | undefined): boolean {
+  if (req.preferences.tx === 'rollback') return false;
+  const pageCount = Number(row?.page_count ?? 0);
+  if (req.media.kind === 'object' && built.result === 'rows' && pageCount !== 1) return false;
+  if (req.preferences.maxAffected !== null && req.preferences.handling === 'strict' && pageCount > req.preferences.maxAffected) return false;
+  return true;
+}
+
+/** Whether this request's commit depends on its result (see mayCommit). */
+export function needsCommitDecision(req: ApiRequest, built: BuiltStatement): boolean {
+  if (built.readOnly) return false;
+  return req.preferences.tx === 'rollback' || req.media.kind === 'object' || (req.preferences.maxAffected !== null && req.preferences.handling === 'strict');
+}
+
+/** Status, headers and body of a successful statement, per PostgREST and the service document. */
+export function respond(req: ApiRequest, built: BuiltStatement, row: ResultRow, planned: number | null, location: (pk: string) => string | null): RestResponse {
+  const pageCount = Number(row.page_count);
+  const headers: Record<string, string> = { 'Content-Type': contentType(req, built) };
+  const applied = preferenceApplied(req);
+  if (applied) headers['Preference-Applied'] = applied;
+
+  if (req.media.kind === 'object' && built.result === 'rows' && pageCount !== 1) throw singularityError(pageCount);
+  if (req.preferences.maxAffected !== null && req.preferences.handling === 'strict' && !built.readOnly && pageCount > req.preferences.maxAffected) {
+    throw new ApiError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', `The query affects ${pageCount} rows`);
+  }
+
+  const body = req.method === 'HEAD' ? null : row.body;
+
+  if (req.action === 'read' || (req.action === 'call' && built.result === 'rows')) {
+    let total = toCount(row.total_count);
+    if (req.count === 'planned') total = planned;
+    else if (req.count === 'estimated' && built.countThreshold !== null && total !== null && total > built.countThreshold) {
+      total = planned === null ? total : Math.max(planned, built.countThreshold + 1);
+    }
+    const offset = req.range.offset;
+    if (total !== null && offset > total) throw rangeError({ kind: 'out-of-bounds', offset, total });
+    headers['Content-Range'] = contentRange(offset, pageCount, total);
+    const partial = total !== null && pageCount < total;
+    return { status: partial ? 206 : 200, headers, body };
+  }
+
+  if (req.action === 'call') {
+    if (built.result === 'void') return { status: 204, headers: {}, body: null };
+    return { status: 200, headers, body };
+  }
+
+  const ret = req.preferences.return ?? 'representation';
+  if (req.action === 'insert') {
+    const inserted = toCount(row.inserted_count);
+    const status = req.preferences.resolution === 'merge-duplicates' && inserted === 0 && pageCount > 0 ? 200 : 201;
+    if (row.location) {
+      const where = location(row.location);
+      if (where) headers.Location = where;
+    }
+    headers['Content-Range'] = `*/${pageCount}`;
+    if (ret === 'representation') return { status, headers, body };
+    delete headers['Content-Type'];
+    return { status, headers, body: null };
+  }
+
+  headers['Content-Range'] = pageCount === 0 ? '*/*' : `0-${pageCount - 1}/*`;
+  if (ret === 'representation') return { status: 200, headers, body };
+  delete headers['Content-Type'];
+  return { status: 204, headers, body: null };
+}
+
+export function writeResponse(res: ServerResponse, response: RestResponse): void {
+  res.statusCode = response.status;
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Length', Buffer.byteLength(response.body));
+  res.end(response.body);
+}
+
+export function writeError(res: ServerResponse, error: ApiError, head: boolean): void {
+  const body = JSON.stringify(error.toJSON());
+  res.statusCode = error.status;
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(head ? undefined : body);
+}

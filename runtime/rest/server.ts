@@ -1,0 +1,115 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ProjectContext } from '../host/project-context.js';
+import type { TxStatement } from '../db/rls-transaction.js';
+import { authenticate } from './credentials.js';
+import { ApiError, pgrstError, toApiError } from './errors.js';
+import type { ApiRequest } from './parse/ast.js';
+import { decodePathSegment, parseRequest } from './parse/request.js';
+import { mayCommit, needsCommitDecision, respond, writeError, writeResponse } from './respond.js';
+import type { ProjectDefinition } from './routes.js';
+import { buildStatement } from './sql/build.js';
+import type { ResultRow } from './sql/envelope.js';
+import { statementName } from './sql/params.js';
+import { plannedRowsFromExplain, type BuiltStatement } from './sql/statement.js';
+
+/** Largest request body the data API reads (bulk inserts included). */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  if (!WRITE_METHODS.has(req.method ?? '')) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new ApiError(413, 'PGRST413', `Request body is larger than ${MAX_BODY_BYTES} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size === 0 ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** `/rest/v1/<name>` is a table, `/rest/v1/rpc/<name>` a function. */
+function resourceOf(path: string): { kind: 'table' | 'rpc'; name: string } {
+  const segments = path.split('/').filter((s) => s !== '');
+  if (segments.length === 1) return { kind: 'table', name: decodePathSegment(segments[0]!) };
+  if (segments.length === 2 && segments[0] === 'rpc') return { kind: 'rpc', name: decodePathSegment(segments[1]!) };
+  throw pgrstError('PGRST125', `Invalid path specified in request URL: /rest/v1${path}`);
+}
+
+function apikeyParam(query: string): string | null {
+  const match = /(?:^|&)apikey=([^&]*)/.exec(query);
+  return match ? decodeURIComponent(match[1]!) : null;
+}
+
+/** Request headers as PostgREST puts them in `request.headers`: lower-case names, first value. */
+function headersJson(req: IncomingMessage): string {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return JSON.stringify(out);
+}
+
+function locationOf(req: ApiRequest): (pk: string) => string | null {
+  return (pk) => {
+    const key = JSON.parse(pk) as Record<string, unknown>;
+    const filters = Object.entries(key).map(([column, value]) => `${encodeURIComponent(column)}=eq.${encodeURIComponent(String(value))}`);
+    return `/${encodeURIComponent(req.target)}?${filters.join('&')}`;
+  };
+}
+
+/**
+ * The data API of one project: parse (pure), build one statement (pure), run it in
+ * one RLS transaction, and pass PostgreSQL's JSON text through as the body.
+ * `path` is the part after `/rest/v1`; `query` the raw query string.
+ */
+export function createRestHandler(ctx: ProjectContext, definition: ProjectDefinition) {
+  const { project } = definition;
+  return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
+    const head = req.method === 'HEAD';
+    try {
+      const claims = authenticate(req.headers, ctx.jwtSecret, apikeyParam(query));
+      const body = await readBody(req);
+      const apiRequest = parseRequest({
+        method: req.method ?? 'GET',
+        resource: resourceOf(path),
+        query,
+        headers: req.headers,
+        body,
+        schemas: project.schemas,
+        ignoredParams: ['apikey'],
+      });
+      const built = buildStatement(apiRequest, project);
+      const statements: TxStatement[] = [built];
+      if (built.plannedCount) statements.push({ name: statementName(built.plannedCount.text), ...built.plannedCount });
+      const decide = needsCommitDecision(apiRequest, built);
+      const results = await ctx.executor.run(
+        {
+          role: claims.role,
+          claims: JSON.stringify(claims),
+          method: req.method ?? 'GET',
+          path: `/rest/v1${path}`,
+          headers: headersJson(req),
+        },
+        statements,
+        {
+          readOnly: built.readOnly,
+          commitIf: decide ? (rows) => mayCommit(apiRequest, built, rows[0]?.rows[0] as ResultRow | undefined) : undefined,
+        },
+      );
+      const row = results[0]!.rows[0] as ResultRow;
+      const planned = results[1] ? plannedRowsFromExplain((results[1].rows[0] as Record<string, unknown>)['QUERY PLAN']) : null;
+      writeResponse(res, respond(apiRequest, built as BuiltStatement, row, planned, locationOf(apiRequest)));
+    } catch (error) {
+      writeError(res, toApiError(error), head);
+    }
+  };
+}
