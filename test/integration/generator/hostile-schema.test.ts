@@ -51,7 +51,9 @@ describe('generator on the hostile schema', () => {
       'table:User',
       'table:addresses',
       'table:con',
+      'table:database.types',
       'table:empty',
+      'table:index',
       'view:open_orders',
       'view:open_orders_again',
       'table:order_items',
@@ -140,15 +142,18 @@ describe('generator on the hostile schema', () => {
 
   it('reads functions with overloads, argument modes and return shapes; skips triggers', () => {
     expect(model.functions.map((f) => `${f.name}(${f.identityArguments})`)).toEqual([
+      'Foo()',
       'add(a integer, b integer)',
       'add(a numeric, b numeric, c numeric)',
       'delete(id integer)',
       'echo(jsonb)',
       'first_order(uid bigint)',
+      'foo()',
       'numbers(n integer)',
       'orders_of(uid bigint, lim integer)',
       'point_of(p public.point2)',
       'search("default" text, "case" integer)',
+      'select(x integer)',
       'stats(OUT total bigint, OUT "Average" numeric)',
       'sum_all(VARIADIC nums integer[])',
       'touch()',
