@@ -119,12 +119,13 @@ export function mergeMetadata(
   current: Readonly<Record<string, unknown>>,
   patch: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...current };
+  // A Map, not property assignment: a "__proto__" key from JSON must stay plain data.
+  const merged = new Map(Object.entries(current));
   for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete merged[key];
-    else merged[key] = value;
+    if (value === null) merged.delete(key);
+    else merged.set(key, value);
   }
-  return merged;
+  return Object.fromEntries(merged);
 }
 
 export function isBanned(user: UserRow, now: Date): boolean {

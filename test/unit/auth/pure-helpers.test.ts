@@ -141,4 +141,11 @@ describe('mergeMetadata', () => {
   it('merges shallowly and deletes keys set to null', () => {
     expect(mergeMetadata({ a: 1, b: { c: 2 }, d: 4 }, { b: { e: 5 }, d: null, f: 'x' })).toEqual({ a: 1, b: { e: 5 }, f: 'x' });
   });
+
+  it('keeps a "__proto__" key from JSON as data instead of changing the prototype', () => {
+    const merged = mergeMetadata({}, JSON.parse('{"__proto__": {"admin": true}}') as Record<string, unknown>);
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+    expect((merged as { admin?: unknown }).admin).toBeUndefined();
+    expect(JSON.stringify(merged)).toBe('{"__proto__":{"admin":true}}');
+  });
 });
