@@ -4,16 +4,15 @@ import { build, type Plugin } from 'esbuild';
 import type { ProjectDefinition } from '../rest/routes.js';
 
 const RUNTIME_ID = 'gantry:runtime';
-const runtimeDir = path.resolve(import.meta.dirname, '..');
 
-/** Generated code imports the runtime by relative path; bind it to the host's one instance. */
+/**
+ * Generated code imports the runtime's public entry by a relative path that ends in
+ * `runtime/index.js` (wherever generated/ lives); bind it to the host's one instance.
+ */
 const runtimeAsExternal: Plugin = {
   name: 'gantry-runtime-external',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /runtime/ }, (args) => {
-      const resolved = path.resolve(args.resolveDir, args.path).replace(/\.js$/, '');
-      return resolved === path.join(runtimeDir, 'index') ? { path: RUNTIME_ID, external: true } : undefined;
-    });
+    pluginBuild.onResolve({ filter: /(^|\/)runtime\/index(\.js)?$/ }, () => ({ path: RUNTIME_ID, external: true }));
   },
 };
 
