@@ -1,4 +1,8 @@
 import { createHash } from 'node:crypto';
+import { pgrstError } from '../errors.js';
+
+/** PostgreSQL's protocol allows 65535 parameters; a request needing more is refused before any SQL. */
+export const MAX_PARAMS = 65_535;
 
 /** A statement ready for node-postgres: `$n` placeholders in `text`, their values in `values`. */
 export interface SqlQuery {
@@ -15,6 +19,9 @@ export class Params {
 
   /** `$n` for a value PostgreSQL types from its context (an "unknown" literal, as PostgREST sends them). */
   add(value: unknown): string {
+    if (this.values.length >= MAX_PARAMS) {
+      throw pgrstError('PGRST100', 'Too many values in the request', `A statement takes at most ${MAX_PARAMS} parameters.`);
+    }
     this.values.push(value);
     return `$${this.values.length}`;
   }

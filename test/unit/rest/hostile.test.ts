@@ -26,6 +26,11 @@ describe('hostile input', () => {
     expect(st.text.length).toBeLessThan(1000);
   });
 
+  it('refuses requests needing more bind parameters than PostgreSQL accepts', () => {
+    const query = `select=id&${Array.from({ length: 70_000 }, (_, i) => `id=eq.${i}`).join('&')}`;
+    expect(() => buildStatement(request('GET', 'films', query), META)).toThrowError('Too many values in the request');
+  });
+
   it('never throws anything but ApiError, and keeps SQL text free of client text outside quotes', () => {
     let seed = 7;
     const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeComponent, parseQueryString } from '../../../runtime/rest/parse/query-string.js';
+import { decodePathSegment } from '../../../runtime/rest/parse/request.js';
 import { errorOf, request } from './request-helper.js';
 
 describe('query string', () => {
@@ -13,6 +14,10 @@ describe('query string', () => {
   it('refuses invalid UTF-8 and NUL', () => {
     expect(errorOf(() => decodeComponent('%FF')).body.code).toBe('PGRST100');
     expect(errorOf(() => decodeComponent('a%00b')).body.code).toBe('PGRST100');
+  });
+
+  it('decodes path segments without turning + into a space', () => {
+    expect(decodePathSegment('my%20table+x%C3%A9')).toBe('my table+xé');
   });
 
   it('keeps order and marks keys without =', () => {
