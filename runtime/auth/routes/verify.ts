@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Request, Response, Router } from 'express';
+import type { PoolClient } from 'pg';
 import Handlebars from 'handlebars';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
@@ -14,6 +15,7 @@ import { redirectWithFragment } from '../redirects.js';
 import { checkPresentApiKey, clientIp, requireApiKey } from '../request-auth.js';
 import { openSession, type AmrMethod } from '../sessions.js';
 import { sessionJson, type SessionJson } from '../session-response.js';
+import type { UserRow } from '../user-json.js';
 import { findUserById, isBanned, updateUser } from '../users.js';
 import { acceptRedirect } from './signup.js';
 
@@ -29,9 +31,23 @@ interface ResetPageVariables {
   readonly message?: string;
 }
 
-const resetPage = Handlebars.compile<ResetPageVariables>(
-  readFileSync(path.resolve(import.meta.dirname, '../../../templates/auth/reset-password.html.hbs'), 'utf8'),
-);
+interface MessagePageVariables {
+  readonly title: string;
+  readonly message: string;
+  readonly error: boolean;
+}
+
+function template<T>(name: string): Handlebars.TemplateDelegate<T> {
+  return Handlebars.compile<T>(readFileSync(path.resolve(import.meta.dirname, '../../../templates/auth', name), 'utf8'));
+}
+
+const resetPage = template<ResetPageVariables>('reset-password.html.hbs');
+const messagePage = template<MessagePageVariables>('message.html.hbs');
+
+const PAGE_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+} as const;
 
 function acceptType(value: unknown): VerifyType {
   if (value === 'signup' || value === 'email') return 'signup';
@@ -43,19 +59,22 @@ function acceptType(value: unknown): VerifyType {
 const TOKEN_TYPE: Readonly<Record<VerifyType, OneTimeTokenType>> = { signup: 'confirmation', recovery: 'recovery' };
 const AMR: Readonly<Record<VerifyType, AmrMethod>> = { signup: 'otp', recovery: 'recovery' };
 
-/**
- * Consumes a confirmation or recovery token and opens a session: the e-mail is
- * confirmed either way (following the link proves the address).
- */
+/** Consumes a confirmation or recovery token: the e-mail is confirmed either way (following the link proves the address). */
+async function consume(db: PoolClient, type: VerifyType, token: unknown, now: Date): Promise<UserRow> {
+  const found = await findOneTimeToken(db, token, TOKEN_TYPE[type], now, true);
+  if (found === null) throw authErrors.otpExpired();
+  const user = await findUserById(db, found.userId, true);
+  if (user === null) throw authErrors.otpExpired();
+  if (isBanned(user, now)) throw authErrors.userBanned(403);
+  await consumeUserTokens(db, user.id, now, TOKEN_TYPE[type]);
+  return user;
+}
+
+/** Redeems the token and opens a session with it. */
 async function redeem(deps: AuthDeps, type: VerifyType, token: unknown, ip: string | null): Promise<SessionJson> {
   const now = deps.now();
   const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
-    const found = await findOneTimeToken(db, token, TOKEN_TYPE[type], now, true);
-    if (found === null) throw authErrors.otpExpired();
-    const user = await findUserById(db, found.userId, true);
-    if (user === null) throw authErrors.otpExpired();
-    if (isBanned(user, now)) throw authErrors.userBanned(403);
-    await consumeUserTokens(db, user.id, now, TOKEN_TYPE[type]);
+    const user = await consume(db, type, token, now);
     const updated =
       (await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now, last_sign_in_at: now }, now)) ?? user;
     const opened = await openSession(db, user.id, AMR[type], now);
@@ -75,6 +94,30 @@ function wantsHtml(req: Request): boolean {
   return req.accepts(['json', 'html']) === 'html';
 }
 
+function sendPage(res: Response, status: number, html: string): void {
+  res.set(PAGE_HEADERS).status(status).type('html').send(html);
+}
+
+/**
+ * A person who opened the confirmation link in a browser without redirect_to gets
+ * a page, not raw tokens; no session is opened because no client would keep it.
+ */
+async function confirmForBrowser(res: Response, deps: AuthDeps, token: string, ip: string | null): Promise<void> {
+  const now = deps.now();
+  try {
+    await inTransaction(deps.ctx.adminPool, async (db) => {
+      const user = await consume(db, 'signup', token, now);
+      await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now }, now);
+      await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, at: now });
+    });
+  } catch (error) {
+    if (!(error instanceof AuthError)) throw error;
+    sendPage(res, error.status, messagePage({ title: 'Confirmation failed', message: error.message, error: true }));
+    return;
+  }
+  sendPage(res, 200, messagePage({ title: 'E-mail address confirmed', message: 'Your e-mail address is confirmed. You can sign in now.', error: false }));
+}
+
 /** The recovery link opened without redirect_to: a reset form for browsers, a validity answer for JSON clients. */
 async function showRecovery(req: Request, res: Response, deps: AuthDeps, token: string): Promise<void> {
   const found = await findOneTimeToken(deps.ctx.adminPool, token, 'recovery', deps.now());
@@ -82,7 +125,7 @@ async function showRecovery(req: Request, res: Response, deps: AuthDeps, token: 
   const html = wantsHtml(req);
   if (user === null) {
     if (!html) throw authErrors.otpExpired();
-    res.status(403).type('html').send(resetPage({ valid: false, minLength: MIN_PASSWORD_LENGTH, message: authErrors.otpExpired().message }));
+    sendPage(res, 403, resetPage({ valid: false, minLength: MIN_PASSWORD_LENGTH, message: authErrors.otpExpired().message }));
     return;
   }
   if (!html) {
@@ -92,9 +135,9 @@ async function showRecovery(req: Request, res: Response, deps: AuthDeps, token: 
   const iat = Math.floor(deps.now().getTime() / 1000);
   // The page calls /reset from the browser, which needs a key; a short-lived anon one is enough.
   const pageKey = signJwt(deps.ctx.jwtSecret, { role: 'anon', iss: 'gantry', ref: deps.ctx.ref, iat, exp: iat + 3600 });
-  res.setHeader('Content-Security-Policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'");
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.status(200).type('html').send(
+  sendPage(
+    res,
+    200,
     resetPage({
       valid: true,
       email: user.email,
@@ -120,6 +163,10 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
       const ip = clientIp(req);
       if (type === 'recovery' && redirectTo === null) {
         await showRecovery(req, res, deps, token);
+        return;
+      }
+      if (redirectTo === null && wantsHtml(req)) {
+        await confirmForBrowser(res, deps, token, ip);
         return;
       }
       let session: SessionJson;

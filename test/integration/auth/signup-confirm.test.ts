@@ -159,6 +159,28 @@ describe('POST /signup with confirmation on', () => {
     });
   });
 
+  it('shows a browser a confirmation page instead of raw tokens', async () => {
+    const email = uniqueEmail('browser');
+    const signup = await confirmOn.call('POST', '/signup', { body: { email, password: 'secret1' } });
+    const link = linkFrom(await suite.smtp.waitFor(email));
+    const page = await fetch(link, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const html = await page.text();
+    expect(html).toContain('E-mail address confirmed');
+    expect(html).not.toContain('access_token');
+    const { rows } = await confirmOn.db.query(
+      'SELECT u.email_confirmed_at IS NOT NULL AS confirmed, (SELECT count(*)::int FROM auth.sessions s WHERE s.user_id = u.id) AS sessions FROM auth.users u WHERE u.id = $1',
+      [signup.body.user.id],
+    );
+    expect(rows).toEqual([{ confirmed: true, sessions: 0 }]);
+    const again = await fetch(link, { headers: { accept: 'text/html' } });
+    expect(again.status).toBe(403);
+    expect(await again.text()).toContain('Email link is invalid or has expired');
+    expect((await confirmOn.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } })).status).toBe(200);
+  });
+
   it('refuses redirect_to outside PUBLIC_URL', async () => {
     const res = await confirmOn.call('POST', `/signup?redirect_to=${encodeURIComponent('https://evil.example/x')}`, {
       body: { email: uniqueEmail('evil'), password: 'secret1' },
