@@ -8,6 +8,7 @@ import * as runtime from '../../runtime/index.js';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/host/logger.js';
 import { startHost, type RunningHost } from '../../runtime/host/start.js';
+import { generateProject } from '../../generator/generate.js';
 import { createProject } from '../../runtime/platform/bootstrap.js';
 import { projectKeys, type ProjectKeys } from '../../runtime/platform/keys.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
@@ -48,16 +49,17 @@ export interface TestProject {
   readonly url: string;
 }
 
-/** Creates a throwaway project from SQL text (no generation). */
+/** Creates a throwaway project from SQL text; with `generate`, also its generated code. */
 export async function createTestProject(
   platform: Platform,
-  options: { sql?: string; ref?: string; autoconfirm?: boolean; host?: RunningHost } = {},
+  options: { sql?: string; ref?: string; autoconfirm?: boolean; host?: RunningHost; generate?: boolean } = {},
 ): Promise<TestProject> {
   const record = await createProject(platform, {
     ref: options.ref ?? randomRef(),
     schemaFiles: options.sql ? [{ name: 'test.sql', sql: options.sql }] : [],
     autoconfirm: options.autoconfirm,
   });
+  if (options.generate) await generateProject(platform, record);
   const keys = projectKeys(platform.config, record);
   const url = options.host ? `${options.host.baseUrl}/v1/${record.ref}` : keys.url;
   if (options.host) await options.host.directory.reload(record.ref);
@@ -67,17 +69,29 @@ export async function createTestProject(
 export interface TestHost {
   readonly platform: Platform;
   readonly host: RunningHost;
+  /** The environment a CLI run must have to act on this host's projects. */
+  readonly env: Record<string, string>;
   close(): Promise<void>;
 }
 
-/** A platform and a running host on ephemeral ports, in-process. */
+/**
+ * A platform and a running host on ephemeral ports, in-process. Like `gantry serve`,
+ * it regenerates a project whose schema changes behind its back.
+ */
 export async function startTestHost(overrides: Record<string, string> = {}): Promise<TestHost> {
-  const config = await testConfig(overrides);
-  const platform = await Platform.open(config);
-  const host = await startHost(platform, { log: createLogger('silent'), runtime });
+  const env = await testEnv(overrides);
+  const platform = await Platform.open(loadConfig(env));
+  const host = await startHost(platform, {
+    log: createLogger('silent'),
+    runtime,
+    regenerate: async (record) => {
+      await generateProject(platform, record);
+    },
+  });
   return {
     platform,
     host,
+    env,
     async close() {
       await host.close();
       await platform.close();
