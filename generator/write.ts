@@ -2,17 +2,16 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { compareCodePoints } from './model/sort.js';
 import { headerMarker } from './emit/header.js';
+import { lineDiff } from './line-diff.js';
 
 export interface WriteResult {
   /** Relative paths that were (or, with check, would be) created or rewritten. */
   readonly changed: string[];
   /** Relative paths of stale generated files that were (or would be) deleted. */
   readonly removed: string[];
-  /** Human-readable summary: one line per file plus the first differing lines of each change. */
+  /** Human-readable summary: `A`/`M`/`D` per file, and the changed lines of each modified file. */
   readonly diff: string;
 }
-
-const shownLines = 12;
 
 /** Files the generator owns and may delete: the header on TypeScript, fixed names for JSON. */
 function isGenerated(relativePath: string, content: string): boolean {
@@ -35,27 +34,6 @@ async function readOrNull(file: string): Promise<string | null> {
   return fs.readFile(file, 'utf8').catch(() => null);
 }
 
-/** The changed middle of two texts (common leading and trailing lines removed), capped. */
-export function changeHunk(before: string, after: string): string {
-  const a = before.split('\n');
-  const b = after.split('\n');
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
-  }
-  const removed = a.slice(start, endA);
-  const added = b.slice(start, endB);
-  const show = (lines: string[], sign: string): string[] => [
-    ...lines.slice(0, shownLines).map((line) => `  ${sign} ${line}`),
-    ...(lines.length > shownLines ? [`  ${sign} ... ${lines.length - shownLines} more line(s)`] : []),
-  ];
-  return [`  @@ line ${start + 1} @@`, ...show(removed, '-'), ...show(added, '+')].join('\n');
-}
-
 /**
  * Brings `dir` in line with `files` (relative path -> text): writes new and changed
  * files (each through a temporary file and a rename, so a reader never sees half a
@@ -73,7 +51,7 @@ export async function writeGenerated(
     const current = await readOrNull(path.join(dir, relative));
     if (current === text) continue;
     changed.push(relative);
-    report.push(current === null ? `A ${relative}` : `M ${relative}\n${changeHunk(current, text)}`);
+    report.push(current === null ? `A ${relative}` : `M ${relative}\n${lineDiff(current, text)}`);
   }
   const removed: string[] = [];
   for (const relative of (await listFiles(dir)).sort(compareCodePoints)) {
