@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCli } from '../../helpers/platform.js';
 
@@ -29,6 +30,19 @@ function env(): Record<string, string> {
     CALLS_PORT: '0',
     LOG_LEVEL: 'silent',
   };
+}
+
+/** A superuser query on the demo database of the running embedded cluster. */
+async function queryDemo(sql: string): Promise<unknown[]> {
+  const { port: pgPort } = JSON.parse(await fs.readFile(path.join(home, 'pg.json'), 'utf8')) as { port: number };
+  const password = (await fs.readFile(path.join(home, 'pg.password'), 'utf8')).trim();
+  const client = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'postgres', password, database: 'project_demo' });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 interface Served {
@@ -73,6 +87,7 @@ describe('gantry serve', () => {
       const health = await fetch(`http://127.0.0.1:${port}/health`);
       expect(health.status).toBe(200);
       const state = JSON.parse(await fs.readFile(path.join(home, 'pg.json'), 'utf8')) as { port: number };
+      await queryDemo(`INSERT INTO authors (name) VALUES ('Persisted Person')`);
 
       const keys = await runCli(['project', 'keys', 'demo', '--json'], env());
       expect(keys.code).toBe(0);
@@ -105,6 +120,7 @@ describe('gantry serve', () => {
     try {
       const list = await runCli(['project', 'list', '--json'], env());
       expect((JSON.parse(list.stdout) as { projects: { ref: string }[] }).projects.map((p) => p.ref)).toEqual(['demo', 'live_one']);
+      expect(await queryDemo(`SELECT name FROM authors WHERE name = 'Persisted Person'`)).toEqual([{ name: 'Persisted Person' }]);
     } finally {
       server.child.kill('SIGINT');
     }
