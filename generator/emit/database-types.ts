@@ -68,7 +68,7 @@ function schemaBody(context: EmitContext, schema: string, types: TypeContext, in
   const views = relations.filter((r) => r.kind !== 'table').map((r) => [r.name, relationBody(context, r, types, groupIndent)] as const);
   const functions = [...functionGroups(model).values()]
     .filter((overloads) => overloads[0]?.schema === schema)
-    .map((overloads) => [overloads[0]?.name ?? '', functionSignatures(overloads, types, groupIndent)] as const);
+    .map((overloads) => [overloads[0]?.name ?? '', functionSignatures(overloads, types, groupIndent, groupIndent)] as const);
   const enums = model.enums
     .filter((e) => e.schema === schema)
     .map((e) => [e.name, e.values.length === 0 ? 'never' : e.values.map(stringLiteral).join(' | ')] as const);

@@ -36,10 +36,19 @@ export function functionSignature(fn: FunctionModel, context: TypeContext, inden
   return `{\n${lines.join('')}${indent}}`;
 }
 
-/** Overloads as a union, one signature per line group. */
-export function functionSignatures(overloads: readonly FunctionModel[], context: TypeContext, indent: string): string {
+/**
+ * Overloads as a union, laid out as TypeScript's formatter lays unions out: each
+ * `| {` at `unionIndent`, its members two spaces further, its closing brace back at
+ * `unionIndent`. A single signature is printed as is at `indent`.
+ */
+export function functionSignatures(
+  overloads: readonly FunctionModel[],
+  context: TypeContext,
+  indent: string,
+  unionIndent: string,
+): string {
   if (overloads.length === 1) return functionSignature(overloads[0] as FunctionModel, context, indent);
-  return overloads.map((fn) => `\n${indent}  | ${functionSignature(fn, context, `${indent}    `)}`).join('');
+  return overloads.map((fn) => `\n${unionIndent}| ${functionSignature(fn, context, unionIndent)}`).join('');
 }
 
 function returnType(fn: FunctionModel, context: TypeContext, indent: string): string {

@@ -10,7 +10,7 @@ import type { TypeContext } from './ts-types.js';
 export function emitRpcModule(context: EmitContext, module: FunctionModule): string {
   const imports = new Imports();
   const types: TypeContext = { model: context.model, uses: (name) => imports.add('../database.types.js', name, true) };
-  const signature = functionSignatures(module.overloads, types, '');
+  const signature = functionSignatures(module.overloads, types, '', '  ');
   imports.add(runtimeFromSubdir, 'FunctionMeta', true);
   imports.add(runtimeFromSubdir, 'rpcRoutes', false);
   const metas = module.overloads.map((fn) => functionMeta(context.model, fn));

@@ -12,6 +12,7 @@ import { functionMeta, tableMeta } from '../../../generator/model/project-meta.j
 import { buildRelationships } from '../../../generator/model/relationships.js';
 import type { RelationModel, SchemaModel } from '../../../generator/model/types.js';
 import { writeGenerated } from '../../../generator/write.js';
+import { formatterChanges } from '../../unit/generator/formatter.js';
 import { createThrowawayDatabase, repoRoot, type ThrowawayDatabase } from './throwaway-database.js';
 
 const hostile = 'test/fixtures/schemas/hostile.sql';
@@ -265,6 +266,7 @@ describe('generator on the hostile schema', () => {
   it('emits files that typecheck under the strict tsconfig, including supabase-js usage', async () => {
     // Two exposed schemas: the second one's modules get schema-qualified file names.
     const files = emitProject(await introspect(db, ['public', 'private']), { ref: 'hostile' });
+    expect(formatterChanges(files)).toEqual([]);
     expect([...files.keys()].filter((file) => file.includes('secrets'))).toEqual([
       expect.stringMatching(/^tables\/private_secrets-[0-9a-f]{8}\.ts$/),
     ]);

@@ -2,6 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { EmitError, emitProject } from '../../../generator/emit/project.js';
 import { schemaFingerprint } from '../../../generator/model/fingerprint.js';
+import { formatterChanges } from './formatter.js';
 import { column, fk, int4, model, table, text } from './model-fixtures.js';
 
 const sample = model([
@@ -57,6 +58,10 @@ describe('emitProject', () => {
       'schema.json',
       expect.stringMatching(/^tables\/users-[0-9a-f]{8}\.ts$/),
     ]);
+  });
+
+  it('is already formatted (a fixed point of TypeScript\'s formatter)', () => {
+    expect(formatterChanges(files)).toEqual([]);
   });
 
   it('is a pure function of the model', () => {
