@@ -9,6 +9,7 @@ import { sharedPasswordPool, type PasswordPool } from './passwords.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './rate-limits.js';
 import { registerAdmin } from './routes/admin.js';
 import { registerRecovery } from './routes/recovery.js';
+import { registerResend } from './routes/resend.js';
 import { registerSignup } from './routes/signup.js';
 import { registerToken } from './routes/token.js';
 import { registerUser } from './routes/user.js';
@@ -66,6 +67,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerToken(router, deps);
   registerVerify(router, deps);
   registerRecovery(router, deps);
+  registerResend(router, deps);
   registerUser(router, deps);
   registerAdmin(router, deps);
 

@@ -115,6 +115,22 @@ describe('supabase-js auth against Gantry', () => {
     expect((await fresh.auth.signInWithPassword({ email, password: 'new-password' })).error).toBeNull();
   });
 
+  it('resends the confirmation link of an unconfirmed address (and says the same for any other)', async () => {
+    const supabase = client(confirmOn);
+    const email = uniqueEmail('resend');
+    await supabase.auth.signUp({ email, password: 'secret-pw-1' });
+    const first = linkFrom(await suite.smtp.waitFor(email, 'Confirm'));
+    const resent = await supabase.auth.resend({ type: 'signup', email });
+    expect(resent.error).toBeNull();
+    const second = linkFrom(await suite.smtp.waitFor(email, 'Confirm'));
+    expect(second.searchParams.get('token')).not.toBe(first.searchParams.get('token'));
+    expect((await supabase.auth.verifyOtp({ type: 'signup', token_hash: second.searchParams.get('token') as string })).error).toBeNull();
+    expect((await supabase.auth.resend({ type: 'signup', email })).error).toBeNull();
+    expect((await supabase.auth.resend({ type: 'signup', email: uniqueEmail('ghost') })).error).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(suite.smtp.countTo(email)).toBe(0);
+  });
+
   it('gets a session straight from signUp when autoconfirm is on', async () => {
     const supabase = client(autoconfirm);
     const { data, error } = await supabase.auth.signUp({ email: uniqueEmail('auto'), password: 'secret-pw-1' });
