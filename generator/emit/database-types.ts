@@ -78,7 +78,14 @@ function schemaBody(context: EmitContext, schema: string, types: TypeContext, in
       const fields = c.attributes.map((a) => ({ name: a.name, type: `${tsType(a.type, types)} | null`, optional: false }));
       return [c.name, objectType(sortByKey(fields, (f) => [f.name]), groupIndent)] as const;
     });
-  return `{\n${inner}Tables: ${group(tables, inner)};\n${inner}Views: ${group(views, inner)};\n${inner}Functions: ${group(functions, inner)};\n${inner}Enums: ${group(enums, inner)};\n${inner}CompositeTypes: ${group(composites, inner)};\n${indent}}`;
+  const members = [
+    `Tables: ${group(tables, inner)};`,
+    `Views: ${group(views, inner)};`,
+    `Functions: ${group(functions, inner)};`,
+    `Enums: ${group(enums, inner)};`,
+    `CompositeTypes: ${group(composites, inner)};`,
+  ];
+  return `{\n${members.map((member) => `${inner}${member}\n`).join('')}${indent}}`;
 }
 
 export function emitDatabaseTypes(context: EmitContext): string {

@@ -65,7 +65,8 @@ export function buildRelations(raw: RawCatalog, types: TypeRefs): RelationModel[
     .map((cls): RelationModel => {
       const schema = cls.getNamespace()?.nspname ?? '';
       const kind = relationKinds[cls.relkind] as RelationKind;
-      const constraints = cls.getConstraints();
+      // Constraints cloned onto partitions of a referenced partitioned table repeat their parent.
+      const constraints = cls.getConstraints().filter((c) => !c.conparentid || c.conparentid === '0');
       const pk = constraints.find((constraint) => constraint.contype === 'p');
       const keyNames = new Set(constraints.filter((c) => c.contype === 'p' || c.contype === 'u').map((c) => c.conname));
       const mask = cls.updatable_mask ?? 0;

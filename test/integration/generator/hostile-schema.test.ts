@@ -54,6 +54,8 @@ describe('generator on the hostile schema', () => {
       'table:con',
       'table:database.types',
       'table:empty',
+      'table:event_notes',
+      'table:events',
       'table:index',
       'view:open_orders',
       'view:open_orders_again',
@@ -102,6 +104,9 @@ describe('generator on the hostile schema', () => {
         onUpdate: 'no action',
         onDelete: 'no action',
       },
+    ]);
+    expect(relation(model, 'event_notes').foreignKeys.map((f) => `${f.name}->${f.targetName}(${f.targetColumns})`)).toEqual([
+      'event_notes_event_id_event_at_fkey->events(id,at)',
     ]);
     expect(relation(model, 'orders').foreignKeys.map((f) => `${f.name}:${f.columns}->${f.targetName}:${f.onDelete}`)).toEqual([
       'billing:billing_address_id->addresses:no action',
