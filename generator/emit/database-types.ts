@@ -16,8 +16,8 @@ import { tsType, type TypeContext } from './ts-types.js';
  * typescript`, so `createClient<Database>(url, key)` from supabase-js is typed end to end.
  */
 
-/** The PostgREST major version supabase-js tailors its types to. */
-const postgrestVersion = '12';
+/** The PostgREST version supabase-js tailors its types to: 13 enables `maxAffected` and to-many spreads, which the data API serves. */
+const postgrestVersion = '13';
 
 const empty = (indent: string): string => `{\n${indent}  [_ in never]: never;\n${indent}}`;
 
