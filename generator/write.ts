@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { compareCodePoints } from './model/sort.js';
@@ -66,7 +67,7 @@ export async function writeGenerated(
     for (const relative of changed) {
       const target = path.join(dir, relative);
       await fs.mkdir(path.dirname(target), { recursive: true });
-      const temporary = `${target}.${process.pid}.tmp`;
+      const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
       await fs.writeFile(temporary, files.get(relative) as string);
       await fs.rename(temporary, target);
     }
