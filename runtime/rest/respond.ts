@@ -27,14 +27,23 @@ export function contentRange(offset: number, pageCount: number, total: number | 
   return pageCount === 0 ? `*/${totalText}` : `${offset}-${offset + pageCount - 1}/${totalText}`;
 }
 
+/**
+ * `Preference-Applied` in PostgREST's order; `resolution`, `missing` and `return` are
+ * only echoed on writes, where they apply.
+ */
 function preferenceApplied(req: ApiRequest): string | null {
   const applied: string[] = [];
   const p = req.preferences;
-  if (p.return) applied.push(`return=${p.return}`);
+  const write = req.action === 'insert' || req.action === 'update' || req.action === 'delete';
+  if (write && p.resolution && req.action === 'insert') applied.push(`resolution=${p.resolution}`);
+  if (write && p.missing) applied.push(`missing=${p.missing}`);
+  if (write && p.return) applied.push(`return=${p.return}`);
   if (req.count) applied.push(`count=${req.count}`);
-  if (p.resolution) applied.push(`resolution=${p.resolution}`);
-  if (p.missing) applied.push(`missing=${p.missing}`);
   if (p.tx) applied.push(`tx=${p.tx}`);
+  if (p.handling === 'strict') {
+    applied.push('handling=strict');
+    if (p.maxAffected !== null) applied.push(`max-affected=${p.maxAffected}`);
+  }
   return applied.length ? applied.join(', ') : null;
 }
 
@@ -90,6 +99,8 @@ export function respond(req: ApiRequest, built: BuiltStatement, row: ResultRow, 
   }
 
   const ret = req.preferences.return ?? 'representation';
+  // Writes report the affected rows in the total only when a count was asked for.
+  const affected = req.count === null ? '*' : String(toCount(row.total_count) ?? pageCount);
   if (req.action === 'insert') {
     const inserted = toCount(row.inserted_count);
     const status = req.preferences.resolution === 'merge-duplicates' && inserted === 0 && pageCount > 0 ? 200 : 201;
@@ -97,13 +108,13 @@ export function respond(req: ApiRequest, built: BuiltStatement, row: ResultRow, 
       const where = location(row.location);
       if (where) headers.Location = where;
     }
-    headers['Content-Range'] = `*/${pageCount}`;
+    headers['Content-Range'] = `*/${affected}`;
     if (ret === 'representation') return { status, headers, body };
     delete headers['Content-Type'];
     return { status, headers, body: null };
   }
 
-  headers['Content-Range'] = pageCount === 0 ? '*/*' : `0-${pageCount - 1}/*`;
+  headers['Content-Range'] = req.action === 'delete' || pageCount === 0 ? `*/${affected}` : `0-${pageCount - 1}/${affected}`;
   if (ret === 'representation') return { status: 200, headers, body };
   delete headers['Content-Type'];
   return { status: 204, headers, body: null };

@@ -58,6 +58,11 @@ function headersJson(req: IncomingMessage): string {
   return JSON.stringify(out);
 }
 
+/** PostgREST names the schema in its answer when the client chose one. */
+function profileSent(req: IncomingMessage): boolean {
+  return req.headers['accept-profile'] !== undefined || req.headers['content-profile'] !== undefined;
+}
+
 function locationOf(req: ApiRequest): (pk: string) => string | null {
   return (pk) => {
     const key = JSON.parse(pk) as Record<string, unknown>;
@@ -107,7 +112,8 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
       );
       const row = results[0]!.rows[0] as ResultRow;
       const planned = results[1] ? plannedRowsFromExplain((results[1].rows[0] as Record<string, unknown>)['QUERY PLAN']) : null;
-      writeResponse(res, respond(apiRequest, built as BuiltStatement, row, planned, locationOf(apiRequest)));
+      const response = respond(apiRequest, built as BuiltStatement, row, planned, locationOf(apiRequest));
+      writeResponse(res, profileSent(req) ? { ...response, headers: { ...response.headers, 'Content-Profile': apiRequest.schema } } : response);
     } catch (error) {
       writeError(res, toApiError(error), head);
     }
