@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { readCallsSettings, type CallsSettings } from './calls/settings.js';
 
 /** Every environment variable of the outside contract, read in one place. */
 export interface GantryConfig {
@@ -9,11 +10,15 @@ export interface GantryConfig {
   readonly callsPort: number;
   /** Origin used in links that go out in e-mails; defaults to the base URL. */
   readonly publicUrl: string;
+  /** Whether PUBLIC_URL was set; when not, a host on an ephemeral port uses its bound base URL. */
+  readonly publicUrlSet: boolean;
   readonly smtpUrl: string | null;
   readonly smtpFrom: string;
   /** Default for new projects' `auth.autoconfirm`. */
   readonly authAutoconfirm: boolean;
   readonly callsAllowPrivateUrls: boolean;
+  /** The call-analysis API's tunables (`CALLS_*`, see runtime/calls/settings.ts). */
+  readonly calls: CallsSettings;
   /** Where generated project code lives (`generated/` of the checkout). */
   readonly generatedDir: string;
 }
@@ -50,10 +55,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
     port,
     callsPort,
     publicUrl: (env.PUBLIC_URL || baseUrl).replace(/\/+$/, ''),
+    publicUrlSet: Boolean(env.PUBLIC_URL),
     smtpUrl: env.SMTP_URL || null,
     smtpFrom: env.SMTP_FROM || 'no-reply@localhost',
     authAutoconfirm: readBool(env, 'AUTH_AUTOCONFIRM'),
     callsAllowPrivateUrls: readBool(env, 'CALLS_ALLOW_PRIVATE_URLS'),
+    calls: readCallsSettings(env),
     generatedDir: path.resolve(env.GANTRY_GENERATED_DIR || path.join(repoRoot, 'generated')),
   };
 }

@@ -17,12 +17,14 @@ const ALLOW_HEADERS = [
 const EXPOSE_HEADERS = [
   'Content-Location',
   'Content-Range',
+  'Link',
   'Location',
   'Preference-Applied',
   'Range-Unit',
   'Retry-After',
   'X-Supabase-Api-Version',
   'X-Total-Count',
+  'X-Sb-Error-Code',
 ].join(', ');
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';

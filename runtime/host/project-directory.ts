@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import pg from 'pg';
+import type { GantryConfig } from '../config.js';
 import type { Logger } from 'pino';
 import type { Platform, ProjectRecord } from '../platform/platform.js';
 import { PROJECTS_CHANNEL } from '../platform/platform.js';
@@ -41,6 +42,7 @@ export class ProjectDirectory {
     private readonly factory: ServerFactory,
     private readonly log: Logger,
     private readonly regenerate: Regenerate | null = null,
+    private readonly config: GantryConfig = platform.config,
   ) {
     this.watcher = regenerate ? new SchemaWatcher((ref) => void this.reload(ref, { regenerate: true }), log) : null;
   }
@@ -101,7 +103,7 @@ export class ProjectDirectory {
       settings: record.settings,
       executor: pools.executor,
       adminPool: pools.admin,
-      config: this.platform.config,
+      config: this.config,
     };
   }
 

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
+import express, { type Express } from 'express';
 import type { Logger } from 'pino';
+import type { GantryConfig } from '../config.js';
 import type { Platform } from '../platform/platform.js';
 import { createHostApp, type InFlight } from './app.js';
 import { sendJson } from './json-response.js';
@@ -42,14 +43,19 @@ function urlOf(host: string, port: number): string {
 
 /** Starts the project host on HOST:PORT and the call-analysis listener on HOST:CALLS_PORT. */
 export async function startHost(platform: Platform, options: StartOptions): Promise<RunningHost> {
-  const { config } = platform;
   const { log } = options;
-  const pools = new ProjectPools();
-  const directory = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null);
-  await directory.start();
-
   const inFlight: InFlight = { count: 0 };
-  const hostServer = http.createServer(createHostApp(directory, log, inFlight));
+  let hostApp: Express | null = null;
+  const hostServer = http.createServer((req, res) => {
+    // Listening comes first (the bound port decides the default PUBLIC_URL); until the
+    // projects are loaded every request is answered 503, not ready.
+    if (!hostApp) {
+      res.statusCode = 503;
+      res.end();
+      return;
+    }
+    hostApp(req, res);
+  });
   hostServer.keepAliveTimeout = 65_000;
 
   const callsApp = express();
@@ -57,8 +63,16 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   callsApp.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   const callsServer = http.createServer(callsApp);
 
-  const port = await listen(hostServer, config.port, config.host);
-  const callsPort = await listen(callsServer, config.callsPort, config.host);
+  const port = await listen(hostServer, platform.config.port, platform.config.host);
+  const callsPort = await listen(callsServer, platform.config.callsPort, platform.config.host);
+  const baseUrl = urlOf(platform.config.host, port);
+  // Links in e-mails default to where the host really listens (PORT may be 0).
+  const config: GantryConfig = platform.config.publicUrlSet ? platform.config : { ...platform.config, publicUrl: baseUrl };
+
+  const pools = new ProjectPools();
+  const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null, config);
+  await loaded.start();
+  hostApp = createHostApp(loaded, log, inFlight);
 
   let closing: Promise<void> | null = null;
   const close = async (): Promise<void> => {
@@ -73,13 +87,13 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     hostServer.closeAllConnections();
     callsServer.closeAllConnections();
     await stopped;
-    await directory.close();
+    await loaded.close();
   };
 
   return {
-    baseUrl: urlOf(config.host, port),
+    baseUrl,
     apiUrl: urlOf(config.host, callsPort),
-    directory,
+    directory: loaded,
     close: () => (closing ??= close()),
   };
 }
