@@ -101,3 +101,21 @@ describe('verifyProjectToken', () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 });
+
+describe('interoperability with jose', () => {
+  it('jose verifies our tokens, and we verify tokens jose signs', async () => {
+    const { jwtVerify, SignJWT } = await import('jose');
+    const key = new TextEncoder().encode(secret);
+    const ours = signApiKey(secret, 'anon', 'demo');
+    const { payload } = await jwtVerify(ours, key, { algorithms: ['HS256'], issuer: 'gantry' });
+    expect(payload).toMatchObject({ role: 'anon', ref: 'demo' });
+    const theirs = await new SignJWT({ role: 'authenticated', sub: 'u2' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(key);
+    expect(verifyProjectToken(theirs, secret)).toMatchObject({ role: 'authenticated', sub: 'u2' });
+    const other = await new SignJWT({ role: 'service_role' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode('x'.repeat(40)));
+    expect(codeOf(() => verifyProjectToken(other, secret))).toBe('jwt_bad_signature');
+  });
+});
