@@ -1,0 +1,262 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { errorBody, restCaller, userToken, type ApiResponse } from './http.js';
+
+/**
+ * The data API over HTTP against a second schema (test/fixtures/schemas/rest-shop.sql): what
+ * SQL sees of the request, arrays, ranges and JSON, PostgREST's quoting, hints and self
+ * relations, composite keys, and functions of every result shape and error kind.
+ */
+
+let host: TestHost;
+let project: TestProject;
+let call: ReturnType<typeof restCaller>;
+let service: string;
+const ANN = '00000000-0000-0000-0000-0000000000a1';
+const BEN = '00000000-0000-0000-0000-0000000000b1';
+
+beforeAll(async () => {
+  host = await startTestHost();
+  const sql = await fs.readFile(path.join(repoRoot, 'test/fixtures/schemas/rest-shop.sql'), 'utf8');
+  project = await createTestProject(host.platform, { host: host.host, sql, generate: true });
+  call = restCaller(project);
+  service = project.keys.service_key;
+});
+afterAll(() => host?.close());
+
+function ok(res: ApiResponse): unknown {
+  expect(res.status, res.text).toBeLessThan(300);
+  return res.json;
+}
+
+async function ids(table: string, query: string): Promise<number[]> {
+  const res = await call(`/${table}?select=id&order=id&${query}`);
+  return (ok(res) as { id: number }[]).map((r) => r.id);
+}
+
+describe('the request as SQL sees it', () => {
+  it('sets role, request.jwt.claims, request.method, request.path and request.headers', async () => {
+    const token = userToken(project, ANN);
+    const get = await call('/rpc/request_info', { token, headers: { 'X-Probe': 'seen' } });
+    expect(get.json).toEqual({
+      role: 'authenticated', method: 'GET', path: '/rest/v1/rpc/request_info', probe: 'seen', sub: ANN,
+      claim_role: 'authenticated', uid: ANN, auth_role: 'authenticated', read_only: 'on',
+    });
+    const post = await call('/rpc/request_info', { method: 'POST', body: {} });
+    expect(post.json).toEqual({
+      role: 'anon', method: 'POST', path: '/rest/v1/rpc/request_info', probe: null, sub: null,
+      claim_role: 'anon', uid: null, auth_role: 'anon', read_only: 'on',
+    });
+  });
+
+  it('isolates two users and limits anon to what its policy allows', async () => {
+    const ann = userToken(project, ANN);
+    const ben = userToken(project, BEN);
+    const mixed = [{ body: 'ann private' }, { body: 'ann public', public: true }];
+    expect((await call('/notes', { method: 'POST', token: ann, body: mixed })).json).toEqual(errorBody('PGRST102', 'All object keys must match'));
+    const inserted = await call('/notes?columns=body,public', { method: 'POST', token: ann, headers: { Prefer: 'missing=default' }, body: mixed });
+    expect(inserted.status).toBe(201);
+    expect((await call('/notes', { method: 'POST', token: ben, body: { body: 'ben private' } })).status).toBe(201);
+    expect(await call('/notes?select=body&order=id', { token: ann }).then(ok)).toEqual([{ body: 'ann private' }, { body: 'ann public' }]);
+    expect(await call('/notes?select=body', { token: ben }).then(ok)).toEqual([{ body: 'ben private' }]);
+    expect(await call('/notes?select=body').then(ok)).toEqual([{ body: 'ann public' }]);
+    expect(await call('/notes?select=body&order=id', { token: service }).then(ok)).toHaveLength(3);
+    expect((await call('/rpc/my_note_count', { token: ann })).json).toBe(2);
+    const anonWrite = await call('/notes', { method: 'POST', body: { body: 'anon' } });
+    expect(anonWrite.status).toBe(403);
+    expect(anonWrite.json).toEqual(errorBody('42501', 'new row violates row-level security policy for table "notes"'));
+  });
+});
+
+describe('operators on arrays, ranges and JSON', () => {
+  it('applies array, range and JSON operators', async () => {
+    expect(await ids('customers', 'tags=cs.{vip}')).toEqual([1]);
+    expect(await ids('customers', 'tags=cd.{vip,early,x}')).toEqual([1, 2, 3]);
+    expect(await ids('customers', 'tags=ov.{early,none}')).toEqual([1, 2]);
+    expect(await ids('customers', 'tags=eq.{early}')).toEqual([2]);
+    expect(await ids('customers', 'vip=sl.[20,25)')).toEqual([1, 2]);
+    expect(await ids('customers', 'vip=sr.[20,25)')).toEqual([3]);
+    expect(await ids('customers', 'vip=nxr.[0,15)')).toEqual([1]);
+    expect(await ids('customers', 'vip=nxl.[4,15)')).toEqual([2, 3]);
+    expect(await ids('customers', 'vip=adj.[10,12)')).toEqual([1]);
+    expect(await ids('customers', 'vip=ov.[8,9)')).toEqual([1, 2]);
+    expect(await ids('customers', 'vip=cs.[6,7]')).toEqual([1, 2]);
+    expect(await ids('customers', 'settings->>theme=eq.dark')).toEqual([1]);
+    expect(await ids('customers', 'profile->address->>city=eq.London')).toEqual([1]);
+    expect(await ids('customers', 'profile=cs.{"tier":"gold"}')).toEqual([1, 4]);
+    expect(await ids('customers', 'email=is.null')).toEqual([3]);
+    expect(await ids('customers', 'email=like.*@example.com&name=like.*.*')).toEqual([4]);
+    expect(await call('/customers?select=id,profile->address->city,settings->theme&id=eq.1').then(ok))
+      .toEqual([{ id: 1, city: 'London', theme: 'dark' }]);
+  });
+
+  it("follows PostgREST's quoting for commas, dots, parentheses and quotes", async () => {
+    expect(await ids('customers', 'name=eq.Lovelace, Ada (Countess)')).toEqual([2]);
+    expect(await ids('customers', `name=in.(${encodeURIComponent('"Lovelace, Ada (Countess)"')},dot.name)`)).toEqual([2, 4]);
+    expect(await ids('customers', `or=(${encodeURIComponent('name.eq."Bob \\"the builder\\""')},id.eq.1)`)).toEqual([1, 3]);
+    expect(await ids('customers', 'or=(name.eq."dot.name",name.eq."Lovelace, Ada (Countess)")')).toEqual([2, 4]);
+    expect(await ids('customers', 'and=(tags.cs.{vip,early},vip.adj."[10,20)")')).toEqual([1]);
+    expect(await ids('customers', 'name=eq.Robert%3B DROP TABLE customers')).toEqual([]);
+    const odd = await call(`/${encodeURIComponent('odd names')}?select=${encodeURIComponent('"x,y","Mixed Case",b:"a.b"')}&${encodeURIComponent('"x,y"')}=eq.2`);
+    expect(odd.json).toEqual([{ 'x,y': 2, 'Mixed Case': 'second', b: 'b' }]);
+  });
+});
+
+describe('embedding', () => {
+  it('disambiguates two foreign keys to one table by hint, and refuses without one', async () => {
+    expect(await call('/orders?select=id,billing:addresses!billing(city),shipping:addresses!shipping(city)&id=eq.1').then(ok))
+      .toEqual([{ id: 1, billing: { city: 'London' }, shipping: { city: 'Paris' } }]);
+    expect(await call('/addresses?select=city,orders!shipping_address_id(id)&id=eq.2').then(ok)).toEqual([{ city: 'Paris', orders: [{ id: 1 }] }]);
+    const ambiguous = await call('/orders?select=id,addresses(city)');
+    expect(ambiguous.status).toBe(300);
+    expect(ambiguous.json).toEqual({
+      code: 'PGRST201',
+      message: "Could not embed because more than one relationship was found for 'orders' and 'addresses'",
+      details: expect.arrayContaining([expect.objectContaining({ cardinality: 'many-to-one', embedding: 'orders with addresses' })]),
+      hint: "Try changing 'addresses' to one of the following: 'addresses!billing', 'addresses!shipping'. Find the desired relationship in the 'details' key.",
+    });
+    const none = await call('/products?select=id,customers(id)');
+    expect(none.status).toBe(400);
+    expect((none.json as { code: string }).code).toBe('PGRST200');
+  });
+
+  it('embeds a self relation both ways and a many-to-many through a junction', async () => {
+    expect(await call('/employees?select=name,manager:manager_id(name),reports:employees(name)&id=eq.2&reports.order=name').then(ok))
+      .toEqual([{ name: 'ann', manager: { name: 'boss' }, reports: [{ name: 'cat' }] }]);
+    expect(await call('/orders?select=id,products(name)&products.order=name&order=id&limit=2').then(ok))
+      .toEqual([{ id: 1, products: [{ name: 'ink' }, { name: 'pen' }] }, { id: 2, products: [{ name: 'paper' }] }]);
+    expect(await call('/orders?select=id,order_items(qty,products(name))&id=eq.2').then(ok))
+      .toEqual([{ id: 2, order_items: [{ qty: 10, products: { name: 'paper' } }] }]);
+    expect(await call('/customers?select=name,...orders(totals:total)&id=eq.1&orders.order=id').then(ok))
+      .toEqual([{ name: 'Ada', totals: [10.5, 99] }]);
+    const filtered = await call('/customers?select=id,orders!inner(status)&orders.status=eq.paid&order=id');
+    expect(filtered.json).toEqual([{ id: 1, orders: [{ status: 'paid' }] }, { id: 2, orders: [{ status: 'paid' }] }]);
+    const unknownEmbedFilter = await call('/customers?select=id&orders.status=eq.paid');
+    expect(unknownEmbedFilter.status).toBe(400);
+    expect(unknownEmbedFilter.json).toEqual(errorBody('PGRST108', "'orders' is not an embedded resource in this request", null,
+      "Verify that 'orders' is included in the 'select' query parameter."));
+  });
+});
+
+describe('writes on composite keys, unique keys and whole tables', () => {
+  it('answers return=headers-only with a Location of every key column', async () => {
+    const res = await call('/order_items', { method: 'POST', token: service, headers: { Prefer: 'return=headers-only' }, body: { order_id: 3, product_id: 3 } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('location')).toBe('/order_items?order_id=eq.3&product_id=eq.3');
+    const row = await call('/order_items?order_id=eq.3&product_id=eq.3&select=qty', { token: service });
+    expect(row.json).toEqual([{ qty: 1 }]);
+    await call('/order_items?order_id=eq.3&product_id=eq.3', { method: 'DELETE', token: service });
+  });
+
+  it('upserts on a unique column with on_conflict', async () => {
+    const res = await call('/customers?on_conflict=email&select=id,name,email', {
+      method: 'POST', token: service, headers: { Prefer: 'resolution=merge-duplicates' },
+      body: [{ id: 4, email: 'dot@example.com', name: 'dot renamed' }, { id: 5, email: 'new@example.com', name: 'new' }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('preference-applied')).toBe('resolution=merge-duplicates');
+    expect(res.json).toEqual([{ id: 4, name: 'dot renamed', email: 'dot@example.com' }, { id: 5, name: 'new', email: 'new@example.com' }]);
+    await call('/customers?id=eq.5', { method: 'DELETE', token: service });
+    await call('/customers?id=eq.4', { method: 'PATCH', token: service, body: { name: 'dot.name' } });
+  });
+
+  it('PUT and PATCH without a filter update every row; DELETE without a filter deletes every row', async () => {
+    await call('/counters', { method: 'POST', token: service, body: [{ name: 'a', hits: 1 }, { name: 'b', hits: 2 }] });
+    const put = await call('/counters?select=name,hits&order=name', { method: 'PUT', token: service, body: { hits: 0 } });
+    expect(put.status).toBe(200);
+    expect(put.json).toEqual([{ name: 'a', hits: 0 }, { name: 'b', hits: 0 }]);
+    const strict = await call('/counters', { method: 'PATCH', token: service, headers: { Prefer: 'handling=strict, max-affected=1' }, body: { hits: 9 } });
+    expect(strict.status).toBe(400);
+    expect(strict.json).toEqual(errorBody('PGRST124', 'Query result exceeds max-affected preference constraint', 'The query affects 2 rows'));
+    expect(await call('/counters?select=hits', { token: service }).then(ok)).toEqual([{ hits: 0 }, { hits: 0 }]);
+    const gone = await call('/counters', { method: 'DELETE', token: service, headers: { Prefer: 'count=exact' } });
+    expect(gone.status).toBe(200);
+    expect(gone.headers.get('content-range')).toBe('*/2');
+    expect(await call('/counters', { token: service }).then(ok)).toEqual([]);
+  });
+
+  it('refuses a value of the wrong type with 400 22P02', async () => {
+    const res = await call('/orders?id=eq.abc');
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual(errorBody('22P02', 'invalid input syntax for type integer: "abc"'));
+    const body = await call('/orders', { method: 'POST', token: service, body: { customer_id: 'x', total: 1 } });
+    expect(body.status).toBe(400);
+    expect((body.json as { code: string }).code).toBe('22P02');
+    const check = await call('/orders', { method: 'POST', token: service, body: { customer_id: 1, total: -1 } });
+    expect(check.status).toBe(400);
+    expect(check.json).toEqual(errorBody('23514', 'new row for relation "orders" violates check constraint "orders_total_check"', expect.stringMatching(/^Failing row contains/)));
+  });
+});
+
+describe('rpc', () => {
+  it('returns scalars bare, composites as objects, sets as arrays, void as 204', async () => {
+    expect((await call('/rpc/add?a=2')).json).toBe(12);
+    expect((await call('/rpc/add', { method: 'POST', body: { a: 2, b: 3 } })).json).toBe(5);
+    const composite = await call('/rpc/customer?cid=2&select=id,name');
+    expect(composite.json).toEqual({ id: 2, name: 'Lovelace, Ada (Countess)' });
+    expect((await call('/rpc/numbers?n=3')).json).toEqual([1, 2, 3]);
+    expect((await call('/rpc/spend', { method: 'POST', body: {} })).json).toEqual([{ customer_id: 1, spent: 109.5 }, { customer_id: 2, spent: 5.25 }]);
+    const voided = await call('/rpc/hit', { method: 'POST', token: service, body: { counter: 'x' } });
+    expect(voided.status).toBe(204);
+    expect(voided.text).toBe('');
+    expect(await call('/counters?select=name,hits', { token: service }).then(ok)).toEqual([{ name: 'x', hits: 1 }]);
+    const head = await call('/rpc/numbers?n=3', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+  });
+
+  it('filters, orders, limits and counts SETOF results', async () => {
+    const res = await call('/rpc/customers_from?min_id=2&select=id,name&id=neq.3&order=id.desc&limit=1', { headers: { Prefer: 'count=exact' } });
+    expect(res.status).toBe(206);
+    expect(res.json).toEqual([{ id: 4, name: 'dot.name' }]);
+    expect(res.headers.get('content-range')).toBe('0-0/2');
+    const embedded = await call('/rpc/customers_from?select=id,orders(total)&id=eq.2', { method: 'POST', body: { min_id: 1 } });
+    expect(embedded.json).toEqual([{ id: 2, orders: [{ total: 5.25 }] }]);
+    const csv = await call('/rpc/numbers?n=2', { headers: { Accept: 'text/csv' } });
+    expect(csv.status).toBe(200);
+  });
+
+  it('passes the whole body to a single unnamed json parameter and resolves overloads by names', async () => {
+    expect((await call('/rpc/echo', { method: 'POST', body: { any: ['thing', 1] } })).json).toEqual({ any: ['thing', 1] });
+    expect((await call('/rpc/pick', { method: 'POST', body: { a: 1 } })).json).toBe('by a: 1');
+    expect((await call('/rpc/pick?b=x')).json).toBe('by b: x');
+    const neither = await call('/rpc/pick', { method: 'POST', body: { c: 1 } });
+    expect(neither.status).toBe(404);
+    expect((neither.json as { code: string }).code).toBe('PGRST202');
+    const missing = await call('/rpc/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.json).toEqual(errorBody('PGRST202', 'Could not find the function public.nope without parameters in the schema cache',
+      'Searched for the function public.nope without parameters, but no matches were found in the schema cache.'));
+  });
+
+  it('runs GET read-only: a function that writes is refused with 405; other methods on rpc are 405', async () => {
+    const get = await call('/rpc/hit?counter=y', { token: service });
+    expect(get.status).toBe(405);
+    expect((get.json as { code: string }).code).toBe('25006');
+    expect(await call('/counters?name=eq.y', { token: service }).then(ok)).toEqual([]);
+    const patch = await call('/rpc/add', { method: 'PATCH', body: { a: 1 } });
+    expect(patch.status).toBe(405);
+    expect(patch.json).toEqual(errorBody('PGRST101', 'Cannot use the PATCH method on RPC'));
+  });
+
+  it('maps raised errors: P0001 400, PTxxx its status, 22P02 400, 42501 403; a failed call writes nothing', async () => {
+    const plain = await call('/rpc/fail_plain', { method: 'POST', body: {} });
+    expect(plain.status).toBe(400);
+    expect(plain.json).toEqual(errorBody('P0001', 'out of stock', 'product 3', 'order fewer'));
+    const payment = await call('/rpc/fail_payment', { method: 'POST', body: {} });
+    expect(payment.status).toBe(402);
+    expect(payment.json).toEqual(errorBody('PT402', 'payment required'));
+    const cast = await call('/rpc/to_int?x=abc');
+    expect(cast.status).toBe(400);
+    expect(cast.json).toEqual(errorBody('22P02', 'invalid input syntax for type integer: "abc"'));
+    const denied = await call('/rpc/secret_count', { method: 'POST', body: {} });
+    expect(denied.status).toBe(403);
+    expect(denied.json).toEqual(errorBody('42501', 'permission denied for function secret_count'));
+    const failed = await call('/rpc/hit_and_fail', { method: 'POST', token: service, body: { counter: 'half' } });
+    expect(failed.status).toBe(400);
+    expect(await call('/counters?name=eq.half', { token: service }).then(ok)).toEqual([]);
+    for (const res of [plain, payment, cast, denied, failed]) expect(res.text).not.toMatch(/\bat .+:\d+/);
+  });
+});
