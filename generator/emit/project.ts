@@ -7,7 +7,7 @@ import type { EmitContext, FunctionModule, TableModule } from './context.js';
 import { emitDatabaseTypes } from './database-types.js';
 import { emitIndexModule } from './index-module.js';
 import { IdentifierRegistry, moduleFileBase } from './names.js';
-import { emitOpenApi } from './openapi.js';
+import { emitApiTypes, emitOpenApi } from './openapi.js';
 import { emitRelationsModule } from './relations-module.js';
 import { emitRpcModule } from './rpc-module.js';
 import { emitTableModule } from './table-module.js';
@@ -54,6 +54,21 @@ export function planProject(model: SchemaModel, ref: string): EmitContext {
 }
 
 /**
+ * `schema.json`: the normalised model the code was generated from, for reviewers (schema
+ * changes show up as diffs) and offline checks. JSON has no comments, so the header is
+ * a pair of fields around the model; the fingerprint is the sha256 of the model's
+ * canonical JSON.
+ */
+function emitSchemaSnapshot(context: EmitContext): string {
+  const snapshot = {
+    generatedBy: `Gantry, from the database of project "${context.ref}". Do not edit: run \`gantry gen ${context.ref}\`.`,
+    fingerprint: `sha256:${context.fingerprint}`,
+    model: JSON.parse(canonicalJson(context.model)) as unknown,
+  };
+  return `${JSON.stringify(snapshot, null, 2)}\n`;
+}
+
+/**
  * Every file of `generated/<ref>/`, keyed by path relative to that folder, in path
  * order. Pure: the same model and ref always give the same bytes.
  */
@@ -65,7 +80,8 @@ export function emitProject(model: SchemaModel, options: EmitOptions): Map<strin
     ['relations.ts', emitRelationsModule(context)],
     ['database.types.ts', emitDatabaseTypes(context)],
     ['openapi.json', emitOpenApi(context)],
-    ['schema.json', `${JSON.stringify(JSON.parse(canonicalJson(model)), null, 2)}\n`],
+    ['api.d.ts', emitApiTypes(context)],
+    ['schema.json', emitSchemaSnapshot(context)],
   ];
   for (const module of context.tables) files.push([`tables/${module.fileBase}.ts`, emitTableModule(context, module)]);
   for (const module of context.functions) files.push([`rpc/${module.fileBase}.ts`, emitRpcModule(context, module)]);
