@@ -72,7 +72,8 @@ export async function introspectProject(client: pg.ClientBase, options: Introspe
     await client.query('commit');
     return model;
   } catch (error) {
-    await client.query('rollback');
+    // A failed rollback (a lost connection) must not hide why introspection failed.
+    await client.query('rollback').catch(() => undefined);
     throw error;
   }
 }
