@@ -1,5 +1,6 @@
 import { sortByKey } from '../model/sort.js';
 import type { ColumnModel, RelationModel } from '../model/types.js';
+import { docComment } from './code.js';
 import { propertyKey } from './names.js';
 import { nullable, tsType, type TypeContext } from './ts-types.js';
 
@@ -8,6 +9,8 @@ export interface Field {
   readonly name: string;
   readonly type: string;
   readonly optional: boolean;
+  /** The column's comment, printed as JSDoc above the property. */
+  readonly comment?: string | null;
 }
 
 const columnsByName = (relation: RelationModel): ColumnModel[] => sortByKey(relation.columns, (c) => [c.name]);
@@ -17,8 +20,13 @@ function isComputed(column: ColumnModel): boolean {
   return column.identity === 'always' || column.generated !== null;
 }
 
-export function rowFields(relation: RelationModel, context: TypeContext): Field[] {
-  return columnsByName(relation).map((c) => ({ name: c.name, type: nullable(tsType(c.type, context), c.nullable), optional: false }));
+export function rowFields(relation: RelationModel, context: TypeContext, withComments = false): Field[] {
+  return columnsByName(relation).map((c) => ({
+    name: c.name,
+    type: nullable(tsType(c.type, context), c.nullable),
+    optional: false,
+    comment: withComments ? c.comment : null,
+  }));
 }
 
 export function insertFields(relation: RelationModel, context: TypeContext): Field[] {
@@ -50,5 +58,6 @@ export function isWritable(relation: RelationModel): boolean {
 export function objectType(fields: readonly Field[], indent: string): string {
   if (fields.length === 0) return '{\n' + `${indent}  [_ in never]: never;\n` + `${indent}}`;
   const inner = `${indent}  `;
-  return `{\n${fields.map((f) => `${inner}${propertyKey(f.name)}${f.optional ? '?' : ''}: ${f.type};\n`).join('')}${indent}}`;
+  const member = (f: Field): string => `${docComment(f.comment ?? null, inner)}${inner}${propertyKey(f.name)}${f.optional ? '?' : ''}: ${f.type};\n`;
+  return `{\n${fields.map(member).join('')}${indent}}`;
 }

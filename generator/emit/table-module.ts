@@ -16,7 +16,7 @@ export function emitTableModule(context: EmitContext, module: TableModule): stri
   const imports = new Imports();
   const types: TypeContext = { model: context.model, uses: (name) => imports.add('../database.types.js', name, true) };
   const writable = isWritable(relation);
-  const row = objectType(rowFields(relation, types), '');
+  const row = objectType(rowFields(relation, types, true), '');
   const insert = writable ? objectType(insertFields(relation, types), '') : 'never';
   const update = writable ? objectType(updateFields(relation, types), '') : 'never';
   const relationships = context.relationships.get(relationKey(relation.schema, relation.name)) ?? [];

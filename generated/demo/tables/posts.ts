@@ -10,6 +10,7 @@ export type Row = {
   body: string;
   created_at: string;
   id: number;
+  /** Free-form JSON, e.g. {"reading_minutes": 3}. */
   meta: Json;
   search: unknown | null;
   status: Database["public"]["Enums"]["post_status"];

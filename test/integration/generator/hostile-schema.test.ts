@@ -272,6 +272,7 @@ describe('generator on the hostile schema', () => {
     // Two exposed schemas: the second one's modules get schema-qualified file names.
     const files = emitProject(await introspect(db, ['public', 'private']), { ref: 'hostile' });
     expect(formatterChanges(files)).toEqual([]);
+    expect(files.get('tables/user.ts')).toContain('  /** Sort order */\n  order: number;\n');
     expect([...files.keys()].filter((file) => file.includes('secrets'))).toEqual([
       expect.stringMatching(/^tables\/private_secrets-[0-9a-f]{8}\.ts$/),
     ]);
