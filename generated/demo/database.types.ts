@@ -334,8 +334,6 @@ export type CompositeTypes<
 
 export const Constants = {
   public: {
-    Enums: {
-      post_status: ["draft", "published", "archived"],
-    },
+    Enums: { post_status: ["draft", "published", "archived"] },
   },
 } as const;

@@ -17,7 +17,14 @@ export function raw(code: string): RawCode {
   return new RawCode(code);
 }
 
-const inlineWidth = 80;
+/** Literals that fit in this many columns (indent included) stay on one line. */
+const inlineWidth = 90;
+
+/** Primitives and arrays of primitives: what an object may hold and still be printed on one line. */
+function isFlat(value: Printable): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  return Array.isArray(value) && (value as readonly Printable[]).every((item) => item === null || typeof item !== 'object');
+}
 
 export function printValue(value: Printable, indent = ''): string {
   if (value instanceof RawCode) return value.code;
@@ -36,6 +43,10 @@ export function printValue(value: Printable, indent = ''): string {
   }
   const entries = Object.entries(value as { readonly [key: string]: Printable });
   if (entries.length === 0) return '{}';
+  if (entries.every(([, item]) => isFlat(item))) {
+    const line = `{ ${entries.map(([key, item]) => `${propertyKey(key)}: ${printValue(item)}`).join(', ')} }`;
+    if (line.length + indent.length <= inlineWidth) return line;
+  }
   return `{\n${entries.map(([key, item]) => `${inner}${propertyKey(key)}: ${printValue(item, inner)},\n`).join('')}${indent}}`;
 }
 

@@ -20,18 +20,8 @@ export const meta: readonly FunctionMeta[] = [
     schema: "public",
     name: "add_numbers",
     args: [
-      {
-        name: "a",
-        pgType: "integer",
-        hasDefault: false,
-        variadic: false,
-      },
-      {
-        name: "b",
-        pgType: "integer",
-        hasDefault: true,
-        variadic: false,
-      },
+      { name: "a", pgType: "integer", hasDefault: false, variadic: false },
+      { name: "b", pgType: "integer", hasDefault: true, variadic: false },
     ],
     returnType: "integer",
     returnsSet: false,

@@ -19,12 +19,7 @@ export const meta: readonly FunctionMeta[] = [
     schema: "public",
     name: "my_todo_count",
     args: [
-      {
-        name: "only_open",
-        pgType: "boolean",
-        hasDefault: true,
-        variadic: false,
-      },
+      { name: "only_open", pgType: "boolean", hasDefault: true, variadic: false },
     ],
     returnType: "bigint",
     returnsSet: false,

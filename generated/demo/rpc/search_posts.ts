@@ -26,53 +26,21 @@ export const meta: readonly FunctionMeta[] = [
     schema: "public",
     name: "search_posts",
     args: [
-      {
-        name: "q",
-        pgType: "text",
-        hasDefault: false,
-        variadic: false,
-      },
+      { name: "q", pgType: "text", hasDefault: false, variadic: false },
     ],
     returnType: "public.posts",
     returnsSet: true,
     returnKind: "composite",
-    returnRelation: {
-      schema: "public",
-      name: "posts",
-    },
+    returnRelation: { schema: "public", name: "posts" },
     returnColumns: [
-      {
-        name: "id",
-        pgType: "bigint",
-      },
-      {
-        name: "author_id",
-        pgType: "bigint",
-      },
-      {
-        name: "title",
-        pgType: "text",
-      },
-      {
-        name: "body",
-        pgType: "text",
-      },
-      {
-        name: "status",
-        pgType: "public.post_status",
-      },
-      {
-        name: "meta",
-        pgType: "jsonb",
-      },
-      {
-        name: "search",
-        pgType: "tsvector",
-      },
-      {
-        name: "created_at",
-        pgType: "timestamp with time zone",
-      },
+      { name: "id", pgType: "bigint" },
+      { name: "author_id", pgType: "bigint" },
+      { name: "title", pgType: "text" },
+      { name: "body", pgType: "text" },
+      { name: "status", pgType: "public.post_status" },
+      { name: "meta", pgType: "jsonb" },
+      { name: "search", pgType: "tsvector" },
+      { name: "created_at", pgType: "timestamp with time zone" },
     ],
     volatility: "stable",
     securityDefiner: false,

@@ -73,32 +73,14 @@ export const meta: TableMeta = {
       targetSchema: "public",
       targetName: "posts",
       constraint: "posts_author_id_fkey",
-      join: {
-        from: ["id"],
-        to: ["author_id"],
-      },
+      join: { from: ["id"], to: ["author_id"] },
       junction: null,
     },
   ],
   grants: {
-    anon: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    authenticated: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    service_role: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
+    anon: { select: true, insert: true, update: true, delete: true },
+    authenticated: { select: true, insert: true, update: true, delete: true },
+    service_role: { select: true, insert: true, update: true, delete: true },
   },
   rls: {
     enabled: true,

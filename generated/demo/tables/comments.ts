@@ -103,32 +103,14 @@ export const meta: TableMeta = {
       targetSchema: "public",
       targetName: "posts",
       constraint: "comments_post_id_fkey",
-      join: {
-        from: ["post_id"],
-        to: ["id"],
-      },
+      join: { from: ["post_id"], to: ["id"] },
       junction: null,
     },
   ],
   grants: {
-    anon: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    authenticated: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    service_role: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
+    anon: { select: true, insert: true, update: true, delete: true },
+    authenticated: { select: true, insert: true, update: true, delete: true },
+    service_role: { select: true, insert: true, update: true, delete: true },
   },
   rls: {
     enabled: true,

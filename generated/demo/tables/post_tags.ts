@@ -58,10 +58,7 @@ export const meta: TableMeta = {
       targetSchema: "public",
       targetName: "posts",
       constraint: "post_tags_post_id_fkey",
-      join: {
-        from: ["post_id"],
-        to: ["id"],
-      },
+      join: { from: ["post_id"], to: ["id"] },
       junction: null,
     },
     {
@@ -69,32 +66,14 @@ export const meta: TableMeta = {
       targetSchema: "public",
       targetName: "tags",
       constraint: "post_tags_tag_id_fkey",
-      join: {
-        from: ["tag_id"],
-        to: ["id"],
-      },
+      join: { from: ["tag_id"], to: ["id"] },
       junction: null,
     },
   ],
   grants: {
-    anon: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    authenticated: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    service_role: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
+    anon: { select: true, insert: true, update: true, delete: true },
+    authenticated: { select: true, insert: true, update: true, delete: true },
+    service_role: { select: true, insert: true, update: true, delete: true },
   },
   rls: {
     enabled: true,

@@ -150,10 +150,7 @@ export const meta: TableMeta = {
       targetSchema: "public",
       targetName: "authors",
       constraint: "posts_author_id_fkey",
-      join: {
-        from: ["author_id"],
-        to: ["id"],
-      },
+      join: { from: ["author_id"], to: ["id"] },
       junction: null,
     },
     {
@@ -161,10 +158,7 @@ export const meta: TableMeta = {
       targetSchema: "public",
       targetName: "comments",
       constraint: "comments_post_id_fkey",
-      join: {
-        from: ["id"],
-        to: ["post_id"],
-      },
+      join: { from: ["id"], to: ["post_id"] },
       junction: null,
     },
     {
@@ -172,10 +166,7 @@ export const meta: TableMeta = {
       targetSchema: "public",
       targetName: "post_tags",
       constraint: "post_tags_post_id_fkey",
-      join: {
-        from: ["id"],
-        to: ["post_id"],
-      },
+      join: { from: ["id"], to: ["post_id"] },
       junction: null,
     },
     {
@@ -188,37 +179,16 @@ export const meta: TableMeta = {
         schema: "public",
         name: "post_tags",
         sourceConstraint: "post_tags_post_id_fkey",
-        source: {
-          from: ["id"],
-          to: ["post_id"],
-        },
+        source: { from: ["id"], to: ["post_id"] },
         targetConstraint: "post_tags_tag_id_fkey",
-        target: {
-          from: ["tag_id"],
-          to: ["id"],
-        },
+        target: { from: ["tag_id"], to: ["id"] },
       },
     },
   ],
   grants: {
-    anon: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    authenticated: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    service_role: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
+    anon: { select: true, insert: true, update: true, delete: true },
+    authenticated: { select: true, insert: true, update: true, delete: true },
+    service_role: { select: true, insert: true, update: true, delete: true },
   },
   rls: {
     enabled: true,

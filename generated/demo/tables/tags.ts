@@ -60,10 +60,7 @@ export const meta: TableMeta = {
       targetSchema: "public",
       targetName: "post_tags",
       constraint: "post_tags_tag_id_fkey",
-      join: {
-        from: ["id"],
-        to: ["tag_id"],
-      },
+      join: { from: ["id"], to: ["tag_id"] },
       junction: null,
     },
     {
@@ -76,37 +73,16 @@ export const meta: TableMeta = {
         schema: "public",
         name: "post_tags",
         sourceConstraint: "post_tags_tag_id_fkey",
-        source: {
-          from: ["id"],
-          to: ["tag_id"],
-        },
+        source: { from: ["id"], to: ["tag_id"] },
         targetConstraint: "post_tags_post_id_fkey",
-        target: {
-          from: ["post_id"],
-          to: ["id"],
-        },
+        target: { from: ["post_id"], to: ["id"] },
       },
     },
   ],
   grants: {
-    anon: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    authenticated: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    service_role: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
+    anon: { select: true, insert: true, update: true, delete: true },
+    authenticated: { select: true, insert: true, update: true, delete: true },
+    service_role: { select: true, insert: true, update: true, delete: true },
   },
   rls: {
     enabled: true,

@@ -99,24 +99,9 @@ export const meta: TableMeta = {
   uniqueKeys: [],
   relations: [],
   grants: {
-    anon: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    authenticated: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
-    service_role: {
-      select: true,
-      insert: true,
-      update: true,
-      delete: true,
-    },
+    anon: { select: true, insert: true, update: true, delete: true },
+    authenticated: { select: true, insert: true, update: true, delete: true },
+    service_role: { select: true, insert: true, update: true, delete: true },
   },
   rls: {
     enabled: true,

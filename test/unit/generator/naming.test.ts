@@ -69,8 +69,10 @@ describe('sorting', () => {
 describe('printing', () => {
   it('prints values in the house style', () => {
     expect(printValue({ a: [1, 'x'], 'b c': { d: null }, e: [], f: raw('ref.meta') })).toBe(
-      '{\n  a: [1, "x"],\n  "b c": {\n    d: null,\n  },\n  e: [],\n  f: ref.meta,\n}',
+      '{\n  a: [1, "x"],\n  "b c": { d: null },\n  e: [],\n  f: ref.meta,\n}',
     );
+    const long = { first: 'x'.repeat(40), second: 'y'.repeat(40) };
+    expect(printValue(long)).toBe(`{\n  first: "${'x'.repeat(40)}",\n  second: "${'y'.repeat(40)}",\n}`);
   });
   it('sorts imports and marks type-only specifiers', () => {
     const imports = new Imports();
