@@ -1,6 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { createAuthRouter } from '../auth/router.js';
+import { loadOpenApiDocument } from '../docs/document.js';
+import { createDocsRouter } from '../docs/router.js';
 import { createRestHandler } from '../rest/server.js';
 import { sendJson } from './json-response.js';
 import { loadGeneratedDefinition } from './project-loader.js';
@@ -20,6 +22,7 @@ function notFound(ref: string) {
 export function createServerFactory(generatedDir: string, runtime: Readonly<Record<string, unknown>>, log: Logger): ServerFactory {
   return async (ctx) => {
     const definition = await loadGeneratedDefinition(generatedDir, ctx.ref, runtime);
+    const openapi = await loadOpenApiDocument(generatedDir, ctx.ref);
     const router = express.Router();
     router.use('/auth/v1', createAuthRouter(ctx, { log }));
     if (definition) {
@@ -29,6 +32,7 @@ export function createServerFactory(generatedDir: string, runtime: Readonly<Reco
         handleRest(req, res, req.path, q < 0 ? '' : req.originalUrl.slice(q + 1)).catch(next);
       });
     }
+    router.use(createDocsRouter(ctx, openapi));
     router.use(notFound(ctx.ref));
     return { handler: router, fingerprint: definition?.fingerprint ?? null };
   };

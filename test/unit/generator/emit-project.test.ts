@@ -16,6 +16,7 @@ describe('emitProject', () => {
 
   it('emits one module per relation plus the project files, in path order', () => {
     expect([...files.keys()]).toEqual([
+      'api.d.ts',
       'database.types.ts',
       'index.ts',
       'openapi.json',
@@ -46,6 +47,7 @@ describe('emitProject', () => {
     const after = emitProject(changedModel, { ref: 'demo' });
     const changed = [...after].filter(([file, text]) => files.get(file) !== text).map(([file]) => file);
     expect(changed).toEqual([
+      'api.d.ts',
       'database.types.ts',
       'index.ts',
       'openapi.json',

@@ -1,0 +1,368 @@
+import { schemaRef, type JsonSchema } from './json-schema.js';
+
+/**
+ * The GoTrue-compatible auth API (section 4.1 of the service document) as the
+ * runtime serves it at `/auth/v1`: the same for every project, so it is data here.
+ */
+
+const TAG = 'Auth';
+
+const dateTime: JsonSchema = { type: 'string', format: 'date-time' };
+const metadata = (description: string): JsonSchema => ({ type: 'object', additionalProperties: true, description });
+
+export const authSchemas: Readonly<Record<string, JsonSchema>> = {
+  AuthError: {
+    description:
+      'Error of the auth API. Clients that send `X-Supabase-Api-Version: 2024-01-01` (supabase-js does) get `{code, message}` ' +
+      'with a string code; others get the legacy `{code: <status>, error_code, msg}`.',
+    anyOf: [
+      {
+        type: 'object',
+        title: 'AuthErrorVersioned',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string', description: 'e.g. `invalid_credentials`, `email_not_confirmed`, `user_banned`.' }, message: { type: 'string' } },
+      },
+      {
+        type: 'object',
+        title: 'AuthErrorLegacy',
+        required: ['code', 'error_code', 'msg'],
+        properties: { code: { type: 'integer', description: 'The HTTP status.' }, error_code: { type: 'string' }, msg: { type: 'string' } },
+      },
+    ],
+  },
+  User: {
+    type: 'object',
+    description: 'A user of the project (GoTrue form). Timestamps that are not set are left out.',
+    required: ['id', 'aud', 'role', 'email', 'phone', 'app_metadata', 'user_metadata', 'identities', 'created_at', 'updated_at', 'is_anonymous'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      aud: { type: 'string', example: 'authenticated' },
+      role: { type: 'string', example: 'authenticated' },
+      email: { type: 'string', format: 'email' },
+      email_confirmed_at: dateTime,
+      phone: { type: 'string' },
+      confirmation_sent_at: dateTime,
+      confirmed_at: dateTime,
+      recovery_sent_at: dateTime,
+      last_sign_in_at: dateTime,
+      app_metadata: metadata('Set by the service only (`provider`, `providers`, and what admins store).'),
+      user_metadata: metadata('Free-form: `data` at sign-up, `user_metadata` from admins.'),
+      identities: { type: 'array', items: { type: 'object', additionalProperties: true } },
+      created_at: dateTime,
+      updated_at: dateTime,
+      banned_until: { ...dateTime, description: 'Present while the user is banned.' },
+      is_anonymous: { type: 'boolean' },
+    },
+  },
+  Session: {
+    type: 'object',
+    description: 'A session: an access token (JWT, role `authenticated`, valid 3600 s) and a refresh token (rotated on use).',
+    required: ['access_token', 'token_type', 'expires_in', 'expires_at', 'refresh_token', 'user'],
+    properties: {
+      access_token: { type: 'string', description: 'JWT; send as `Authorization: Bearer <access_token>`.' },
+      token_type: { type: 'string', enum: ['bearer'] },
+      expires_in: { type: 'integer', enum: [3600] },
+      expires_at: { type: 'integer', description: 'Expiry as Unix time (seconds).' },
+      refresh_token: { type: 'string' },
+      user: schemaRef('User'),
+    },
+  },
+  SignUpResponse: {
+    description: 'With auto-confirm: the session (its fields at top level, and again under `session`). Otherwise `{user, session: null}` until the e-mail is confirmed.',
+    anyOf: [
+      { allOf: [schemaRef('Session'), { type: 'object', required: ['session'], properties: { session: schemaRef('Session') } }] },
+      { type: 'object', required: ['user', 'session'], properties: { user: schemaRef('User'), session: { type: 'null' } } },
+    ],
+  },
+  Message: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+};
+
+function authError(description: string): JsonSchema {
+  return { description, content: { 'application/json': { schema: schemaRef('AuthError') } } };
+}
+
+const tooMany: JsonSchema = {
+  description: 'Rate limited (`over_request_rate_limit`).',
+  headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
+  content: { 'application/json': { schema: schemaRef('AuthError') } },
+};
+
+const unauthorizedKey = authError('No API key (`no_api_key`) or not a key of this project (`invalid_api_key`).');
+const serverError = authError('Unexpected failure (`unexpected_failure`).');
+
+const json = (schema: JsonSchema): JsonSchema => ({ 'application/json': { schema } });
+const ok = (description: string, schema: JsonSchema): JsonSchema => ({ description, content: json(schema) });
+const body = (schema: JsonSchema, required = true): JsonSchema => ({ required, content: json(schema) });
+const object = (properties: Record<string, JsonSchema>, required: readonly string[] = []): JsonSchema => ({
+  type: 'object',
+  required: [...required],
+  properties,
+});
+const queryParam = (name: string, description: string, schema: JsonSchema, required = false): JsonSchema => ({
+  name,
+  in: 'query',
+  required,
+  description,
+  schema,
+});
+
+const email: JsonSchema = { type: 'string', format: 'email' };
+const newPassword: JsonSchema = { type: 'string', minLength: 6, description: 'At least 6 characters.' };
+const redirectTo = queryParam('redirect_to', 'Where the e-mailed link leads after verification; must be on the public URL of this service.', {
+  type: 'string',
+  format: 'uri',
+});
+
+/** Public endpoints take the anon key; the user endpoints a user's access token; admin ones the service key. */
+const PUBLIC = [{ apikey: [] }, { apikeyQuery: [] }];
+const USER = [{ apikey: [], bearer: [] }, { bearer: [] }];
+const ADMIN = [{ apikey: [] }, { bearer: [] }];
+
+function op(operationId: string, summary: string, security: readonly unknown[], fields: Record<string, unknown>): JsonSchema {
+  return { tags: [TAG], operationId: `auth.${operationId}`, summary, security: [...security], ...fields };
+}
+
+const userId = { name: 'id', in: 'path', required: true, description: 'The user id.', schema: { type: 'string', format: 'uuid' } };
+
+const adminUserFields = {
+  email,
+  password: newPassword,
+  user_metadata: metadata('Merged into the user metadata.'),
+  app_metadata: metadata('Merged into the app metadata.'),
+  email_confirm: { type: 'boolean', description: 'Confirm the e-mail address now (creation: default true).' },
+  banned: { type: 'boolean', description: 'true bans the user for 100 years; false lifts a ban.' },
+  ban_duration: { type: 'string', description: 'A ban of a given length, e.g. `24h`; `none` lifts it.' },
+};
+
+const adminErrors = {
+  '400': authError('Invalid input (`validation_failed`).'),
+  '401': authError('No token (`no_authorization`) or an invalid one (`bad_jwt`).'),
+  '403': authError('Not the service key (`not_admin`).'),
+  '500': serverError,
+};
+
+/** `/auth/v1/...` path items. */
+export const authPaths: Readonly<Record<string, JsonSchema>> = {
+  '/auth/v1/signup': {
+    post: op('signUp', 'Sign up with e-mail and password', PUBLIC, {
+      description:
+        'Creates a user. With auto-confirm on, the user is confirmed and signed in; otherwise a confirmation link is e-mailed ' +
+        'and `session` is null (an address already registered gets the same answer, so sign-up does not reveal accounts).',
+      parameters: [redirectTo],
+      requestBody: body(
+        object(
+          { email, password: newPassword, data: metadata('Stored as `user_metadata`.'), redirect_to: { type: 'string', format: 'uri' } },
+          ['email', 'password'],
+        ),
+      ),
+      responses: {
+        '200': ok('Signed up.', schemaRef('SignUpResponse')),
+        '400': authError('Invalid e-mail or missing password (`validation_failed`).'),
+        '401': unauthorizedKey,
+        '422': authError('Weak password (`weak_password`) or, with auto-confirm, an address already registered (`user_already_exists`).'),
+        '429': tooMany,
+        '500': serverError,
+      },
+    }),
+  },
+  '/auth/v1/token': {
+    post: op('token', 'Sign in (password grant) or refresh a session (refresh_token grant)', PUBLIC, {
+      description:
+        'Password grant: rejected for an unconfirmed e-mail (`email_not_confirmed`) or a banned account (`user_banned`). ' +
+        'Refresh grant: the refresh token is revoked and a new session (new refresh token) is returned.',
+      parameters: [queryParam('grant_type', 'The grant.', { type: 'string', enum: ['password', 'refresh_token'] }, true)],
+      requestBody: body({
+        anyOf: [
+          { ...object({ email, password: { type: 'string' } }, ['email', 'password']), title: 'PasswordGrant' },
+          { ...object({ refresh_token: { type: 'string' } }, ['refresh_token']), title: 'RefreshTokenGrant' },
+        ],
+      }),
+      responses: {
+        '200': ok('A session.', schemaRef('Session')),
+        '400': authError(
+          'Wrong credentials (`invalid_credentials`), unconfirmed e-mail (`email_not_confirmed`), banned (`user_banned`), ' +
+            'unknown, revoked or reused refresh token (`refresh_token_not_found`, `session_not_found`, `refresh_token_already_used`).',
+        ),
+        '401': unauthorizedKey,
+        '429': tooMany,
+        '503': authError('Temporarily unavailable; retry.'),
+      },
+    }),
+  },
+  '/auth/v1/verify': {
+    get: op('verify', 'Follow an e-mailed link (confirmation or recovery)', [{}, ...PUBLIC], {
+      description:
+        '`type=signup`: confirms the e-mail and returns a session (JSON), or a confirmation page for browsers (`Accept: text/html`). ' +
+        '`type=recovery`: tells whether the token is valid (JSON) or shows a reset-password form (browsers). With `redirect_to`, ' +
+        'redirects (303) there with the session or the error in the URL fragment.',
+      parameters: [
+        queryParam('token', 'The token from the e-mailed link.', { type: 'string' }, true),
+        queryParam('type', 'The link type.', { type: 'string', enum: ['signup', 'recovery', 'email'] }, true),
+        redirectTo,
+      ],
+      responses: {
+        '200': {
+          description: 'Confirmed (session) or a valid recovery token.',
+          content: {
+            'application/json': {
+              schema: {
+                anyOf: [
+                  schemaRef('Session'),
+                  object({ message: { type: 'string' }, type: { type: 'string', enum: ['recovery'] }, valid: { type: 'boolean', enum: [true] } }, [
+                    'message',
+                    'type',
+                    'valid',
+                  ]),
+                ],
+              },
+            },
+            'text/html': { schema: { type: 'string' } },
+          },
+        },
+        '303': { description: 'Redirect to `redirect_to`.', headers: { Location: { schema: { type: 'string' } } } },
+        '400': authError('Missing token or type (`validation_failed`).'),
+        '401': unauthorizedKey,
+        '403': authError('Invalid or expired link (`otp_expired`), or banned (`user_banned`).'),
+        '429': tooMany,
+      },
+    }),
+    post: op('verifyOtp', 'Redeem a link token (supabase-js verifyOtp with token_hash)', PUBLIC, {
+      requestBody: body(
+        object({ type: { type: 'string', enum: ['signup', 'recovery', 'email'] }, token_hash: { type: 'string' }, token: { type: 'string' } }, ['type']),
+      ),
+      responses: {
+        '200': ok('A session.', schemaRef('Session')),
+        '400': authError('Missing token or type (`validation_failed`).'),
+        '401': unauthorizedKey,
+        '403': authError('Invalid or expired token (`otp_expired`), or banned (`user_banned`).'),
+        '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/recover': {
+    post: op('recover', 'Request a password recovery e-mail', PUBLIC, {
+      description: 'The same answer whether or not the address exists; the link is valid for 1 hour.',
+      parameters: [redirectTo],
+      requestBody: body(object({ email, redirect_to: { type: 'string', format: 'uri' } }, ['email'])),
+      responses: {
+        '200': ok('Accepted.', schemaRef('Message')),
+        '400': authError('Invalid e-mail (`validation_failed`).'),
+        '401': unauthorizedKey,
+        '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/reset': {
+    post: op('reset', 'Set a new password with a recovery token', PUBLIC, {
+      description: 'Also signs the user out on all devices (every refresh token is revoked).',
+      requestBody: body(object({ token: { type: 'string', description: 'The recovery token.' }, password: newPassword }, ['token', 'password'])),
+      responses: {
+        '200': ok('Password changed.', schemaRef('Message')),
+        '400': authError('Missing token (`validation_failed`).'),
+        '401': unauthorizedKey,
+        '403': authError('Invalid or expired token (`otp_expired`).'),
+        '422': authError('Weak password (`weak_password`).'),
+        '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/user': {
+    get: op('getUser', 'The signed-in user', USER, {
+      responses: {
+        '200': ok('The user.', schemaRef('User')),
+        '401': authError('No or invalid access token (`no_authorization`, `bad_jwt`).'),
+        '403': authError('User or session gone (`user_not_found`, `session_not_found`) or banned (`user_banned`).'),
+      },
+    }),
+    put: op('updateUser', 'Update the signed-in user', USER, {
+      description: 'A new password signs out the other devices.',
+      requestBody: body(object({ password: newPassword, data: metadata('Merged into `user_metadata`.') })),
+      responses: {
+        '200': ok('The updated user.', schemaRef('User')),
+        '400': authError('Invalid input (`validation_failed`).'),
+        '401': authError('No or invalid access token (`no_authorization`, `bad_jwt`).'),
+        '403': authError('`app_metadata` is admin-only (`not_admin`); user or session gone; banned.'),
+        '422': authError('Weak password or the same as before (`weak_password`, `same_password`).'),
+      },
+    }),
+  },
+  '/auth/v1/logout': {
+    post: op('logout', 'Sign out', USER, {
+      description: 'Revokes refresh tokens: of every session (`global`, the default), this one (`local`) or the others (`others`).',
+      parameters: [queryParam('scope', 'Which sessions.', { type: 'string', enum: ['global', 'local', 'others'] })],
+      responses: {
+        '204': { description: 'Signed out.' },
+        '401': authError('No or invalid access token (`no_authorization`, `bad_jwt`).'),
+        '403': authError('User or session gone, or banned.'),
+      },
+    }),
+  },
+  '/auth/v1/admin/users': {
+    get: op('adminListUsers', 'List users (service key)', ADMIN, {
+      parameters: [
+        queryParam('limit', 'Page size (with offset).', { type: 'integer', minimum: 1 }),
+        queryParam('offset', 'Users to skip.', { type: 'integer', minimum: 0 }),
+        queryParam('page', 'Page number (with per_page; supabase-js).', { type: 'integer', minimum: 1 }),
+        queryParam('per_page', 'Page size (default 50).', { type: 'integer', minimum: 1 }),
+      ],
+      responses: {
+        '200': {
+          description: 'A page of users, oldest first.',
+          headers: {
+            'X-Total-Count': { description: 'All users.', schema: { type: 'integer' } },
+            Link: { description: 'next/last pages (page/per_page paging).', schema: { type: 'string' } },
+          },
+          content: json(object({ users: { type: 'array', items: schemaRef('User') }, aud: { type: 'string' } }, ['users', 'aud'])),
+        },
+        ...adminErrors,
+      },
+    }),
+    post: op('adminCreateUser', 'Create a user (service key)', ADMIN, {
+      description: 'The e-mail is confirmed at once unless `email_confirm` is false.',
+      requestBody: body(object(adminUserFields, ['email'])),
+      responses: {
+        '200': ok('The created user.', schemaRef('User')),
+        ...adminErrors,
+        '422': authError('Address already registered (`email_exists`) or weak password.'),
+      },
+    }),
+  },
+  '/auth/v1/admin/users/{id}': {
+    get: op('adminGetUser', 'Get a user (service key)', ADMIN, {
+      parameters: [userId],
+      responses: { '200': ok('The user.', schemaRef('User')), ...adminErrors, '404': authError('No such user (`user_not_found`).') },
+    }),
+    put: op('adminUpdateUser', 'Update a user (service key)', ADMIN, {
+      description: '`banned: true` blocks sign-in for 100 years; a new password signs the user out everywhere.',
+      parameters: [userId],
+      requestBody: body(object(adminUserFields)),
+      responses: {
+        '200': ok('The updated user.', schemaRef('User')),
+        ...adminErrors,
+        '404': authError('No such user (`user_not_found`).'),
+        '422': authError('Address already registered (`email_exists`) or weak password.'),
+      },
+    }),
+    delete: op('adminDeleteUser', 'Delete a user (service key)', ADMIN, {
+      parameters: [userId],
+      responses: { '200': ok('The deleted user.', schemaRef('User')), ...adminErrors, '404': authError('No such user (`user_not_found`).') },
+    }),
+  },
+  '/auth/v1/settings': {
+    get: op('settings', 'Public auth settings', [{}], {
+      responses: {
+        '200': ok(
+          'Which sign-in methods are on.',
+          object({
+            external: metadata('Providers: `email` true, others false.'),
+            disable_signup: { type: 'boolean' },
+            mailer_autoconfirm: { type: 'boolean' },
+            phone_autoconfirm: { type: 'boolean' },
+            sms_provider: { type: 'string' },
+            saml_enabled: { type: 'boolean' },
+          }),
+        ),
+      },
+    }),
+  },
+};
