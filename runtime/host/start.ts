@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { GantryConfig } from '../config.js';
+import { createCallsApp, startCallsService } from '../calls/app.js';
 import type { Platform } from '../platform/platform.js';
 import { createHostApp, type InFlight } from './app.js';
 import { sendJson } from './json-response.js';
@@ -58,9 +59,11 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   });
   hostServer.keepAliveTimeout = 65_000;
 
+  const calls = await startCallsService(platform, { settings: platform.config.calls, log });
   const callsApp = express();
   callsApp.disable('x-powered-by');
   callsApp.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok' }));
+  callsApp.use(createCallsApp(calls));
   const callsServer = http.createServer(callsApp);
 
   const port = await listen(hostServer, platform.config.port, platform.config.host);
@@ -87,6 +90,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     hostServer.closeAllConnections();
     callsServer.closeAllConnections();
     await stopped;
+    await calls.close();
     await loaded.close();
   };
 

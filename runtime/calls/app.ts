@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { PLATFORM_DATABASE, type Platform } from '../platform/platform.js';
+import { authenticate } from './auth.js';
+import type { CallsContext } from './context.js';
+import { CallsApiError, sendProblem } from './errors.js';
+import { createGuardedAgent, type Resolver } from './fetch/guarded-agent.js';
+import { runAnalysisJob } from './jobs/analyze.js';
+import { ANALYZE_QUEUE, CallsQueue, DELIVER_QUEUE, type AnalyzeJob, type DeliverJob } from './queue.js';
+import { hitRateLimit } from './rate-limit.js';
+import { attendanceRouter } from './routes/attendance.js';
+import { callsRouter } from './routes/calls.js';
+import { oauthRouter } from './routes/oauth.js';
+import { webhooksRouter } from './routes/webhooks.js';
+import type { CallsSettings } from './settings.js';
+import { loadTokenKey } from './tokens.js';
+import { runDeliveryJob } from './webhooks/delivery.js';
+
+export interface CallsServiceOptions {
+  readonly settings: CallsSettings;
+  readonly log: Logger;
+  /** Replaces DNS for outbound requests (tests map names to chosen addresses). */
+  readonly resolve?: Resolver;
+}
+
+/** The call-analysis API's shared state plus its background workers (analyses and webhook deliveries). */
+export interface CallsService {
+  readonly context: CallsContext;
+  /** Cancels running analyses (they re-run elsewhere or after a restart) and stops the workers. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the job queues on the platform database and, unless `CALLS_CONCURRENCY=0`, this
+ * process's workers: `concurrency` analyses at once, and as many webhook deliveries.
+ */
+export async function startCallsService(platform: Platform, options: CallsServiceOptions): Promise<CallsService> {
+  const { settings, log } = options;
+  const queue = await CallsQueue.start(platform.cluster.urlFor(PLATFORM_DATABASE), settings, log);
+  const outbound = {
+    allowPrivate: settings.allowPrivateUrls,
+    allowCidrs: settings.allowCidrs,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  };
+  const context: CallsContext = { pool: platform.pool, settings, queue, tokenKey: await loadTokenKey(platform.pool), log, outbound };
+  const agent = createGuardedAgent({ ...outbound, headersTimeoutMs: settings.webhookTimeoutSeconds * 1000, bodyTimeoutMs: settings.webhookTimeoutSeconds * 1000 });
+  if (settings.allowPrivateUrls) log.warn('CALLS_ALLOW_PRIVATE_URLS=true: recordings and webhooks may target private addresses');
+  await queue.work<AnalyzeJob>(ANALYZE_QUEUE, settings.concurrency, (job, stopping) => runAnalysisJob(context, job, stopping));
+  await queue.work<DeliverJob>(DELIVER_QUEUE, settings.concurrency, (job) => runDeliveryJob(context, agent, job));
+  return {
+    context,
+    async close() {
+      await queue.stop();
+      await agent.destroy().catch(() => undefined);
+    },
+  };
+}
+
+function requestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * The `/v1` API on CALLS_PORT: OAuth token endpoint, calls, webhooks, attendance. Every request
+ * gets an `X-Request-Id`; everything behind the token endpoint needs a Bearer credential and
+ * counts against the tenant's rate limit; every error is one problem+json shape.
+ */
+export function createCallsApp(service: CallsService): Express {
+  const ctx = service.context;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const id = requestId();
+    const started = process.hrtime.bigint();
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    res.once('close', () => {
+      ctx.log.info({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'calls request');
+    });
+    next();
+  });
+
+  app.use('/v1', oauthRouter(ctx));
+  app.use('/v1', async (req: Request, res: Response, next: NextFunction) => {
+    const principal = await authenticate(ctx, req);
+    res.locals.principal = principal;
+    await hitRateLimit(ctx.pool, principal.tenantId, ctx.settings.rateLimitPerMinute);
+    next();
+  });
+  app.use('/v1', callsRouter(ctx));
+  app.use('/v1', webhooksRouter(ctx));
+  app.use('/v1', attendanceRouter(ctx));
+
+  app.use(() => {
+    throw new CallsApiError(404, 'route_not_found', 'no such route');
+  });
+
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const id = (res.locals.requestId as string | undefined) ?? requestId();
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof CallsApiError) {
+      sendProblem(res, error, id);
+      return;
+    }
+    const status = (error as { status?: number }).status;
+    if (status === 400 || status === 413) {
+      sendProblem(res, new CallsApiError(status, status === 413 ? 'body_too_large' : 'bad_request', (error as Error).message), id);
+      return;
+    }
+    ctx.log.error({ err: error instanceof Error ? error.message : String(error), path: req.path }, 'calls API error');
+    sendProblem(res, new CallsApiError(500, 'internal_error', 'internal error'), id);
+  });
+  return app;
+}

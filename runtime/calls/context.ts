@@ -1,0 +1,17 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { GuardOptions } from './fetch/guarded-agent.js';
+import type { CallsQueue } from './queue.js';
+import type { CallsSettings } from './settings.js';
+
+/** What the routes and workers of the call-analysis API share. */
+export interface CallsContext {
+  readonly pool: pg.Pool;
+  readonly settings: CallsSettings;
+  readonly queue: CallsQueue;
+  /** HS256 key of OAuth access tokens. */
+  readonly tokenKey: Uint8Array;
+  readonly log: Logger;
+  /** The SSRF policy for recordings and webhook targets (a resolver can be injected for tests). */
+  readonly outbound: GuardOptions;
+}

@@ -1,0 +1,67 @@
+import type PgBoss from 'pg-boss';
+import { analyzeRecording } from '../analysis/analyze.js';
+import { callResource, type CallError, type CallRow } from '../call-resource.js';
+import type { CallsContext } from '../context.js';
+import { inTransaction } from '../../auth/db.js';
+import { fetchRecording } from '../fetch/fetch-recording.js';
+import { DELIVER_QUEUE, type AnalyzeJob } from '../queue.js';
+import { recordEvent } from '../webhooks/outbox.js';
+import { classifyFailure } from './failure.js';
+
+/** Thrown when the process is stopping: pg-boss fails the job into a retry that a live process picks up. */
+class ShutdownError extends Error {
+  override readonly name = 'ShutdownError';
+}
+
+async function finish(ctx: CallsContext, callId: string, outcome: { result: unknown } | { error: CallError }): Promise<void> {
+  const completed = 'result' in outcome;
+  const delivered = await inTransaction(ctx.pool, async (client) => {
+    const { rows } = await client.query<CallRow>(
+      `UPDATE calls SET status = $2, result = $3, error = $4, completed_at = now()
+        WHERE id = $1 AND status = 'processing' RETURNING *`,
+      [callId, completed ? 'completed' : 'failed', completed ? JSON.stringify(outcome.result) : null, completed ? null : JSON.stringify(outcome.error)],
+    );
+    const row = rows[0];
+    if (!row) return 0;
+    const type = completed ? 'call.analysis.completed' : 'call.analysis.failed';
+    return (await recordEvent(client, ctx.queue, row.tenant_id, type, callResource(row))).deliveries;
+  });
+  if (delivered) ctx.queue.wake(DELIVER_QUEUE);
+}
+
+/**
+ * One attempt at analysing a call. The call row is claimed (queued or processing: a re-run after
+ * a crash claims it again), the recording streamed through the SSRF guard into the decoder and
+ * analyser, and the outcome written with its webhook event in one transaction. Transient
+ * failures throw so pg-boss retries them, until the last attempt, which records the failure.
+ */
+export async function runAnalysisJob(ctx: CallsContext, job: PgBoss.JobWithMetadata<AnalyzeJob>, stopping: AbortSignal): Promise<void> {
+  const { callId } = job.data;
+  const { rows } = await ctx.pool.query<CallRow>(
+    `UPDATE calls SET status = 'processing', started_at = coalesce(started_at, now()), attempts = attempts + 1
+      WHERE id = $1 AND status IN ('queued', 'processing') RETURNING *`,
+    [callId],
+  );
+  const call = rows[0];
+  if (!call) return;
+  const { settings } = ctx;
+  try {
+    const recording = await fetchRecording(call.audio_url, {
+      ...ctx.outbound,
+      maxBytes: settings.maxRecordingBytes,
+      timeoutMs: settings.fetchTimeoutSeconds * 1000,
+      signal: stopping,
+    });
+    const result = await analyzeRecording(recording.body, { maxDurationSeconds: settings.maxDurationSeconds });
+    await finish(ctx, callId, { result });
+  } catch (failure) {
+    if (stopping.aborted) throw new ShutdownError('the server stopped during the analysis; it runs again');
+    const { error, transient } = classifyFailure(failure);
+    if (transient && job.retryCount < job.retryLimit) {
+      ctx.log.warn({ call: callId, code: error.code, attempt: job.retryCount + 1 }, 'call analysis failed; it will be retried');
+      throw failure;
+    }
+    if (error.code === 'internal_error') ctx.log.error({ call: callId, err: (failure as Error).message }, 'call analysis failed');
+    await finish(ctx, callId, { error });
+  }
+}

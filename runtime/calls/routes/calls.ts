@@ -1,0 +1,112 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import { requireScope } from '../auth.js';
+import { readJson } from '../body.js';
+import { callResource, type CallRow } from '../call-resource.js';
+import type { CallsContext } from '../context.js';
+import { inTransaction } from '../../auth/db.js';
+import { CallsApiError, notFound, validationError } from '../errors.js';
+import { parsePublicId } from '../ids.js';
+import { ANALYZE_QUEUE } from '../queue.js';
+import { decodeCursor, encodeCursor, isValidIdempotencyKey, parseAnalyzeRequest, parseListQuery, type AnalyzeRequest } from '../validation.js';
+import { principalOf, sendJsonBody } from './principal.js';
+
+function requestHash(request: AnalyzeRequest): string {
+  return createHash('sha256').update(JSON.stringify([request.audio_url, request.language, request.operator_id])).digest('hex');
+}
+
+/** The advisory lock a submission with an Idempotency-Key holds while it runs; tests hold it to provoke a 409. */
+export function idempotencyLockName(tenantId: string, key: string): string {
+  return `calls.idempotency:${tenantId}:${key}`;
+}
+
+function idempotencyKeyOf(req: Request): string | null {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined) return null;
+  if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
+    throw validationError([{ field: 'Idempotency-Key', code: 'invalid_idempotency_key', message: 'Idempotency-Key must be 1-255 printable ASCII characters' }]);
+  }
+  return key;
+}
+
+function sendAccepted(res: Response, row: CallRow, replayed: boolean): void {
+  const resource = callResource(row);
+  res.setHeader('Location', `/v1/calls/${resource.id}`);
+  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+  sendJsonBody(res, 202, resource);
+}
+
+export function callsRouter(ctx: CallsContext): Router {
+  const router = Router();
+
+  router.post('/calls/analyze', async (req, res) => {
+    const principal = principalOf(res);
+    await requireScope(ctx, req, principal, 'calls:write');
+    const idempotencyKey = idempotencyKeyOf(req);
+    const parsed = parseAnalyzeRequest(await readJson(req), { allowPrivate: ctx.settings.allowPrivateUrls, allowCidrs: ctx.settings.allowCidrs });
+    if (!parsed.ok) throw validationError(parsed.errors);
+    const hash = requestHash(parsed.value);
+    const { row, replayed } = await inTransaction(ctx.pool, async (client) => {
+      if (idempotencyKey !== null) {
+        const { rows: lock } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked', [
+          idempotencyLockName(principal.tenantId, idempotencyKey),
+        ]);
+        if (!lock[0]!.locked) throw new CallsApiError(409, 'idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry later');
+        const { rows } = await client.query<CallRow & { request_hash: string }>('SELECT * FROM calls WHERE tenant_id = $1 AND idempotency_key = $2', [
+          principal.tenantId,
+          idempotencyKey,
+        ]);
+        if (rows[0]) {
+          if (rows[0].request_hash !== hash) {
+            throw new CallsApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body');
+          }
+          return { row: rows[0], replayed: true };
+        }
+      }
+      const { rows } = await client.query<CallRow>(
+        `INSERT INTO calls (id, tenant_id, audio_url, language, operator_id, idempotency_key, request_hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+        [randomUUID(), principal.tenantId, parsed.value.audio_url, parsed.value.language, parsed.value.operator_id, idempotencyKey, hash],
+      );
+      await ctx.queue.enqueueAnalysis(client, rows[0]!.id);
+      return { row: rows[0]!, replayed: false };
+    });
+    if (!replayed) ctx.queue.wake(ANALYZE_QUEUE);
+    sendAccepted(res, row, replayed);
+  });
+
+  router.get('/calls/:id', async (req, res) => {
+    const principal = principalOf(res);
+    await requireScope(ctx, req, principal, 'calls:read');
+    const id = parsePublicId('call', req.params.id!);
+    if (!id) throw notFound('call');
+    const { rows } = await ctx.pool.query<CallRow>('SELECT * FROM calls WHERE id = $1 AND tenant_id = $2', [id, principal.tenantId]);
+    if (!rows[0]) throw notFound('call');
+    if (rows[0].status === 'queued' || rows[0].status === 'processing') res.setHeader('Retry-After', '2');
+    sendJsonBody(res, 200, callResource(rows[0]));
+  });
+
+  router.get('/calls', async (req, res) => {
+    const principal = principalOf(res);
+    await requireScope(ctx, req, principal, 'calls:read');
+    const parsed = parseListQuery(req.query as Record<string, unknown>);
+    if (!parsed.ok) throw validationError(parsed.errors);
+    const { limit, cursor, status, operatorId } = parsed.value;
+    const { rows } = await ctx.pool.query<CallRow>(
+      `SELECT * FROM calls
+        WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR operator_id = $3) AND ($4::bigint IS NULL OR seq < $4)
+        ORDER BY seq DESC LIMIT $5`,
+      [principal.tenantId, status, operatorId, cursor === null ? null : decodeCursor(cursor), limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    sendJsonBody(res, 200, {
+      object: 'list',
+      data: page.map(callResource),
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(page[page.length - 1]!.seq) : null,
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,123 @@
+import type PgBoss from 'pg-boss';
+import { request, type Agent } from 'undici';
+import type { CallsContext } from '../context.js';
+import { inTransaction } from '../../auth/db.js';
+import { FetchError } from '../fetch/errors.js';
+import { checkOutboundUrl } from '../fetch/outbound-url.js';
+import type { DeliverJob } from '../queue.js';
+import { nextAttemptDelayMs, outcomeOf } from './schedule.js';
+import { webhookHeaders } from './signing.js';
+
+const SNIPPET_BYTES = 1024;
+
+interface DeliveryRow {
+  id: string;
+  status: string;
+  attempts: number;
+  message_id: string;
+  payload: string;
+  endpoint_id: string;
+  url: string;
+  enabled: boolean;
+  deleted: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_valid: boolean;
+}
+
+interface AttemptResult {
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly snippet: string | null;
+}
+
+async function readSnippet(body: AsyncIterable<Uint8Array> & { destroy(): void }): Promise<string> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    parts.push(chunk);
+    size += chunk.length;
+    if (size >= SNIPPET_BYTES) break;
+  }
+  body.destroy();
+  return Buffer.concat(parts).subarray(0, SNIPPET_BYTES).toString('utf8');
+}
+
+/** One signed POST through the SSRF-guarded agent; never follows redirects. */
+async function post(ctx: CallsContext, agent: Agent, row: DeliveryRow): Promise<AttemptResult> {
+  const secrets = row.previous_secret && row.previous_valid ? [row.secret, row.previous_secret] : [row.secret];
+  const headers = webhookHeaders(secrets, row.message_id, Math.floor(Date.now() / 1000), row.payload);
+  try {
+    const url = checkOutboundUrl(row.url, ctx.outbound);
+    const response = await request(url, {
+      dispatcher: agent,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'gantry-webhooks/1' },
+      body: row.payload,
+      signal: AbortSignal.timeout(ctx.settings.webhookTimeoutSeconds * 1000),
+    });
+    const snippet = await readSnippet(response.body).catch(() => null);
+    return { statusCode: response.statusCode, error: null, snippet };
+  } catch (error) {
+    let cause: unknown = error;
+    while (cause && !(cause instanceof FetchError) && (cause as { cause?: unknown }).cause) cause = (cause as { cause?: unknown }).cause;
+    const message = cause instanceof FetchError ? `${cause.code}: ${cause.message}` : `request failed (${(error as { code?: string }).code ?? (error as Error).name})`;
+    return { statusCode: null, error: message, snippet: null };
+  }
+}
+
+/**
+ * Runs one delivery attempt and records it. Success ends the delivery; a 410 ends it and disables
+ * the endpoint; any other failure schedules the next attempt (with the next job, in the same
+ * transaction as the bookkeeping) until the schedule is spent, and a delivery that exhausted its
+ * schedule disables the endpoint (persistent failure). A process dying mid-POST leaves the job to
+ * expire and run again: delivery is at least once, consumers dedupe on `webhook-id`.
+ */
+export async function runDeliveryJob(ctx: CallsContext, agent: Agent, job: PgBoss.Job<DeliverJob>): Promise<void> {
+  const { rows } = await ctx.pool.query<DeliveryRow>(
+    `SELECT d.id, d.status, d.attempts, d.message_id, m.payload, e.id AS endpoint_id, e.url, e.enabled, e.deleted_at IS NOT NULL AS deleted,
+            e.secret, e.previous_secret, coalesce(e.previous_secret_expires_at > now(), false) AS previous_valid
+       FROM calls_webhook_deliveries d
+       JOIN calls_webhook_messages m ON m.id = d.message_id
+       JOIN calls_webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.id = $1`,
+    [job.data.deliveryId],
+  );
+  const row = rows[0];
+  if (!row || row.status !== 'pending') return;
+  if (!row.enabled || row.deleted) {
+    await ctx.pool.query(`UPDATE calls_webhook_deliveries SET status = 'failed', last_error = 'endpoint disabled', updated_at = now() WHERE id = $1`, [row.id]);
+    return;
+  }
+  const attempt = row.attempts + 1;
+  const startedAt = new Date();
+  const result = await post(ctx, agent, row);
+  const durationMs = Date.now() - startedAt.getTime();
+  const outcome = outcomeOf(result.statusCode);
+  const error = result.error ?? (outcome === 'succeeded' ? null : `HTTP ${result.statusCode}`);
+  const delay = outcome === 'failed' ? nextAttemptDelayMs(ctx.settings.webhookRetrySchedule, attempt) : null;
+  const rescheduled = await inTransaction(ctx.pool, async (client) => {
+    await client.query(
+      `INSERT INTO calls_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_snippet)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [row.id, attempt, startedAt, durationMs, result.statusCode, error, result.snippet],
+    );
+    const status = outcome === 'succeeded' ? 'succeeded' : delay === null ? 'failed' : 'pending';
+    const nextAt = delay === null ? null : new Date(Date.now() + delay);
+    await client.query(
+      `UPDATE calls_webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, last_status_code = $5, last_error = $6, updated_at = now()
+        WHERE id = $1`,
+      [row.id, status, attempt, nextAt, result.statusCode, error],
+    );
+    if (outcome === 'gone' || (outcome === 'failed' && delay === null)) {
+      await client.query(`UPDATE calls_webhook_endpoints SET enabled = false, disabled_reason = $2 WHERE id = $1`, [
+        row.endpoint_id,
+        outcome === 'gone' ? 'endpoint_gone' : 'persistent_failure',
+      ]);
+      ctx.log.warn({ endpoint: row.endpoint_id, reason: outcome }, 'webhook endpoint disabled');
+    }
+    if (nextAt) await ctx.queue.enqueueDelivery(client, row.id, nextAt);
+    return nextAt !== null;
+  });
+  if (rescheduled) ctx.log.debug({ delivery: row.id, attempt }, 'webhook delivery will be retried');
+}
