@@ -1388,35 +1388,17 @@ export interface components {
     offset: number;
     /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
     on_conflict: string;
-    /**
-     * @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.
-     * @example (id.eq.1,id.eq.2)
-     */
+    /** @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates. */
     or: string;
-    /**
-     * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-     * @example id.asc
-     */
+    /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
     order: string;
-    /**
-     * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-     * @example count=exact
-     */
+    /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
     "Prefer.read": string;
-    /**
-     * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-     * @example return=representation
-     */
+    /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
     "Prefer.write": string;
-    /**
-     * @description Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.
-     * @example 0-9
-     */
+    /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
     Range: string;
-    /**
-     * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-     * @example *
-     */
+    /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
     select: string;
   };
   requestBodies: never;
@@ -2494,32 +2476,17 @@ export interface operations {
         name?: components["parameters"]["filter.authors.name"];
         /** @description Rows to skip (zero-based): `limit=10&offset=20` gives rows 20 to 29. */
         offset?: components["parameters"]["offset"];
-        /**
-         * @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.
-         * @example (id.eq.1,id.eq.2)
-         */
+        /** @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates. */
         or?: components["parameters"]["or"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-         * @example count=exact
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
         Prefer?: components["parameters"]["Prefer.read"];
-        /**
-         * @description Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.
-         * @example 0-9
-         */
+        /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
         Range?: components["parameters"]["Range"];
       };
       path?: never;
@@ -2575,22 +2542,13 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Filter on `name` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         name?: components["parameters"]["filter.authors.name"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -2637,17 +2595,11 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -2703,22 +2655,13 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Filter on `name` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         name?: components["parameters"]["filter.authors.name"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -2767,22 +2710,13 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Filter on `name` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         name?: components["parameters"]["filter.authors.name"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -2839,36 +2773,21 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Rows to skip (zero-based): `limit=10&offset=20` gives rows 20 to 29. */
         offset?: components["parameters"]["offset"];
-        /**
-         * @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.
-         * @example (id.eq.1,id.eq.2)
-         */
+        /** @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates. */
         or?: components["parameters"]["or"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.comments.post_id"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `user_id` (uuid): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         user_id?: components["parameters"]["filter.comments.user_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-         * @example count=exact
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
         Prefer?: components["parameters"]["Prefer.read"];
-        /**
-         * @description Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.
-         * @example 0-9
-         */
+        /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
         Range?: components["parameters"]["Range"];
       };
       path?: never;
@@ -2924,26 +2843,17 @@ export interface operations {
         id?: components["parameters"]["filter.comments.id"];
         /** @description Maximum number of rows. */
         limit?: components["parameters"]["limit"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.comments.post_id"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `user_id` (uuid): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         user_id?: components["parameters"]["filter.comments.user_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -2990,17 +2900,11 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3056,26 +2960,17 @@ export interface operations {
         id?: components["parameters"]["filter.comments.id"];
         /** @description Maximum number of rows. */
         limit?: components["parameters"]["limit"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.comments.post_id"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `user_id` (uuid): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         user_id?: components["parameters"]["filter.comments.user_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3124,26 +3019,17 @@ export interface operations {
         id?: components["parameters"]["filter.comments.id"];
         /** @description Maximum number of rows. */
         limit?: components["parameters"]["limit"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.comments.post_id"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `user_id` (uuid): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         user_id?: components["parameters"]["filter.comments.user_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3194,36 +3080,21 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Rows to skip (zero-based): `limit=10&offset=20` gives rows 20 to 29. */
         offset?: components["parameters"]["offset"];
-        /**
-         * @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.
-         * @example (id.eq.1,id.eq.2)
-         */
+        /** @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates. */
         or?: components["parameters"]["or"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.post_tags.post_id"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `tag_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         tag_id?: components["parameters"]["filter.post_tags.tag_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-         * @example count=exact
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
         Prefer?: components["parameters"]["Prefer.read"];
-        /**
-         * @description Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.
-         * @example 0-9
-         */
+        /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
         Range?: components["parameters"]["Range"];
       };
       path?: never;
@@ -3273,26 +3144,17 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Maximum number of rows. */
         limit?: components["parameters"]["limit"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.post_tags.post_id"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `tag_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         tag_id?: components["parameters"]["filter.post_tags.tag_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3339,17 +3201,11 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3399,26 +3255,17 @@ export interface operations {
       query?: {
         /** @description Maximum number of rows. */
         limit?: components["parameters"]["limit"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.post_tags.post_id"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `tag_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         tag_id?: components["parameters"]["filter.post_tags.tag_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3461,26 +3308,17 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Maximum number of rows. */
         limit?: components["parameters"]["limit"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.post_tags.post_id"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `tag_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         tag_id?: components["parameters"]["filter.post_tags.tag_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3541,22 +3379,13 @@ export interface operations {
         meta?: components["parameters"]["filter.posts.meta"];
         /** @description Rows to skip (zero-based): `limit=10&offset=20` gives rows 20 to 29. */
         offset?: components["parameters"]["offset"];
-        /**
-         * @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.
-         * @example (id.eq.1,id.eq.2)
-         */
+        /** @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates. */
         or?: components["parameters"]["or"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `search` (tsvector): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         search?: components["parameters"]["filter.posts.search"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `status` (public.post_status): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         status?: components["parameters"]["filter.posts.status"];
@@ -3564,15 +3393,9 @@ export interface operations {
         title?: components["parameters"]["filter.posts.title"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-         * @example count=exact
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
         Prefer?: components["parameters"]["Prefer.read"];
-        /**
-         * @description Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.
-         * @example 0-9
-         */
+        /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
         Range?: components["parameters"]["Range"];
       };
       path?: never;
@@ -3632,17 +3455,11 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Filter on `meta` (jsonb): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         meta?: components["parameters"]["filter.posts.meta"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `search` (tsvector): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         search?: components["parameters"]["filter.posts.search"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `status` (public.post_status): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         status?: components["parameters"]["filter.posts.status"];
@@ -3650,10 +3467,7 @@ export interface operations {
         title?: components["parameters"]["filter.posts.title"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3700,17 +3514,11 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3770,17 +3578,11 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Filter on `meta` (jsonb): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         meta?: components["parameters"]["filter.posts.meta"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `search` (tsvector): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         search?: components["parameters"]["filter.posts.search"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `status` (public.post_status): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         status?: components["parameters"]["filter.posts.status"];
@@ -3788,10 +3590,7 @@ export interface operations {
         title?: components["parameters"]["filter.posts.title"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3844,17 +3643,11 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Filter on `meta` (jsonb): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         meta?: components["parameters"]["filter.posts.meta"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Filter on `search` (tsvector): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         search?: components["parameters"]["filter.posts.search"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `status` (public.post_status): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         status?: components["parameters"]["filter.posts.status"];
@@ -3862,10 +3655,7 @@ export interface operations {
         title?: components["parameters"]["filter.posts.title"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -3942,10 +3732,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-         * @example count=exact
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
         Prefer?: components["parameters"]["Prefer.read"];
       };
       path?: never;
@@ -4019,10 +3806,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-         * @example count=exact
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
         Prefer?: components["parameters"]["Prefer.read"];
       };
       path?: never;
@@ -4067,29 +3851,17 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Rows to skip (zero-based): `limit=10&offset=20` gives rows 20 to 29. */
         offset?: components["parameters"]["offset"];
-        /**
-         * @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.
-         * @example (id.eq.1,id.eq.2)
-         */
+        /** @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates. */
         or?: components["parameters"]["or"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
         /** @description Argument `q` (text). */
         q: string;
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.
-         * @example 0-9
-         */
+        /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
         Range?: components["parameters"]["Range"];
       };
       path?: never;
@@ -4140,32 +3912,17 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Rows to skip (zero-based): `limit=10&offset=20` gives rows 20 to 29. */
         offset?: components["parameters"]["offset"];
-        /**
-         * @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.
-         * @example (id.eq.1,id.eq.2)
-         */
+        /** @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates. */
         or?: components["parameters"]["or"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-         * @example count=exact
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
         Prefer?: components["parameters"]["Prefer.read"];
-        /**
-         * @description Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.
-         * @example 0-9
-         */
+        /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
         Range?: components["parameters"]["Range"];
       };
       path?: never;
@@ -4226,32 +3983,17 @@ export interface operations {
         name?: components["parameters"]["filter.tags.name"];
         /** @description Rows to skip (zero-based): `limit=10&offset=20` gives rows 20 to 29. */
         offset?: components["parameters"]["offset"];
-        /**
-         * @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.
-         * @example (id.eq.1,id.eq.2)
-         */
+        /** @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates. */
         or?: components["parameters"]["or"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-         * @example count=exact
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
         Prefer?: components["parameters"]["Prefer.read"];
-        /**
-         * @description Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.
-         * @example 0-9
-         */
+        /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
         Range?: components["parameters"]["Range"];
       };
       path?: never;
@@ -4305,22 +4047,13 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Filter on `name` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         name?: components["parameters"]["filter.tags.name"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -4367,17 +4100,11 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -4431,22 +4158,13 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Filter on `name` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         name?: components["parameters"]["filter.tags.name"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -4493,22 +4211,13 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Filter on `name` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         name?: components["parameters"]["filter.tags.name"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -4565,20 +4274,11 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Rows to skip (zero-based): `limit=10&offset=20` gives rows 20 to 29. */
         offset?: components["parameters"]["offset"];
-        /**
-         * @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.
-         * @example (id.eq.1,id.eq.2)
-         */
+        /** @description Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates. */
         or?: components["parameters"]["or"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `task` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         task?: components["parameters"]["filter.todos.task"];
@@ -4586,15 +4286,9 @@ export interface operations {
         user_id?: components["parameters"]["filter.todos.user_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.
-         * @example count=exact
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`. */
         Prefer?: components["parameters"]["Prefer.read"];
-        /**
-         * @description Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.
-         * @example 0-9
-         */
+        /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
         Range?: components["parameters"]["Range"];
       };
       path?: never;
@@ -4650,15 +4344,9 @@ export interface operations {
         inserted_at?: components["parameters"]["filter.todos.inserted_at"];
         /** @description Maximum number of rows. */
         limit?: components["parameters"]["limit"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `task` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         task?: components["parameters"]["filter.todos.task"];
@@ -4666,10 +4354,7 @@ export interface operations {
         user_id?: components["parameters"]["filter.todos.user_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -4716,17 +4401,11 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -4782,15 +4461,9 @@ export interface operations {
         inserted_at?: components["parameters"]["filter.todos.inserted_at"];
         /** @description Maximum number of rows. */
         limit?: components["parameters"]["limit"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `task` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         task?: components["parameters"]["filter.todos.task"];
@@ -4798,10 +4471,7 @@ export interface operations {
         user_id?: components["parameters"]["filter.todos.user_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;
@@ -4850,15 +4520,9 @@ export interface operations {
         inserted_at?: components["parameters"]["filter.todos.inserted_at"];
         /** @description Maximum number of rows. */
         limit?: components["parameters"]["limit"];
-        /**
-         * @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.
-         * @example id.asc
-         */
+        /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /**
-         * @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`.
-         * @example *
-         */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
         select?: components["parameters"]["select"];
         /** @description Filter on `task` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         task?: components["parameters"]["filter.todos.task"];
@@ -4866,10 +4530,7 @@ export interface operations {
         user_id?: components["parameters"]["filter.todos.user_id"];
       };
       header?: {
-        /**
-         * @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.
-         * @example return=representation
-         */
+        /** @description Preferences (RFC 7240), comma-separated: `return=representation` (the default here: changed rows are returned) `|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), `missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`. */
         Prefer?: components["parameters"]["Prefer.write"];
       };
       path?: never;

@@ -101,23 +101,10 @@ const OPERATORS =
 /** How to write a filter, for the document's introduction and each filter parameter. */
 export const FILTER_SYNTAX = `A filter is \`?<column>=<operator>.<value>\`. Operators: ${OPERATORS}`;
 
-const query = (name: string, description: string, schema: JsonSchema, example?: string): JsonSchema => ({
-  name,
-  in: 'query',
-  required: false,
-  description,
-  schema,
-  ...(example === undefined ? {} : { example }),
-});
+/** No `example`s: Swagger UI would put them into "Try it out" as values. */
+const query = (name: string, description: string, schema: JsonSchema): JsonSchema => ({ name, in: 'query', required: false, description, schema });
 
-const header = (name: string, description: string, schema: JsonSchema, example?: string): JsonSchema => ({
-  name,
-  in: 'header',
-  required: false,
-  description,
-  schema,
-  ...(example === undefined ? {} : { example }),
-});
+const header = (name: string, description: string, schema: JsonSchema): JsonSchema => ({ name, in: 'header', required: false, description, schema });
 
 /** `#/components/parameters/<name>`. */
 export const commonParameters: Readonly<Record<string, JsonSchema>> = {
@@ -127,13 +114,11 @@ export const commonParameters: Readonly<Record<string, JsonSchema>> = {
       '(to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, ' +
       'read JSON with `column->key` / `column->>key`.',
     { type: 'string' },
-    '*',
   ),
   order: query(
     'order',
-    'Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns.',
+    'Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`.',
     { type: 'string' },
-    'id.asc',
   ),
   limit: query('limit', 'Maximum number of rows.', { type: 'integer', minimum: 0 }),
   offset: query('offset', 'Rows to skip (zero-based): `limit=10&offset=20` gives rows 20 to 29.', { type: 'integer', minimum: 0 }),
@@ -145,9 +130,8 @@ export const commonParameters: Readonly<Record<string, JsonSchema>> = {
   ),
   or: query(
     'or',
-    'Disjunction of filters: `(<column>.<operator>.<value>,...)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.',
+    'Disjunction of filters: `(<column>.<operator>.<value>,...)`, e.g. `(id.eq.1,id.eq.2)`, nestable with `and(...)`/`or(...)`; `not.or=(...)` negates.',
     { type: 'string' },
-    '(id.eq.1,id.eq.2)',
   ),
   and: query('and', 'Conjunction of filters, written like `or`; useful inside `or` or with `not.and`.', { type: 'string' }),
   columns: query(
@@ -162,15 +146,13 @@ export const commonParameters: Readonly<Record<string, JsonSchema>> = {
   ),
   Range: header(
     'Range',
-    'Rows by position as `START-END` (zero-based, inclusive) or `START-`; combined with `limit`/`offset`.',
+    'Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`.',
     { type: 'string', pattern: '^\\d+-\\d*$' },
-    '0-9',
   ),
   'Prefer.read': header(
     'Prefer',
     'Preferences (RFC 7240), comma-separated: `count=exact|planned|estimated`, `handling=strict|lenient`, `timezone=<IANA zone>`.',
     { type: 'string' },
-    'count=exact',
   ),
   'Prefer.write': header(
     'Prefer',
@@ -178,7 +160,6 @@ export const commonParameters: Readonly<Record<string, JsonSchema>> = {
       '`|minimal|headers-only`, `count=exact`, `resolution=merge-duplicates|ignore-duplicates` (upsert, POST), ' +
       '`missing=default|null`, `max-affected=<n>` with `handling=strict`, `tx=commit|rollback`.',
     { type: 'string' },
-    'return=representation',
   ),
 };
 
