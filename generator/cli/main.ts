@@ -1,5 +1,6 @@
 import { ProjectError } from '../../runtime/platform/bootstrap.js';
 import { SettingsError } from '../../runtime/platform/settings.js';
+import { callsCommand } from './calls.js';
 import { genCommand, migrateCommand } from './gen.js';
 import { CliError, createOutput } from './output.js';
 import { projectCommand } from './project.js';
@@ -27,6 +28,9 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'gen':
         return await genCommand(rest, out);
+      case 'calls':
+        await callsCommand(rest, out);
+        return 0;
       case 'migrate':
         await migrateCommand(rest, out);
         return 0;

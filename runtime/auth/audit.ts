@@ -1,4 +1,4 @@
-import type { Queryable } from './db.js';
+import type { Queryable } from '../db/transaction.js';
 
 export type AuditEvent =
   | 'user_signedup'

@@ -1,4 +1,4 @@
-import type { Queryable } from './db.js';
+import type { Queryable } from '../db/transaction.js';
 import { generateOpaqueToken, hashToken, looksLikeOpaqueToken, tokenHashesEqual } from './opaque-tokens.js';
 
 export type OneTimeTokenType = 'confirmation' | 'recovery';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inTransaction, type Queryable } from './db.js';
+import { inTransaction, type Queryable } from '../db/transaction.js';
 import { writeAudit } from './audit.js';
 import {
   generateOpaqueToken,

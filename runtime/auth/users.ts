@@ -1,4 +1,4 @@
-import type { Queryable } from './db.js';
+import type { Queryable } from '../db/transaction.js';
 import type { UserRow } from './user-json.js';
 
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | null> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import type { CallsContext } from './context.js';
-import { inTransaction } from '../auth/db.js';
+import { inTransaction } from '../db/transaction.js';
 import { DELIVER_QUEUE } from './queue.js';
 import { claimThrottleSlot, recordEvent } from './webhooks/outbox.js';
 

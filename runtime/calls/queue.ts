@@ -103,10 +103,12 @@ export class CallsQueue {
   }
 
   /**
-   * Cancels running jobs (their handlers see the abort and throw, so pg-boss fails them into a
-   * retry that the next process picks up), then stops pg-boss and closes its pool.
+   * Stops fetching, cancels running jobs (their handlers see the abort and throw, so pg-boss
+   * fails them into a retry that the next process picks up), then stops pg-boss and its pool.
    */
   async stop(): Promise<void> {
+    // Stop fetching first: a cancelled job goes straight back to retry and would be fetched again.
+    for (const queue of this.#workers.keys()) await this.boss.offWork(queue);
     this.#stopping.abort();
     const until = Date.now() + 5_000;
     while (this.#active > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -2,7 +2,7 @@ import type { Request, Router } from 'express';
 import { writeAudit, type AuditEvent } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { HUNDRED_YEARS_MS, parseBanDuration } from '../ban-duration.js';
-import { inTransaction } from '../db.js';
+import { inTransaction } from '../../db/transaction.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, handle, optionalObject, queryString } from '../http.js';
 import { consumeUserTokens } from '../one-time-tokens.js';

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
-import { inTransaction } from '../db.js';
+import { inTransaction } from '../../db/transaction.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, inBackground, queryString } from '../http.js';
 import { mailLink } from '../mail-out.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
-import { inTransaction } from '../db.js';
+import { inTransaction } from '../../db/transaction.js';
 import { normaliseEmail } from '../email-address.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http.js';

@@ -5,7 +5,7 @@ import type { PoolClient } from 'pg';
 import Handlebars from 'handlebars';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
-import { inTransaction } from '../db.js';
+import { inTransaction } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
 import { signJwt } from '../jwt.js';

@@ -2,7 +2,7 @@ import type PgBoss from 'pg-boss';
 import { analyzeRecording } from '../analysis/analyze.js';
 import { callResource, type CallError, type CallRow } from '../call-resource.js';
 import type { CallsContext } from '../context.js';
-import { inTransaction } from '../../auth/db.js';
+import { inTransaction } from '../../db/transaction.js';
 import { fetchRecording } from '../fetch/fetch-recording.js';
 import { DELIVER_QUEUE, type AnalyzeJob } from '../queue.js';
 import { recordEvent } from '../webhooks/outbox.js';
@@ -37,6 +37,7 @@ async function finish(ctx: CallsContext, callId: string, outcome: { result: unkn
  */
 export async function runAnalysisJob(ctx: CallsContext, job: PgBoss.JobWithMetadata<AnalyzeJob>, stopping: AbortSignal): Promise<void> {
   const { callId } = job.data;
+  if (stopping.aborted) throw new ShutdownError('the server is stopping');
   const { rows } = await ctx.pool.query<CallRow>(
     `UPDATE calls SET status = 'processing', started_at = coalesce(started_at, now()), attempts = attempts + 1
       WHERE id = $1 AND status IN ('queued', 'processing') RETURNING *`,

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { requireScope } from '../auth.js';
 import { readJson } from '../body.js';
 import type { CallsContext } from '../context.js';
-import { inTransaction } from '../../auth/db.js';
+import { inTransaction } from '../../db/transaction.js';
 import { reportDenial } from '../denials.js';
 import { CallsApiError, validationError } from '../errors.js';
 import { publicId } from '../ids.js';

@@ -4,7 +4,7 @@ import { requireScope } from '../auth.js';
 import { readJson } from '../body.js';
 import { callResource, type CallRow } from '../call-resource.js';
 import type { CallsContext } from '../context.js';
-import { inTransaction } from '../../auth/db.js';
+import { inTransaction } from '../../db/transaction.js';
 import { CallsApiError, notFound, validationError } from '../errors.js';
 import { parsePublicId } from '../ids.js';
 import { ANALYZE_QUEUE } from '../queue.js';

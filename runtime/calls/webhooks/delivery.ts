@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
 import { request, type Agent } from 'undici';
 import type { CallsContext } from '../context.js';
-import { inTransaction } from '../../auth/db.js';
+import { inTransaction } from '../../db/transaction.js';
 import { FetchError } from '../fetch/errors.js';
 import { checkOutboundUrl } from '../fetch/outbound-url.js';
 import type { DeliverJob } from '../queue.js';
