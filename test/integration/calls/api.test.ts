@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyLockName } from '../../../runtime/calls/routes/calls.js';
-import { revokeApiKey } from '../../../runtime/calls/keys.js';
+import { generateApiKey, revokeApiKey } from '../../../runtime/calls/keys.js';
 import { expectReferenceTimings } from '../../unit/calls/helpers/reference.js';
 import { callsEnv, startCallsHarness, type CallsHarness } from './harness.js';
 import { startRecordingServer } from './recordings.js';
@@ -38,6 +38,8 @@ describe('authentication', () => {
     const unknown = await h.request('GET', '/v1/calls', { key: key.slice(0, -8) + 'AAAAAAAA' });
     expect([unknown.status, unknown.body.code]).toEqual([401, 'invalid_credentials']);
     expect((await h.request('GET', '/v1/calls', { key: 'nonsense' })).body.code).toBe('invalid_credentials');
+    const stranger = await h.request('GET', '/v1/calls', { key: generateApiKey() });
+    expect([stranger.status, stranger.body.code]).toEqual([401, 'invalid_api_key']);
     expect((await h.request('GET', '/v1/calls', { key })).status).toBe(200);
     await revokeApiKey(h.platform.pool, keyId);
     const revoked = await h.request('GET', '/v1/calls', { key });
@@ -237,7 +239,7 @@ describe('failed analyses', () => {
 
 describe('rate limit and routes', () => {
   it('429 with Retry-After once the tenant spends its budget; other tenants are unaffected', async () => {
-    const limited = await startCallsHarness(callsEnv({ CALLS_RATE_LIMIT_PER_MINUTE: '3', CALLS_CONCURRENCY: '0' }));
+    const limited = await startCallsHarness(callsEnv({ CALLS_RATE_LIMIT_PER_MINUTE: '3', CALLS_CONCURRENCY: '0', CALLS_TOKEN_TTL_SECONDS: '1' }));
     try {
       // Keep the four requests inside one minute window.
       const second = new Date().getSeconds();
@@ -252,6 +254,12 @@ describe('rate limit and routes', () => {
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
       expect((await limited.request('GET', '/v1/calls', { key: b.key })).status).toBe(200);
+
+      const token = await limited.request('POST', '/v1/oauth/token', { body: { grant_type: 'client_credentials', client_id: b.keyId, client_secret: b.key } });
+      expect(token.body.expires_in).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const expired = await limited.request('GET', '/v1/calls', { key: token.body.access_token });
+      expect([expired.status, expired.body.code]).toEqual([401, 'token_expired']);
     } finally {
       await limited.close();
     }
