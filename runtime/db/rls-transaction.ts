@@ -52,9 +52,11 @@ function query(client: pg.Client | pg.PoolClient, statement: TxStatement): Promi
  * The common case is pipelined over a few shared connections ("mux"): the whole
  * transaction is written at once, in one tick, so it stays contiguous on the wire and
  * costs one network wait; PostgreSQL turns the COMMIT of a failed transaction into a
- * ROLLBACK. A transaction that must look at its results before deciding to commit
- * cannot share a connection (the next transaction would land inside it), so it takes
- * a connection of its own from a pool.
+ * ROLLBACK. Writes are pipelined the same way on a connection of their own from a
+ * pool, so that one commit's WAL flush does not hold up the reads queued behind it. A
+ * transaction that must look at its results before deciding to commit cannot share a
+ * connection (the next transaction would land inside it) nor be pipelined, so it takes
+ * a pooled connection and awaits each statement.
  */
 export class RlsExecutor {
   private readonly mux: (pg.Client | null)[];
@@ -71,13 +73,45 @@ export class RlsExecutor {
     this.mux = Array.from({ length: muxSize }, () => null);
     this.pending = Array.from({ length: muxSize }, () => 0);
     this.connecting = Array.from({ length: muxSize }, () => null);
-    this.exclusive = new pg.Pool({ connectionString, max: exclusiveSize, idleTimeoutMillis: 30_000 });
+    this.exclusive = new pg.Pool({ connectionString, max: exclusiveSize, idleTimeoutMillis: 30_000, pipeline: true } as pg.PoolConfig);
     this.exclusive.on('error', () => undefined);
   }
 
   async run(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
     if (this.closed) throw new Error('executor is closed');
-    return options.commitIf ? this.runExclusive(identity, statements, options) : this.runPipelined(identity, statements, options);
+    if (options.commitIf) return this.runExclusive(identity, statements, options);
+    // A write's COMMIT waits for its WAL flush; on a shared connection every transaction
+    // queued behind it would wait too, so writes take a connection of their own and
+    // concurrent commits share flushes (group commit).
+    return options.readOnly ? this.runPipelined(identity, statements, options) : this.runPooled(identity, statements, options);
+  }
+
+  /** Queues the whole transaction at once on `client`; the first failure is the transaction's. */
+  private async pipeline(client: pg.Client | pg.PoolClient, identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+    const queued = [
+      client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
+      query(client, { ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] }),
+      ...statements.map((statement) => query(client, statement)),
+      client.query('COMMIT'),
+    ];
+    const settled = await Promise.allSettled(queued);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.slice(2, 2 + statements.length).map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
+  }
+
+  private async runPooled(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+    const client = await this.exclusive.connect();
+    let broken = false;
+    try {
+      return await this.pipeline(client, identity, statements, options);
+    } catch (error) {
+      // A failure without a SQLSTATE is the connection's: do not reuse it.
+      if (!(error as { code?: string }).code) broken = true;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   private async runPipelined(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
@@ -85,17 +119,7 @@ export class RlsExecutor {
     for (let i = 1; i < this.pending.length; i++) if (this.pending[i]! < this.pending[slot]!) slot = i;
     this.pending[slot]!++;
     try {
-      const client = await this.muxClient(slot);
-      const queued = [
-        client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
-        query(client, { ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] }),
-        ...statements.map((statement) => query(client, statement)),
-        client.query('COMMIT'),
-      ];
-      const settled = await Promise.allSettled(queued);
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw failed.reason;
-      return settled.slice(2, 2 + statements.length).map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
+      return await this.pipeline(await this.muxClient(slot), identity, statements, options);
     } finally {
       this.pending[slot]!--;
     }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { applyCors } from './cors.js';
 import { sendJson } from './json-response.js';
 import type { ProjectDirectory } from './project-directory.js';
+import { trackRequest } from './request-tracking.js';
 
 /** Tracks requests in flight so shutdown can wait for them. */
 export interface InFlight {
@@ -21,17 +22,7 @@ export function createHostApp(directory: ProjectDirectory, log: Logger, inFlight
   app.set('query parser', 'simple');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
-    inFlight.count++;
-    res.once('close', () => {
-      inFlight.count--;
-      log.info({
-        method: req.method,
-        path: req.originalUrl.split('?')[0],
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-      }, 'request');
-    });
+    trackRequest(req, res, log, inFlight);
     if (applyCors(req, res)) return;
     next();
   });

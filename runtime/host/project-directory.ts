@@ -7,11 +7,14 @@ import { PROJECTS_CHANNEL } from '../platform/platform.js';
 import type { ProjectContext } from './project-context.js';
 import type { ProjectPools } from './pools.js';
 import { SchemaWatcher } from './schema-watcher.js';
+import type { RestHandler } from '../rest/server.js';
 
 export interface ServedProject {
   readonly ctx: ProjectContext;
   readonly handler: RequestHandler;
   readonly fingerprint: string | null;
+  /** The data API, for the host's fast path that bypasses express; null without generated code. */
+  readonly rest: RestHandler | null;
 }
 
 /**
@@ -21,7 +24,7 @@ export interface ServedProject {
 export type Regenerate = (record: ProjectRecord) => Promise<void>;
 
 /** Builds the request handler of one project (its generated server, or a fallback). */
-export type ServerFactory = (ctx: ProjectContext) => Promise<{ handler: RequestHandler; fingerprint: string | null }>;
+export type ServerFactory = (ctx: ProjectContext) => Promise<{ handler: RequestHandler; fingerprint: string | null; rest: RestHandler | null }>;
 
 /**
  * The projects this host serves, kept in step with the registry: LISTEN on the
@@ -87,8 +90,8 @@ export class ProjectDirectory {
     await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName));
     if (regenerate && this.regenerate) await this.regenerate(record);
     const ctx = this.contextFor(record);
-    const { handler, fingerprint } = await this.factory(ctx);
-    this.served.set(ref, { ctx, handler, fingerprint });
+    const { handler, fingerprint, rest } = await this.factory(ctx);
+    this.served.set(ref, { ctx, handler, fingerprint, rest });
     this.log.info({ ref, fingerprint }, 'project served');
   }
 

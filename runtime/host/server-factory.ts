@@ -25,8 +25,8 @@ export function createServerFactory(generatedDir: string, runtime: Readonly<Reco
     const openapi = await loadOpenApiDocument(generatedDir, ctx.ref);
     const router = express.Router();
     router.use('/auth/v1', createAuthRouter(ctx, { log }));
-    if (definition) {
-      const handleRest = createRestHandler(ctx, definition);
+    const handleRest = definition ? createRestHandler(ctx, definition) : null;
+    if (handleRest) {
       router.use('/rest/v1', (req: Request, res: Response, next: NextFunction) => {
         const q = req.originalUrl.indexOf('?');
         handleRest(req, res, req.path, q < 0 ? '' : req.originalUrl.slice(q + 1)).catch(next);
@@ -34,6 +34,6 @@ export function createServerFactory(generatedDir: string, runtime: Readonly<Reco
     }
     router.use(createDocsRouter(ctx, openapi));
     router.use(notFound(ctx.ref));
-    return { handler: router, fingerprint: definition?.fingerprint ?? null };
+    return { handler: router, fingerprint: definition?.fingerprint ?? null, rest: handleRest };
   };
 }

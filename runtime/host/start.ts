@@ -9,6 +9,7 @@ import { createHostApp, type InFlight } from './app.js';
 import { sendJson } from './json-response.js';
 import { ProjectPools } from './pools.js';
 import { ProjectDirectory, type Regenerate } from './project-directory.js';
+import { createRestFastPath } from './rest-fast-path.js';
 import { createServerFactory } from './server-factory.js';
 
 export interface RunningHost {
@@ -47,6 +48,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   const { log } = options;
   const inFlight: InFlight = { count: 0 };
   let hostApp: Express | null = null;
+  let restFastPath: ((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | null = null;
   const hostServer = http.createServer((req, res) => {
     // Listening comes first (the bound port decides the default PUBLIC_URL); until the
     // projects are loaded every request is answered 503, not ready.
@@ -55,6 +57,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
       res.end();
       return;
     }
+    if (restFastPath?.(req, res)) return;
     hostApp(req, res);
   });
   hostServer.keepAliveTimeout = 65_000;
@@ -76,6 +79,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null, config);
   await loaded.start();
   hostApp = createHostApp(loaded, log, inFlight);
+  restFastPath = createRestFastPath(loaded, log, inFlight);
 
   let closing: Promise<void> | null = null;
   const close = async (): Promise<void> => {

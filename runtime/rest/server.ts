@@ -71,12 +71,15 @@ function locationOf(req: ApiRequest): (pk: string) => string | null {
   };
 }
 
+/** Serves one data API request; `path` is the part after `/rest/v1`, `query` the raw query string. */
+export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: string, query: string) => Promise<void>;
+
 /**
  * The data API of one project: parse (pure), build one statement (pure), run it in
  * one RLS transaction, and pass PostgreSQL's JSON text through as the body.
  * `path` is the part after `/rest/v1`; `query` the raw query string.
  */
-export function createRestHandler(ctx: ProjectContext, definition: ProjectDefinition) {
+export function createRestHandler(ctx: ProjectContext, definition: ProjectDefinition): RestHandler {
   const { project } = definition;
   return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
     const head = req.method === 'HEAD';

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { RequestIdentity } from '../runtime/db/rls-transaction.js';
+import type { BuiltStatement } from '../runtime/rest/sql/statement.js';
+
+/** What a pgbench run measured: transactions per second and latency percentiles of each transaction. */
+export interface PgbenchResult {
+  readonly tps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly failed: number;
+}
+
+const SET_CONFIG =
+  "SELECT set_config('role', :role, true), set_config('request.jwt.claims', :claims, true), " +
+  "set_config('request.method', :method, true), set_config('request.path', :path, true), " +
+  "set_config('request.headers', :headers, true);";
+
+/**
+ * The transaction the data API runs for one request, as a pgbench script: the same BEGIN,
+ * the same set_config statement, the same statement text with its parameters as pgbench
+ * variables (so `-M prepared` binds them as the API does), COMMIT. Awaited one by one: the
+ * 4-round-trip ceiling of perf.md.
+ */
+export function pgbenchScript(identity: RequestIdentity, built: BuiltStatement): { script: string; variables: Record<string, string> } {
+  const variables: Record<string, string> = {
+    role: identity.role, claims: identity.claims, method: identity.method, path: identity.path, headers: identity.headers,
+  };
+  built.values.forEach((value, i) => {
+    variables[`p${i + 1}`] = String(value);
+  });
+  const text = built.text.replace(/\$(\d+)/g, (_m, n: string) => `:p${n}`);
+  const begin = built.readOnly ? 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY;' : 'BEGIN ISOLATION LEVEL READ COMMITTED;';
+  return { script: [begin, SET_CONFIG, `${text};`, 'COMMIT;', ''].join('\n'), variables };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
+}
+
+/** The pgbench binary: PATH, else Debian's /usr/lib/postgresql/<n>/bin. Null when absent. */
+export async function findPgbench(): Promise<string | null> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, 'pgbench');
+    if (await fs.access(candidate, fs.constants.X_OK).then(() => true, () => false)) return candidate;
+  }
+  const versions = await fs.readdir('/usr/lib/postgresql').catch(() => [] as string[]);
+  for (const v of versions.sort().reverse()) {
+    const candidate = path.join('/usr/lib/postgresql', v, 'bin', 'pgbench');
+    if (await fs.access(candidate, fs.constants.X_OK).then(() => true, () => false)) return candidate;
+  }
+  return null;
+}
+
+/** Runs pgbench against `databaseUrl` with `clients` connections for `seconds`. */
+export async function runPgbench(
+  binary: string, databaseUrl: string, script: { script: string; variables: Record<string, string> }, clients: number, seconds: number,
+): Promise<PgbenchResult> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-pgbench-'));
+  try {
+    const file = path.join(dir, 'tx.sql');
+    await fs.writeFile(file, script.script);
+    const url = new URL(databaseUrl);
+    const args = [
+      '-n', '-M', 'prepared', '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(seconds),
+      '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username),
+      '-f', file, '-l', `--log-prefix=${path.join(dir, 'log')}`,
+      ...Object.entries(script.variables).flatMap(([k, v]) => ['-D', `${k}=${v}`]),
+      decodeURIComponent(url.pathname.slice(1)),
+    ];
+    const output = await new Promise<string>((resolve, reject) => {
+      const child = spawn(binary, args, { env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench exited with ${code}:\n${out}`))));
+    });
+    const tps = Number(/tps = ([\d.]+)/.exec(output)?.[1] ?? NaN);
+    const failed = Number(/number of failed transactions: (\d+)/.exec(output)?.[1] ?? 0);
+    const latencies: number[] = [];
+    for (const name of await fs.readdir(dir)) {
+      if (!name.startsWith('log')) continue;
+      for (const line of (await fs.readFile(path.join(dir, name), 'utf8')).split('\n')) {
+        const micros = Number(line.split(' ')[2]);
+        if (Number.isFinite(micros) && line !== '') latencies.push(micros / 1000);
+      }
+    }
+    latencies.sort((a, b) => a - b);
+    return { tps, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), failed };
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
