@@ -1,10 +1,12 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyProjectToken } from '../../../runtime/auth/jwt.js';
 import { createProject, databaseNameFor, ProjectError } from '../../../runtime/platform/bootstrap.js';
 import { migratePlatform } from '../../../runtime/platform/migrations.js';
 import { Platform } from '../../../runtime/platform/platform.js';
-import { createTestProject, randomRef, testConfig } from '../../helpers/platform.js';
+import { createTestProject, randomRef, repoRoot, testConfig } from '../../helpers/platform.js';
 
 let platform: Platform;
 
@@ -36,7 +38,9 @@ describe('platform registry', () => {
     try {
       expect(await migratePlatform(client)).toEqual([]);
       const { rows } = await client.query('SELECT version FROM schema_migrations ORDER BY version');
-      expect(rows.map((r) => r.version)).toEqual(['001_projects']);
+      const files = (await fs.readdir(path.join(repoRoot, 'runtime/platform/migrations'))).filter((f) => f.endsWith('.sql')).sort();
+      expect(rows.map((r) => r.version)).toEqual(files.map((f) => f.replace(/\.sql$/, '')));
+      expect(files[0]).toBe('001_projects.sql');
     } finally {
       client.release();
     }
