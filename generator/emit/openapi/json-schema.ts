@@ -100,8 +100,10 @@ function compositeSchema(type: TypeRef, model: SchemaModel, depth: number): Json
   const composite = model.compositeTypes.find((c) => c.schema === type.schema && c.name === type.name);
   const fields = relation?.columns.map((c) => ({ name: c.name, type: c.type })) ?? composite?.attributes ?? null;
   if (fields === null) return { type: 'object' };
+  const comment = relation?.comment ?? composite?.comment ?? null;
   return {
     type: 'object',
+    ...(comment === null ? {} : { description: comment }),
     properties: Object.fromEntries(fields.map((f) => [f.name, nullable(typeSchema(f.type, model, depth + 1), true)])),
   };
 }
