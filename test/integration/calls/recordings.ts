@@ -1,14 +1,22 @@
 import type { Server } from 'node:http';
 import { closeServer, listen, REFERENCE_WAV } from './harness.js';
 
-/** A local server of test recordings, good and bad, on 127.0.0.1. */
-export async function startRecordingServer(): Promise<{ url: string; hits: Map<string, number>; close(): Promise<void>; server: Server }> {
+/** A local server of test recordings, good and bad, on 127.0.0.1; `extra` adds files by path. */
+export async function startRecordingServer(
+  extra: Readonly<Record<string, Uint8Array>> = {},
+): Promise<{ url: string; hits: Map<string, number>; close(): Promise<void>; server: Server }> {
   const hits = new Map<string, number>();
   const { server, url } = await listen((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const count = (hits.get(path) ?? 0) + 1;
     hits.set(path, count);
     const query = new URL(req.url ?? '/', 'http://x').searchParams;
+    const file = extra[path];
+    if (file) {
+      res.setHeader('content-type', 'application/octet-stream');
+      res.end(file);
+      return;
+    }
     switch (path) {
       case '/ref.wav':
         res.setHeader('content-type', 'audio/wav');
