@@ -129,7 +129,9 @@ async function main(): Promise<void> {
 
     const port = await freePort();
     const callsPort = await freePort();
-    server = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], {
+    // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+    server = spawn(process.execPath, [...nodeArgs, path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], {
       cwd: repoRoot,
       env: { ...process.env, ...env, PORT: String(port), CALLS_PORT: String(callsPort) },
       stdio: ['ignore', 'ignore', 'inherit'],

@@ -37,6 +37,12 @@ const SET_CONFIG: TxStatement = {
   values: [],
 };
 
+/** The part of node-postgres's socket used to batch a transaction's writes. */
+interface Corkable {
+  cork?(): void;
+  uncork?(): void;
+}
+
 const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY';
 const BEGIN_READ_WRITE = 'BEGIN ISOLATION LEVEL READ COMMITTED';
 
@@ -88,12 +94,21 @@ export class RlsExecutor {
 
   /** Queues the whole transaction at once on `client`; the first failure is the transaction's. */
   private async pipeline(client: pg.Client | pg.PoolClient, identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    const queued = [
-      client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
-      query(client, { ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] }),
-      ...statements.map((statement) => query(client, statement)),
-      client.query('COMMIT'),
-    ];
+    // pg writes each query on its own; corked until the end of the tick, the whole
+    // transaction (and those of other requests in the same tick) leave in one write.
+    const socket = (client as unknown as { connection?: { stream?: Corkable } }).connection?.stream;
+    socket?.cork?.();
+    let queued: Promise<pg.QueryResult>[];
+    try {
+      queued = [
+        client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
+        query(client, { ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] }),
+        ...statements.map((statement) => query(client, statement)),
+        client.query('COMMIT'),
+      ];
+    } finally {
+      if (socket?.uncork) process.nextTick(() => socket.uncork?.());
+    }
     const settled = await Promise.allSettled(queued);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
