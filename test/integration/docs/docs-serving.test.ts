@@ -1,7 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateProject } from '../../../generator/generate.js';
 import { signApiKey } from '../../../runtime/auth/jwt.js';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 
@@ -76,6 +78,29 @@ describe('GET /v1/<ref>/openapi.json', () => {
     expect(Object.keys(notes).filter((k) => ['get', 'post', 'patch', 'put', 'delete'].includes(k)).sort()).toEqual(['delete', 'get', 'patch', 'post', 'put']);
     expect(notes.get?.['x-roles']).toEqual(['anon', 'service_role']);
     expect(notes.post?.['x-roles']).toEqual(['service_role']);
+  });
+});
+
+describe('after a migration', () => {
+  it('serves the regenerated document without a restart', async () => {
+    const client = new pg.Client(test.platform.cluster.urlFor(project.record.databaseName));
+    await client.connect();
+    try {
+      await client.query("ALTER TABLE readonly_notes ADD COLUMN colour text NOT NULL DEFAULT 'red'");
+      await client.query("COMMENT ON COLUMN readonly_notes.colour IS 'Added by a migration.'");
+    } finally {
+      await client.end();
+    }
+    await generateProject(test.platform, project.record);
+    await test.host.directory.reload(project.record.ref);
+    const res = await fetch(url(`/openapi.json?apikey=${project.keys.anon_key}`));
+    const served = (await res.json()) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    expect(served.components.schemas.readonly_notes?.properties.colour).toEqual({
+      type: 'string',
+      default: 'red',
+      description: "Added by a migration. Default: `'red'::text`.",
+      'x-pg-type': 'text',
+    });
   });
 });
 
