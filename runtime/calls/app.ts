@@ -7,6 +7,7 @@ import type { CallsContext } from './context.js';
 import { CallsApiError, sendProblem } from './errors.js';
 import { createGuardedAgent, type Resolver } from './fetch/guarded-agent.js';
 import { runAnalysisJob } from './jobs/analyze.js';
+import { sweepAbandonedCalls } from './jobs/sweep.js';
 import { ANALYZE_QUEUE, CallsQueue, DELIVER_QUEUE, type AnalyzeJob, type DeliverJob } from './queue.js';
 import { hitRateLimit } from './rate-limit.js';
 import { attendanceRouter } from './routes/attendance.js';
@@ -48,9 +49,16 @@ export async function startCallsService(platform: Platform, options: CallsServic
   if (settings.allowPrivateUrls) log.warn('CALLS_ALLOW_PRIVATE_URLS=true: recordings and webhooks may target private addresses');
   await queue.work<AnalyzeJob>(ANALYZE_QUEUE, settings.concurrency, (job, stopping) => runAnalysisJob(context, job, stopping));
   await queue.work<DeliverJob>(DELIVER_QUEUE, settings.concurrency, (job) => runDeliveryJob(context, agent, job));
+  const sweep = (): void => {
+    sweepAbandonedCalls(context).catch((error: unknown) => log.error({ err: (error as Error).message }, 'sweeping abandoned calls failed'));
+  };
+  sweep();
+  const sweeper = setInterval(sweep, settings.maintenanceSeconds * 1000);
+  sweeper.unref();
   return {
     context,
     async close() {
+      clearInterval(sweeper);
       await queue.stop();
       await agent.destroy().catch(() => undefined);
     },

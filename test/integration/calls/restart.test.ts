@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTERRUPTED } from '../../../runtime/calls/jobs/sweep.js';
 import { createApiKey } from '../../../runtime/calls/keys.js';
 import { expectReferenceTimings } from '../../unit/calls/helpers/reference.js';
 import { repoRoot, testEnv } from '../../helpers/platform.js';
@@ -34,6 +35,22 @@ describe('a restart in the middle of an analysis', () => {
       expect(done.body.attempts).toBe(2);
       expectReferenceTimings(done.body.result, 0);
       expect(rec.hits.get('/slow.wav')).toBe(2);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a call whose last allowed attempt is interrupted fails as analysis_interrupted instead of hanging', async () => {
+    const env = callsEnv({ CALLS_JOB_RETRY_LIMIT: '0', CALLS_MAINTENANCE_SECONDS: '1' });
+    const first = await startCallsHarness(env);
+    const { key } = await first.newTenant();
+    const call = await first.request('POST', '/v1/calls/analyze', { key, body: { audio_url: `${rec.url}/slow.wav`, language: 'en', operator_id: 'op' } });
+    await first.waitForCall(key, call.body.id, ['processing']);
+    await first.close({ dropQueue: false });
+    const second = await startCallsHarness(env);
+    try {
+      const done = await second.waitForCall(key, call.body.id);
+      expect(done.body).toMatchObject({ status: 'failed', attempts: 1, error: INTERRUPTED, result: null });
     } finally {
       await second.close();
     }
