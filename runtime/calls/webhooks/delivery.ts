@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { FetchError } from '../fetch/errors.js';
 import { checkOutboundUrl } from '../fetch/outbound-url.js';
 import type { DeliverJob } from '../queue.js';
-import { nextAttemptDelayMs, outcomeOf } from './schedule.js';
+import { nextAttemptDelayMs, outcomeOf, retryAfterMs } from './schedule.js';
 import { webhookHeaders } from './signing.js';
 
 const SNIPPET_BYTES = 1024;
@@ -27,6 +27,7 @@ interface DeliveryRow {
 
 interface AttemptResult {
   readonly statusCode: number | null;
+  readonly retryAfter?: string;
   readonly error: string | null;
   readonly snippet: string | null;
 }
@@ -57,7 +58,8 @@ async function post(ctx: CallsContext, agent: Agent, row: DeliveryRow): Promise<
       signal: AbortSignal.timeout(ctx.settings.webhookTimeoutSeconds * 1000),
     });
     const snippet = await readSnippet(response.body).catch(() => null);
-    return { statusCode: response.statusCode, error: null, snippet };
+    const retryAfter = response.headers['retry-after'];
+    return { statusCode: response.statusCode, error: null, snippet, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
   } catch (error) {
     let cause: unknown = error;
     while (cause && !(cause instanceof FetchError) && (cause as { cause?: unknown }).cause) cause = (cause as { cause?: unknown }).cause;
@@ -95,7 +97,8 @@ export async function runDeliveryJob(ctx: CallsContext, agent: Agent, job: PgBos
   const durationMs = Date.now() - startedAt.getTime();
   const outcome = outcomeOf(result.statusCode);
   const error = result.error ?? (outcome === 'succeeded' ? null : `HTTP ${result.statusCode}`);
-  const delay = outcome === 'failed' ? nextAttemptDelayMs(ctx.settings.webhookRetrySchedule, attempt) : null;
+  const scheduled = outcome === 'failed' ? nextAttemptDelayMs(ctx.settings.webhookRetrySchedule, attempt) : null;
+  const delay = scheduled === null ? null : Math.max(scheduled, retryAfterMs(result.statusCode, result.retryAfter) ?? 0);
   const rescheduled = await inTransaction(ctx.pool, async (client) => {
     await client.query(
       `INSERT INTO calls_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_snippet)

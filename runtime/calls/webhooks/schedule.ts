@@ -17,3 +17,15 @@ export function outcomeOf(status: number | null): AttemptOutcome {
   if (status === 410) return 'gone';
   return 'failed';
 }
+
+const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
+
+/**
+ * A receiver that answers 429 or 503 with `Retry-After` (seconds or an HTTP date) is not retried
+ * sooner than it asked, up to a day. Null when there is no usable header.
+ */
+export function retryAfterMs(status: number | null, header: string | undefined, now: number = Date.now()): number | null {
+  if ((status !== 429 && status !== 503) || !header) return null;
+  const seconds = /^\d{1,9}$/.test(header.trim()) ? Number(header.trim()) * 1000 : Date.parse(header) - now;
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, MAX_RETRY_AFTER_MS) : null;
+}

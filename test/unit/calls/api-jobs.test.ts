@@ -3,7 +3,7 @@ import { AudioError } from '../../../runtime/calls/audio/errors.js';
 import { FetchError } from '../../../runtime/calls/fetch/errors.js';
 import { classifyFailure } from '../../../runtime/calls/jobs/failure.js';
 import { readCallsSettings } from '../../../runtime/calls/settings.js';
-import { nextAttemptDelayMs, outcomeOf } from '../../../runtime/calls/webhooks/schedule.js';
+import { nextAttemptDelayMs, outcomeOf, retryAfterMs } from '../../../runtime/calls/webhooks/schedule.js';
 
 describe('analysis failures', () => {
   it('network trouble and server errors are retried; the bytes and the policy are not', () => {
@@ -29,6 +29,16 @@ describe('webhook retry schedule', () => {
     expect(nextAttemptDelayMs(schedule, 1, () => 1)).toBe(6000);
     expect(nextAttemptDelayMs(schedule, 2, () => 0.5)).toBe(300_000);
     expect(nextAttemptDelayMs(schedule, 3)).toBeNull();
+  });
+
+  it('429 and 503 with Retry-After are not retried sooner than asked, up to a day', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterMs(429, '120', now)).toBe(120_000);
+    expect(retryAfterMs(503, 'Thu, 01 Jan 2026 00:01:00 GMT', now)).toBe(60_000);
+    expect(retryAfterMs(429, '999999', now)).toBe(86_400_000);
+    expect(retryAfterMs(500, '120', now)).toBeNull();
+    expect(retryAfterMs(429, 'soon', now)).toBeNull();
+    expect(retryAfterMs(429, undefined, now)).toBeNull();
   });
 
   it('2xx succeeds, 410 means gone, anything else (redirects too) fails', () => {
