@@ -40,7 +40,8 @@ export function unsupportedMediaType(accepted: string): CallsApiError {
 
 /** A JSON body: 415 for another content type, 400 `invalid_json` when it does not parse. */
 export async function readJson(req: Request, { optional = false } = {}): Promise<unknown> {
-  const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' || req.headers['transfer-encoding'] !== undefined;
+  const length = req.headers['content-length'];
+  const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
   if (optional && !hasBody) return undefined;
   if (!isJson(req)) throw unsupportedMediaType('application/json');
   return parseJson(await readBody(req));

@@ -10,7 +10,8 @@ import { publicId } from '../ids.js';
 import { DELIVER_QUEUE } from '../queue.js';
 import { parseCheckInRequest, parseOperatorUpdate } from '../validation.js';
 import { recordEvent } from '../webhooks/outbox.js';
-import { principalOf, sendJsonBody } from './principal.js';
+import { sendJson } from '../../host/json-response.js';
+import { principalOf } from './principal.js';
 
 interface CheckInRow {
   id: string;
@@ -56,7 +57,7 @@ export function attendanceRouter(ctx: CallsContext): Router {
        ON CONFLICT (tenant_id, operator_id) DO UPDATE SET active = EXCLUDED.active, updated_at = now()`,
       [principalOf(res).tenantId, operatorId, parsed.value.active],
     );
-    sendJsonBody(res, 200, { object: 'attendance_operator', operator_id: operatorId, active: parsed.value.active });
+    sendJson(res, 200, { object: 'attendance_operator', operator_id: operatorId, active: parsed.value.active });
   });
 
   router.post('/attendance/check-ins', async (req, res) => {
@@ -82,7 +83,7 @@ export function attendanceRouter(ctx: CallsContext): Router {
       return rows[0]!;
     });
     ctx.queue.wake(DELIVER_QUEUE);
-    sendJsonBody(res, 201, checkInResource(row));
+    sendJson(res, 201, checkInResource(row));
   });
 
   return router;

@@ -9,7 +9,8 @@ import { CallsApiError, notFound, validationError } from '../errors.js';
 import { parsePublicId } from '../ids.js';
 import { ANALYZE_QUEUE } from '../queue.js';
 import { decodeCursor, encodeCursor, isValidIdempotencyKey, parseAnalyzeRequest, parseListQuery, type AnalyzeRequest } from '../validation.js';
-import { principalOf, sendJsonBody } from './principal.js';
+import { sendJson } from '../../host/json-response.js';
+import { principalOf } from './principal.js';
 
 function requestHash(request: AnalyzeRequest): string {
   return createHash('sha256').update(JSON.stringify([request.audio_url, request.language, request.operator_id])).digest('hex');
@@ -33,7 +34,7 @@ function sendAccepted(res: Response, row: CallRow, replayed: boolean): void {
   const resource = callResource(row);
   res.setHeader('Location', `/v1/calls/${resource.id}`);
   if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-  sendJsonBody(res, 202, resource);
+  sendJson(res, 202, resource);
 }
 
 export function callsRouter(ctx: CallsContext): Router {
@@ -83,7 +84,7 @@ export function callsRouter(ctx: CallsContext): Router {
     const { rows } = await ctx.pool.query<CallRow>('SELECT * FROM calls WHERE id = $1 AND tenant_id = $2', [id, principal.tenantId]);
     if (!rows[0]) throw notFound('call');
     if (rows[0].status === 'queued' || rows[0].status === 'processing') res.setHeader('Retry-After', '2');
-    sendJsonBody(res, 200, callResource(rows[0]));
+    sendJson(res, 200, callResource(rows[0]));
   });
 
   router.get('/calls', async (req, res) => {
@@ -100,7 +101,7 @@ export function callsRouter(ctx: CallsContext): Router {
     );
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    sendJsonBody(res, 200, {
+    sendJson(res, 200, {
       object: 'list',
       data: page.map(callResource),
       has_more: hasMore,

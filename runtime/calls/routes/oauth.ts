@@ -7,7 +7,7 @@ import { CallsApiError } from '../errors.js';
 import { findApiKeyByHash, isWellFormedApiKey } from '../keys.js';
 import { hitRateLimit } from '../rate-limit.js';
 import { ALL_SCOPES, isScope, issueAccessToken, type Scope } from '../tokens.js';
-import { sendJsonBody } from './principal.js';
+import { sendJson } from '../../host/json-response.js';
 
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
 
@@ -87,7 +87,7 @@ export function oauthRouter(ctx: CallsContext): Router {
     const token = await issueAccessToken(ctx.tokenKey, { keyId: key.id, tenantId: key.tenantId, scopes }, ctx.settings.tokenTtlSeconds);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
-    sendJsonBody(res, 200, { access_token: token, token_type: 'Bearer', expires_in: ctx.settings.tokenTtlSeconds, scope: scopes.join(' ') });
+    sendJson(res, 200, { access_token: token, token_type: 'Bearer', expires_in: ctx.settings.tokenTtlSeconds, scope: scopes.join(' ') });
   });
   return router;
 }

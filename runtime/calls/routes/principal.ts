@@ -5,11 +5,3 @@ import type { Principal } from '../auth.js';
 export function principalOf(res: Response): Principal {
   return res.locals.principal as Principal;
 }
-
-export function sendJsonBody(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.status(status);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
-}

@@ -7,7 +7,8 @@ import { parsePublicId, publicId } from '../ids.js';
 import { readJson } from '../body.js';
 import { parseRotateRequest, parseWebhookRequest } from '../validation.js';
 import { generateWebhookSecret } from '../webhooks/signing.js';
-import { principalOf, sendJsonBody } from './principal.js';
+import { sendJson } from '../../host/json-response.js';
+import { principalOf } from './principal.js';
 
 interface EndpointRow {
   id: string;
@@ -94,7 +95,7 @@ export function webhooksRouter(ctx: CallsContext): Router {
     );
     const resource = endpointResource(rows[0]!, secret);
     res.setHeader('Location', `/v1/webhooks/${resource.id as string}`);
-    sendJsonBody(res, 201, resource);
+    sendJson(res, 201, resource);
   });
 
   router.get('/webhooks', async (_req, res) => {
@@ -102,7 +103,7 @@ export function webhooksRouter(ctx: CallsContext): Router {
       `SELECT ${ENDPOINT_COLUMNS} FROM calls_webhook_endpoints WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY seq`,
       [principalOf(res).tenantId],
     );
-    sendJsonBody(res, 200, { object: 'list', data: rows.map((row) => endpointResource(row)) });
+    sendJson(res, 200, { object: 'list', data: rows.map((row) => endpointResource(row)) });
   });
 
   router.get('/webhooks/:id', async (req, res) => {
@@ -111,7 +112,7 @@ export function webhooksRouter(ctx: CallsContext): Router {
       [endpointId(req.params.id!), principalOf(res).tenantId],
     );
     if (!rows[0]) throw notFound('webhook endpoint');
-    sendJsonBody(res, 200, endpointResource(rows[0]));
+    sendJson(res, 200, endpointResource(rows[0]));
   });
 
   router.delete('/webhooks/:id', async (req, res) => {
@@ -136,7 +137,7 @@ export function webhooksRouter(ctx: CallsContext): Router {
       [id, principalOf(res).tenantId, parsed.value.grace_seconds, secret],
     );
     if (!rows[0]) throw notFound('webhook endpoint');
-    sendJsonBody(res, 200, endpointResource(rows[0], secret));
+    sendJson(res, 200, endpointResource(rows[0], secret));
   });
 
   /** Re-enables an endpoint disabled after persistent failure or a 410. */
@@ -147,7 +148,7 @@ export function webhooksRouter(ctx: CallsContext): Router {
       [endpointId(req.params.id!), principalOf(res).tenantId],
     );
     if (!rows[0]) throw notFound('webhook endpoint');
-    sendJsonBody(res, 200, endpointResource(rows[0]));
+    sendJson(res, 200, endpointResource(rows[0]));
   });
 
   /** The delivery log: the latest 100 deliveries, newest first, each with its attempts. */
@@ -166,7 +167,7 @@ export function webhooksRouter(ctx: CallsContext): Router {
         WHERE d.endpoint_id = $1 ORDER BY d.seq DESC LIMIT 100`,
       [id],
     );
-    sendJsonBody(res, 200, { object: 'list', data: rows.map(deliveryResource) });
+    sendJson(res, 200, { object: 'list', data: rows.map(deliveryResource) });
   });
 
   return router;
