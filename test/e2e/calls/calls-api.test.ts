@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectReferenceTimings } from '../../unit/calls/helpers/reference.js';
 import { runCli, startTestHost, testEnv, type TestHost } from '../../helpers/platform.js';
-import { callsEnv } from '../../integration/calls/harness.js';
+import { callsEnv, dropQueueSchema } from '../../integration/calls/harness.js';
 import { startRecordingServer } from '../../integration/calls/recordings.js';
 
 let host: TestHost;
@@ -17,6 +17,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.close();
   await rec?.close();
+  await dropQueueSchema(env.CALLS_QUEUE_SCHEMA!);
 });
 
 async function api(method: string, path: string, key: string | null, body?: unknown) {
@@ -70,7 +71,8 @@ describe('the call-analysis API on CALLS_PORT, keys from the CLI', () => {
 
 describe('the default policy (CALLS_ALLOW_PRIVATE_URLS unset)', () => {
   it('refuses a recording on 127.0.0.1 at submit', async () => {
-    const strict = await startTestHost({ ...callsEnv(), CALLS_ALLOW_PRIVATE_URLS: 'false', CALLS_CONCURRENCY: '0' });
+    const strictEnv = callsEnv({ CALLS_ALLOW_PRIVATE_URLS: 'false', CALLS_CONCURRENCY: '0' });
+    const strict = await startTestHost(strictEnv);
     try {
       const created = JSON.parse((await runCli(['calls', 'key', 'create', '--tenant', 'strict-e2e', '--json'], cliEnv)).stdout);
       const response = await fetch(`${strict.host.apiUrl}/v1/calls/analyze`, {
@@ -82,6 +84,7 @@ describe('the default policy (CALLS_ALLOW_PRIVATE_URLS unset)', () => {
       expect(((await response.json()) as any).errors).toEqual([{ field: 'audio_url', code: 'url_blocked', message: '127.0.0.1 is a loopback address' }]);
     } finally {
       await strict.close();
+      await dropQueueSchema(strictEnv.CALLS_QUEUE_SCHEMA!);
     }
   });
 });

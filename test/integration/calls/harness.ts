@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { inject } from 'vitest';
 import { createCallsApp, startCallsService, type CallsService } from '../../../runtime/calls/app.js';
 import type { Resolver } from '../../../runtime/calls/fetch/guarded-agent.js';
 import { createApiKey } from '../../../runtime/calls/keys.js';
 import { createLogger } from '../../../runtime/host/logger.js';
-import { Platform } from '../../../runtime/platform/platform.js';
+import { Platform, PLATFORM_DATABASE } from '../../../runtime/platform/platform.js';
 import { testConfig } from '../../helpers/platform.js';
 import { referenceCall, synthesize } from '../../unit/calls/helpers/synth.js';
 import { encodeWav } from '../../unit/calls/helpers/wav-writer.js';
@@ -57,6 +59,19 @@ export function callsEnv(overrides: Record<string, string> = {}): Record<string,
     CALLS_RATE_LIMIT_PER_MINUTE: '1000',
     ...overrides,
   };
+}
+
+/** Drops a test's pg-boss schema once nothing uses it any more (for hosts the harness did not start). */
+export async function dropQueueSchema(schema: string): Promise<void> {
+  const url = new URL(inject('databaseUrl'));
+  url.pathname = `/${PLATFORM_DATABASE}`;
+  const client = new pg.Client(url.toString());
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${client.escapeIdentifier(schema)} CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** The calls service and its API on an ephemeral port, over the suite's PostgreSQL. */
