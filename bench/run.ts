@@ -44,7 +44,7 @@ interface Scenario {
 const ALL_SCENARIOS: readonly Scenario[] = [
   { name: 'GET 20 rows (RLS, user token)', method: 'GET', path: '/todos?limit=20', check: (s, b) => s === 200 && Array.isArray(b) && b.length === 20 && b.every((r) => (r as { owner: string }).owner === OWNER) },
   { name: 'GET with a to-many embed', method: 'GET', path: '/projects?select=id,name,tasks(id,title,done)&limit=10', check: (s, b) => s === 200 && Array.isArray(b) && b.length === 10 },
-  { name: 'POST one row', method: 'POST', path: '/todos', body: '{"title":"bench"}', check: (s, b) => s === 201 && Array.isArray(b) && b.length === 1 },
+  { name: 'POST one row', method: 'POST', path: '/entries', body: '{"title":"bench"}', check: (s, b) => s === 201 && Array.isArray(b) && b.length === 1 },
   { name: 'RPC (GET, stable)', method: 'GET', path: '/rpc/my_todo_count?done=false', check: (s, b) => s === 200 && typeof b === 'number' },
 ];
 
@@ -136,6 +136,14 @@ async function main(): Promise<void> {
       env: { ...process.env, ...env, PORT: String(port), CALLS_PORT: String(callsPort) },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
+    const child = server;
+    // Interrupted: stop the server and the cluster rather than leave them running.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        child.kill('SIGTERM');
+        void platform.close().finally(() => process.exit(130));
+      });
+    }
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitForHealth(baseUrl, server);
     const apiUrl = `${baseUrl}/v1/${record.ref}/rest/v1`;

@@ -17,22 +17,34 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
+/** A body past MAX_BODY_BYTES is drained (so the client reads its 413) up to this much, then the connection is cut. */
+const DRAIN_LIMIT_BYTES = 4 * MAX_BODY_BYTES;
+
 function readBody(req: IncomingMessage): Promise<string | null> {
   if (!WRITE_METHODS.has(req.method ?? '')) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let tooLarge = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
+      if (tooLarge) {
+        if (size > DRAIN_LIMIT_BYTES) req.destroy();
+        return;
+      }
       if (size > MAX_BODY_BYTES) {
-        reject(new ApiError(413, 'PGRST413', `Request body is larger than ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
+        tooLarge = true;
+        chunks.length = 0;
         return;
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(size === 0 ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      if (tooLarge) reject(new ApiError(413, 'PGRST413', `Request body is larger than ${MAX_BODY_BYTES} bytes`, null, null, { Connection: 'close' }));
+      else resolve(size === 0 ? null : Buffer.concat(chunks).toString('utf8'));
+    });
     req.on('error', reject);
+    req.on('close', () => reject(new Error('request closed before its body was read')));
   });
 }
 

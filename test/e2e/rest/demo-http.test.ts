@@ -503,3 +503,29 @@ describe('rpc on the demo', () => {
     expect(filtered.json).toEqual([{ id: 2, authors: { name: 'Ada Lovelace' } }]);
   });
 });
+
+describe('hostile requests', () => {
+  it('answers clear 4xx errors, never a 500, for odd paths, deep nesting, long values and big bodies', async () => {
+    const unicode = await call(`/${encodeURIComponent('tâble; drop')}`);
+    expect(unicode.status).toBe(404);
+    expect(unicode.json).toEqual(errorBody('PGRST205', "Could not find the table 'public.tâble; drop' in the schema cache"));
+    const deeper = await call('/authors/1');
+    expect(deeper.status).toBe(404);
+    expect((deeper.json as { code: string }).code).toBe('PGRST125');
+    const nested = `${'or=('.repeat(40)}id.eq.1${')'.repeat(40)}`;
+    const deep = await call(`/authors?${nested}`);
+    expect(deep.status).toBe(400);
+    expect((deep.json as { code: string }).code).toBe('PGRST100');
+    const long = await call(`/authors?select=id&name=eq.${'x'.repeat(8_000)}`);
+    expect(long.status).toBe(200);
+    expect(long.json).toEqual([]);
+    const quotes = await call(`/authors?select=id&name=eq.${encodeURIComponent(`'; DROP TABLE authors; --"`)}`);
+    expect(quotes.json).toEqual([]);
+    const badCast = await call('/authors?select=id::text;drop');
+    expect(badCast.status).toBe(400);
+    const huge = await call('/tags', { method: 'POST', token: service, body: `[${'{"name":"x"},'.repeat(900_000)}{"name":"y"}]` });
+    expect(huge.status).toBe(413);
+    expect((huge.json as { code: string }).code).toBe('PGRST413');
+    expect(await call('/authors?select=id&order=id&limit=1').then(rows)).toEqual([{ id: 1 }]);
+  });
+});
