@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../runtime/calls/fetch/guarded-agent.js';
-import { callsEnv, startCallsHarness, type CallsHarness } from './harness.js';
+import { callsEnv, eventually, startCallsHarness, type CallsHarness } from './harness.js';
 import { startRecordingServer } from './recordings.js';
 
 /**
@@ -76,5 +76,21 @@ describe('SSRF through the API', () => {
     expect((await h.waitForCall(key, ok.body.id)).body.status).toBe('completed');
     const hook = await h.request('POST', '/v1/webhooks', { key, body: { url: 'http://169.254.169.254/hook', events: ['access.denied'] } });
     expect(hook.body.errors).toEqual([{ field: 'url', code: 'url_blocked', message: '169.254.169.254 is a cloud metadata address' }]);
+  });
+
+  it('a webhook URL whose name resolves to a private address is refused at delivery time', async () => {
+    const { key } = await h.newTenant();
+    const hook = await h.request('POST', '/v1/webhooks', { key, body: { url: `http://internal.test:${port}/hook`, events: ['attendance.check_in.created'] } });
+    expect(hook.status).toBe(201);
+    await h.request('POST', '/v1/attendance/check-ins', { key, body: { operator_id: 'op' } });
+    const log = await eventually(async () => {
+      const response = await h.request('GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key });
+      return response.body.data[0]?.status === 'failed' ? response.body.data[0] : null;
+    });
+    expect(log.attempt_log.map((a: { status_code: number | null; error: string }) => [a.status_code, a.error])).toEqual(
+      Array(3).fill([null, 'url_blocked: internal.test is resolving to a private address (10.1.2.3)']),
+    );
+    expect((await h.request('GET', `/v1/webhooks/${hook.body.id}`, { key })).body.disabled_reason).toBe('persistent_failure');
+    expect(rec.hits.get('/hook')).toBeUndefined();
   });
 });
