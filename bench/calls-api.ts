@@ -4,7 +4,7 @@
  *
  *   node --import tsx bench/calls-api.ts [--calls 40] [--minutes 5] [--concurrency 2]
  *
- * Uses DATABASE_URL when set, else an embedded cluster in a temporary GANTRY_HOME. Recordings
+ * With --concurrency 0 only the submissions are measured. Uses DATABASE_URL when set, else an embedded cluster in a temporary GANTRY_HOME. Recordings
  * (8 kHz stereo 16-bit WAV, a 20 s conversation cycle) are served from 127.0.0.1.
  */
 import { randomBytes } from 'node:crypto';
@@ -88,7 +88,10 @@ try {
     latencies.push(performance.now() - t0);
     ids.push(((await response.json()) as { id: string }).id);
   }
-  for (;;) {
+  latencies.sort((a, b) => a - b);
+  console.log(`${calls} calls of ${minutes} min (8 kHz stereo WAV, ${(wav.length / 1e6).toFixed(1)} MB each), CALLS_CONCURRENCY=${values.concurrency}`);
+  console.log(`submit latency: p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`);
+  while (config.calls.concurrency > 0) {
     const { rows } = await platform.pool.query<{ done: number; failed: number }>(
       `SELECT count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS done, count(*) FILTER (WHERE status = 'failed')::int AS failed
          FROM calls WHERE id = ANY ($1::uuid[])`,
@@ -101,10 +104,7 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  console.log(`${calls} calls of ${minutes} min (8 kHz stereo WAV, ${(wav.length / 1e6).toFixed(1)} MB each), CALLS_CONCURRENCY=${values.concurrency}`);
-  console.log(`submit latency: p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`);
-  console.log(`all analysed in ${seconds.toFixed(1)} s: ${((calls * minutes) / seconds).toFixed(1)} recording-minutes per second, ${(calls / seconds).toFixed(2)} calls per second`);
+  if (config.calls.concurrency > 0) console.log(`all analysed in ${seconds.toFixed(1)} s: ${((calls * minutes) / seconds).toFixed(1)} recording-minutes per second, ${(calls / seconds).toFixed(2)} calls per second`);
 } finally {
   api.close();
   recordings.close();
