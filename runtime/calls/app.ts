@@ -6,6 +6,7 @@ import { authenticate } from './auth.js';
 import type { CallsContext } from './context.js';
 import { CallsApiError, sendProblem } from './errors.js';
 import { createGuardedAgent, type Resolver } from './fetch/guarded-agent.js';
+import { AnalysisPool } from './jobs/analysis-pool.js';
 import { runAnalysisJob } from './jobs/analyze.js';
 import { sweepAbandonedCalls } from './jobs/sweep.js';
 import { ANALYZE_QUEUE, CallsQueue, DELIVER_QUEUE, type AnalyzeJob, type DeliverJob } from './queue.js';
@@ -44,7 +45,8 @@ export async function startCallsService(platform: Platform, options: CallsServic
     allowCidrs: settings.allowCidrs,
     ...(options.resolve ? { resolve: options.resolve } : {}),
   };
-  const context: CallsContext = { pool: platform.pool, settings, queue, tokenKey: await loadTokenKey(platform.pool), log, outbound };
+  const analysis = new AnalysisPool();
+  const context: CallsContext = { pool: platform.pool, settings, queue, tokenKey: await loadTokenKey(platform.pool), log, outbound, analysis };
   const agent = createGuardedAgent({ ...outbound, headersTimeoutMs: settings.webhookTimeoutSeconds * 1000, bodyTimeoutMs: settings.webhookTimeoutSeconds * 1000 });
   if (settings.allowPrivateUrls) log.warn('CALLS_ALLOW_PRIVATE_URLS=true: recordings and webhooks may target private addresses');
   await queue.work<AnalyzeJob>(ANALYZE_QUEUE, settings.concurrency, (job, stopping) => runAnalysisJob(context, job, stopping));
@@ -60,6 +62,7 @@ export async function startCallsService(platform: Platform, options: CallsServic
     async close() {
       clearInterval(sweeper);
       await queue.stop();
+      await analysis.close();
       await agent.destroy().catch(() => undefined);
     },
   };

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { GuardOptions } from './fetch/guarded-agent.js';
+import type { AnalysisPool } from './jobs/analysis-pool.js';
 import type { CallsQueue } from './queue.js';
 import type { CallsSettings } from './settings.js';
 
@@ -14,4 +15,6 @@ export interface CallsContext {
   readonly log: Logger;
   /** The SSRF policy for recordings and webhook targets (a resolver can be injected for tests). */
   readonly outbound: GuardOptions;
+  /** Worker threads that decode and analyse. */
+  readonly analysis: AnalysisPool;
 }

@@ -1,5 +1,4 @@
 import type PgBoss from 'pg-boss';
-import { analyzeRecording } from '../analysis/analyze.js';
 import { callResource, type CallError, type CallRow } from '../call-resource.js';
 import type { CallsContext } from '../context.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -53,7 +52,7 @@ export async function runAnalysisJob(ctx: CallsContext, job: PgBoss.JobWithMetad
       timeoutMs: settings.fetchTimeoutSeconds * 1000,
       signal: stopping,
     });
-    const result = await analyzeRecording(recording.body, { maxDurationSeconds: settings.maxDurationSeconds });
+    const result = await ctx.analysis.analyze(recording.body, { maxDurationSeconds: settings.maxDurationSeconds });
     await finish(ctx, callId, { result });
   } catch (failure) {
     if (stopping.aborted) throw new ShutdownError('the server stopped during the analysis; it runs again');
