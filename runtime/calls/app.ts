@@ -46,7 +46,11 @@ export async function startCallsService(platform: Platform, options: CallsServic
     ...(options.resolve ? { resolve: options.resolve } : {}),
   };
   const analysis = new AnalysisPool();
-  const context: CallsContext = { pool: platform.pool, settings, queue, tokenKey: await loadTokenKey(platform.pool), log, outbound, analysis };
+  const tokenKey = await loadTokenKey(platform.pool).catch(async (error: unknown) => {
+    await queue.stop();
+    throw error;
+  });
+  const context: CallsContext = { pool: platform.pool, settings, queue, tokenKey, log, outbound, analysis };
   const agent = createGuardedAgent({ ...outbound, headersTimeoutMs: settings.webhookTimeoutSeconds * 1000, bodyTimeoutMs: settings.webhookTimeoutSeconds * 1000 });
   if (settings.allowPrivateUrls) log.warn('CALLS_ALLOW_PRIVATE_URLS=true: recordings and webhooks may target private addresses');
   await queue.work<AnalyzeJob>(ANALYZE_QUEUE, settings.concurrency, (job, stopping) => runAnalysisJob(context, job, stopping));
