@@ -80,7 +80,9 @@ export function respond(req: ApiRequest, built: BuiltStatement, row: ResultRow, 
 
   const body = req.method === 'HEAD' ? null : row.body;
 
-  if (req.action === 'read' || (req.action === 'call' && built.result === 'rows')) {
+  if (req.action === 'call' && built.result === 'void') return { status: 204, headers: {}, body: null };
+  // Function results count like rows: a scalar is one row (`0-0/1`), SETOF scalars one row each.
+  if (req.action === 'read' || req.action === 'call') {
     let total = toCount(row.total_count);
     if (req.count === 'planned') total = planned;
     else if (req.count === 'estimated' && built.countThreshold !== null && total !== null && total > built.countThreshold) {
@@ -91,11 +93,6 @@ export function respond(req: ApiRequest, built: BuiltStatement, row: ResultRow, 
     headers['Content-Range'] = contentRange(offset, pageCount, total);
     const partial = total !== null && pageCount < total;
     return { status: partial ? 206 : 200, headers, body };
-  }
-
-  if (req.action === 'call') {
-    if (built.result === 'void') return { status: 204, headers: {}, body: null };
-    return { status: 200, headers, body };
   }
 
   const ret = req.preferences.return ?? 'representation';

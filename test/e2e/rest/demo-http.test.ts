@@ -345,6 +345,20 @@ describe('writes', () => {
     await call('/tags?name=like.w-*', { method: 'DELETE', token: service });
   });
 
+  it('embeds related rows in the representation of a write', async () => {
+    const created = await call('/posts?select=title,status,authors(name),tags(name)', {
+      method: 'POST', token: service, body: { author_id: 2, title: 'w-embedded' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toEqual([{ title: 'w-embedded', status: 'draft', authors: { name: 'Alan Turing' }, tags: [] }]);
+    const single = await call('/posts?title=eq.w-embedded&select=title,writer:authors(name)', {
+      method: 'PATCH', token: service, headers: { Accept: 'application/vnd.pgrst.object+json' }, body: { author_id: 3 },
+    });
+    expect(single.json).toEqual({ title: 'w-embedded', writer: { name: 'Grace Hopper' } });
+    const gone = await call('/posts?title=eq.w-embedded&select=id,authors(id)', { method: 'DELETE', token: service });
+    expect(gone.json).toEqual([{ id: expect.any(Number), authors: { id: 3 } }]);
+  });
+
   it('uses defaults for missing keys with missing=default and columns=, nulls otherwise', async () => {
     const alice = userToken(project, ALICE);
     const withDefault = await call('/todos?columns=task,done&select=task,done,user_id', {

@@ -196,7 +196,16 @@ describe('rpc', () => {
     expect((await call('/rpc/add', { method: 'POST', body: { a: 2, b: 3 } })).json).toBe(5);
     const composite = await call('/rpc/customer?cid=2&select=id,name');
     expect(composite.json).toEqual({ id: 2, name: 'Lovelace, Ada (Countess)' });
-    expect((await call('/rpc/numbers?n=3')).json).toEqual([1, 2, 3]);
+    const counted = await call('/rpc/add?a=1', { headers: { Prefer: 'count=exact' } });
+    expect(counted.json).toBe(11);
+    expect(counted.headers.get('content-range')).toBe('0-0/1');
+    const set = await call('/rpc/numbers?n=3', { headers: { Prefer: 'count=exact' } });
+    expect(set.json).toEqual([1, 2, 3]);
+    expect(set.headers.get('content-range')).toBe('0-2/3');
+    const page = await call('/rpc/numbers?n=3&limit=1&offset=1', { headers: { Prefer: 'count=exact' } });
+    expect(page.status).toBe(206);
+    expect(page.json).toEqual([2]);
+    expect(page.headers.get('content-range')).toBe('1-1/3');
     expect((await call('/rpc/spend', { method: 'POST', body: {} })).json).toEqual([{ customer_id: 1, spent: 109.5 }, { customer_id: 2, spent: 5.25 }]);
     const voided = await call('/rpc/hit', { method: 'POST', token: service, body: { counter: 'x' } });
     expect(voided.status).toBe(204);
