@@ -43,6 +43,13 @@ interface Corkable {
   uncork?(): void;
 }
 
+/**
+ * Prepared statements one connection may hold. Statement names follow the request's
+ * shape, and clients choose shapes (aliases, filters), so without a bound a client could
+ * grow a backend's memory at will; a connection past it is replaced once its queue drains.
+ */
+export const MAX_PREPARED_PER_CONNECTION = 1000;
+
 const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY';
 const BEGIN_READ_WRITE = 'BEGIN ISOLATION LEVEL READ COMMITTED';
 
@@ -69,12 +76,15 @@ export class RlsExecutor {
   private readonly pending: number[];
   private readonly connecting: (Promise<pg.Client> | null)[];
   private readonly exclusive: pg.Pool;
+  /** Names of the statements each connection has prepared. */
+  private readonly prepared = new WeakMap<object, Set<string>>();
   private closed = false;
 
   constructor(
     private readonly connectionString: string,
     muxSize: number,
     exclusiveSize: number,
+    private readonly maxPrepared: number = MAX_PREPARED_PER_CONNECTION,
   ) {
     this.mux = Array.from({ length: muxSize }, () => null);
     this.pending = Array.from({ length: muxSize }, () => 0);
@@ -115,8 +125,31 @@ export class RlsExecutor {
     return settled.slice(2, 2 + statements.length).map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
   }
 
-  private async runPooled(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+  /**
+   * Records the statements `client` is about to prepare; false (recording nothing) when
+   * they would take it past its budget.
+   */
+  private admit(client: object, statements: readonly TxStatement[]): boolean {
+    const names = this.prepared.get(client) ?? new Set([SET_CONFIG.name]);
+    const added = statements.filter((s) => !names.has(s.name)).map((s) => s.name);
+    if (names.size + new Set(added).size > this.maxPrepared) return false;
+    for (const name of added) names.add(name);
+    this.prepared.set(client, names);
+    return true;
+  }
+
+  /** A pooled connection with room for `statements`; a full one is closed and another taken. */
+  private async pooledClient(statements: readonly TxStatement[]): Promise<pg.PoolClient> {
     const client = await this.exclusive.connect();
+    if (this.admit(client, statements)) return client;
+    client.release(true);
+    const fresh = await this.exclusive.connect();
+    this.admit(fresh, statements);
+    return fresh;
+  }
+
+  private async runPooled(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+    const client = await this.pooledClient(statements);
     let broken = false;
     try {
       return await this.pipeline(client, identity, statements, options);
@@ -134,14 +167,22 @@ export class RlsExecutor {
     for (let i = 1; i < this.pending.length; i++) if (this.pending[i]! < this.pending[slot]!) slot = i;
     this.pending[slot]!++;
     try {
-      return await this.pipeline(await this.muxClient(slot), identity, statements, options);
+      let client = await this.muxClient(slot);
+      if (!this.admit(client, statements)) {
+        // A full connection ends once its queue drains; this and later transactions get a fresh one.
+        if (this.mux[slot] === client) this.mux[slot] = null;
+        void client.end().catch(() => undefined);
+        client = await this.muxClient(slot);
+        this.admit(client, statements);
+      }
+      return await this.pipeline(client, identity, statements, options);
     } finally {
       this.pending[slot]!--;
     }
   }
 
   private async runExclusive(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    const client = await this.exclusive.connect();
+    const client = await this.pooledClient(statements);
     let broken = false;
     try {
       await client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE);
