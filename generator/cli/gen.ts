@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../../runtime/config.js';
-import { runSchemaFiles, type SchemaFile } from '../../runtime/platform/bootstrap.js';
+import { applySchemaFiles, type SchemaFile } from '../../runtime/platform/bootstrap.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { generateProject } from '../generate.js';
 import { CliError, type Output } from './output.js';
@@ -60,18 +59,7 @@ export async function migrateCommand(args: string[], out: Output): Promise<void>
   const platform = await Platform.open(loadConfig());
   try {
     const record = await openProject(platform, ref);
-    const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
-    await client.connect();
-    try {
-      await client.query('BEGIN');
-      await runSchemaFiles(client, [migration]);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      await client.end();
-    }
+    await applySchemaFiles(platform, record.databaseName, [migration]);
     const result = await generateProject(platform, record);
     out.result(
       { ref, migrated: file, changed: result.changed, removed: result.removed },

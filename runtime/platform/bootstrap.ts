@@ -143,15 +143,19 @@ export async function createProject(platform: Platform, options: CreateProjectOp
 }
 
 async function initialiseDatabase(platform: Platform, databaseName: string, schemaFiles: readonly SchemaFile[]): Promise<void> {
+  const bootstrap = await Promise.all(
+    bootstrapFiles.map(async (name) => ({ name, sql: await fs.readFile(path.join(sqlDir, name), 'utf8') })),
+  );
+  await applySchemaFiles(platform, databaseName, [...bootstrap, ...schemaFiles]);
+}
+
+/** Runs SQL files on a project database in one transaction: all of them, or nothing. */
+export async function applySchemaFiles(platform: Platform, databaseName: string, files: readonly SchemaFile[]): Promise<void> {
   const client = new pg.Client(platform.cluster.urlFor(databaseName));
   await client.connect();
   try {
     await client.query('BEGIN');
-    const bootstrap = await Promise.all(
-      bootstrapFiles.map(async (name) => ({ name, sql: await fs.readFile(path.join(sqlDir, name), 'utf8') })),
-    );
-    await runSchemaFiles(client, bootstrap);
-    await runSchemaFiles(client, schemaFiles);
+    await runSchemaFiles(client, files);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
