@@ -104,8 +104,9 @@ export class RlsExecutor {
 
   /** Queues the whole transaction at once on `client`; the first failure is the transaction's. */
   private async pipeline(client: pg.Client | pg.PoolClient, identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    // pg writes each query on its own; corked until the end of the tick, the whole
-    // transaction (and those of other requests in the same tick) leave in one write.
+    // pg writes each query on its own; corked until the event loop's poll phase is over,
+    // this transaction and those of every other request read in the same phase leave in
+    // one write (measured: a third of the server's CPU went to these writes before).
     const socket = (client as unknown as { connection?: { stream?: Corkable } }).connection?.stream;
     socket?.cork?.();
     let queued: Promise<pg.QueryResult>[];
@@ -117,7 +118,7 @@ export class RlsExecutor {
         client.query('COMMIT'),
       ];
     } finally {
-      if (socket?.uncork) process.nextTick(() => socket.uncork?.());
+      if (socket?.uncork) setImmediate(() => socket.uncork?.());
     }
     const settled = await Promise.allSettled(queued);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
