@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProjectContext } from '../host/project-context.js';
 import type { TxStatement } from '../db/rls-transaction.js';
+import type { ProjectClaims } from '../auth/jwt.js';
 import { authenticate } from './credentials.js';
 import { ApiError, pgrstError, toApiError } from './errors.js';
 import type { ApiRequest } from './parse/ast.js';
 import { decodePathSegment, parseRequest } from './parse/request.js';
 import { mayCommit, needsCommitDecision, respond, writeError, writeResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
+import { PlanCache } from './plan-cache.js';
 import { buildStatement } from './sql/build.js';
 import type { ResultRow } from './sql/envelope.js';
 import { statementName } from './sql/params.js';
@@ -70,6 +72,18 @@ function headersJson(req: IncomingMessage): string {
   return JSON.stringify(out);
 }
 
+/** Verified claims are cached objects (see verifyProjectToken): their JSON text is too. */
+const claimsText = new WeakMap<ProjectClaims, string>();
+
+function claimsJson(claims: ProjectClaims): string {
+  let text = claimsText.get(claims);
+  if (text === undefined) {
+    text = JSON.stringify(claims);
+    claimsText.set(claims, text);
+  }
+  return text;
+}
+
 /** PostgREST names the schema in its answer when the client chose one. */
 function profileSent(req: IncomingMessage): boolean {
   return req.headers['accept-profile'] !== undefined || req.headers['content-profile'] !== undefined;
@@ -93,28 +107,35 @@ export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: stri
  */
 export function createRestHandler(ctx: ProjectContext, definition: ProjectDefinition): RestHandler {
   const { project } = definition;
+  const plans = new PlanCache();
   return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
     const head = req.method === 'HEAD';
     try {
       const claims = authenticate(req.headers, ctx.jwtSecret, apikeyParam(query));
       const body = await readBody(req);
-      const apiRequest = parseRequest({
-        method: req.method ?? 'GET',
-        resource: resourceOf(path),
-        query,
-        headers: req.headers,
-        body,
-        schemas: project.schemas,
-        ignoredParams: ['apikey'],
-      });
-      const built = buildStatement(apiRequest, project);
+      const key = plans.keyOf(req.method ?? 'GET', path, query, req.headers);
+      let plan = key === null ? undefined : plans.get(key);
+      if (!plan) {
+        const request = parseRequest({
+          method: req.method ?? 'GET',
+          resource: resourceOf(path),
+          query,
+          headers: req.headers,
+          body,
+          schemas: project.schemas,
+          ignoredParams: ['apikey'],
+        });
+        plan = { request, built: buildStatement(request, project) };
+        if (key !== null) plans.set(key, plan);
+      }
+      const { request: apiRequest, built } = plan;
       const statements: TxStatement[] = [built];
       if (built.plannedCount) statements.push({ name: statementName(built.plannedCount.text), ...built.plannedCount });
       const decide = needsCommitDecision(apiRequest, built);
       const results = await ctx.executor.run(
         {
           role: claims.role,
-          claims: JSON.stringify(claims),
+          claims: claimsJson(claims),
           method: req.method ?? 'GET',
           path: `/rest/v1${path}`,
           headers: headersJson(req),
