@@ -54,6 +54,7 @@ export interface ProjectOptions {
   readonly autoconfirm?: boolean;
   readonly reuseInterval?: number;
   readonly rateLimits?: AuthRouterOptions['rateLimits'];
+  readonly passwords?: AuthRouterOptions['passwords'];
 }
 
 const quietLog = { info: () => undefined, error: () => undefined };
@@ -118,7 +119,7 @@ export class AuthSuite {
       config: { ...this.platform.config, publicUrl: base, smtpUrl: this.smtp.url, smtpFrom: 'auth@gantry.test' },
     };
     const clock = new TestClock();
-    app.use(`/v1/${record.ref}/auth/v1`, createAuthRouter(ctx, { now: clock.now, log: quietLog, rateLimits: options.rateLimits }));
+    app.use(`/v1/${record.ref}/auth/v1`, createAuthRouter(ctx, { now: clock.now, log: quietLog, rateLimits: options.rateLimits, passwords: options.passwords }));
 
     const authUrl = `${base}/v1/${record.ref}/auth/v1`;
     const anonKey = keys.anon_key;
