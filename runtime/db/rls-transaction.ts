@@ -26,6 +26,11 @@ export interface TxOptions {
    * returns true (e.g. a singular response that matched two rows must change nothing).
    */
   readonly commitIf?: (results: readonly pg.QueryResult[]) => boolean;
+  /**
+   * A read expected to be slow (e.g. it counts every matching row): it takes a pooled
+   * connection so that the transactions queued on a shared one do not wait behind it.
+   */
+  readonly slow?: boolean;
 }
 
 const SET_CONFIG: TxStatement = {
@@ -99,7 +104,7 @@ export class RlsExecutor {
     // A write's COMMIT waits for its WAL flush; on a shared connection every transaction
     // queued behind it would wait too, so writes take a connection of their own and
     // concurrent commits share flushes (group commit).
-    return options.readOnly ? this.runPipelined(identity, statements, options) : this.runPooled(identity, statements, options);
+    return options.readOnly && !options.slow ? this.runPipelined(identity, statements, options) : this.runPooled(identity, statements, options);
   }
 
   /** Queues the whole transaction at once on `client`; the first failure is the transaction's. */

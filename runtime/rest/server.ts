@@ -143,6 +143,8 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
         statements,
         {
           readOnly: built.readOnly,
+          // Counting reads every matching row: keep it off the shared connections.
+          slow: apiRequest.count !== null,
           commitIf: decide ? (rows) => mayCommit(apiRequest, built, rows[0]?.rows[0] as ResultRow | undefined) : undefined,
         },
       );
