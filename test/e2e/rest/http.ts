@@ -41,7 +41,7 @@ export function restCaller(project: TestProject) {
     let body: string | undefined;
     if (options.body !== undefined) {
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
     }
     const res = await fetch(`${project.url}/rest/v1${path}`, { method: options.method ?? 'GET', headers, body });
     const text = await res.text();

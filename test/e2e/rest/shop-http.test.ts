@@ -177,6 +177,24 @@ describe('writes on composite keys, unique keys and whole tables', () => {
     expect(await call('/counters', { token: service }).then(ok)).toEqual([]);
   });
 
+  it('takes CSV and form bodies, and rolls back with Prefer: tx=rollback', async () => {
+    const csv = await call('/counters?select=name,hits', {
+      method: 'POST', token: service, headers: { 'Content-Type': 'text/csv' }, body: 'name,hits\ncsv-a,1\n"csv,b",2',
+    });
+    expect(csv.status, csv.text).toBe(201);
+    expect(csv.json).toEqual([{ name: 'csv-a', hits: 1 }, { name: 'csv,b', hits: 2 }]);
+    const form = await call('/counters?select=name,hits', {
+      method: 'POST', token: service, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'name=form+c&hits=3',
+    });
+    expect(form.json).toEqual([{ name: 'form c', hits: 3 }]);
+    const rolled = await call('/counters?select=name', { method: 'POST', token: service, headers: { Prefer: 'tx=rollback' }, body: { name: 'never' } });
+    expect(rolled.status).toBe(201);
+    expect(rolled.json).toEqual([{ name: 'never' }]);
+    expect(rolled.headers.get('preference-applied')).toBe('tx=rollback');
+    expect(await call('/counters?select=name&order=name', { token: service }).then(ok)).toEqual([{ name: 'csv,b' }, { name: 'csv-a' }, { name: 'form c' }]);
+    await call('/counters', { method: 'DELETE', token: service });
+  });
+
   it('refuses a value of the wrong type with 400 22P02', async () => {
     const res = await call('/orders?id=eq.abc');
     expect(res.status).toBe(400);
