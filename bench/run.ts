@@ -6,7 +6,8 @@
  * its own process, and for each request autocannon drives the API while pgbench runs the
  * very transaction the API runs for it (same BEGIN, set_config, statement text and
  * parameters, COMMIT) at the same concurrency on the same cluster; runs are interleaved
- * and the medians compared. Options: --connections 50 --duration 10 --runs 3
+ * and the medians compared; for the 20-row read a plain express + pg + jose peer
+ * (bench/peer-express.ts) runs in the same rounds. Options: --connections 50 --duration 10 --runs 3
  * --big-rows 10000000 (0 skips the estimated-count table) --only post,rpc (scenario names).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -91,6 +92,17 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
   throw new Error('gantry serve did not become healthy within 60 s');
 }
 
+async function waitForPeer(url: string, token: string, child: ChildProcess): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`the peer exited with ${child.exitCode}`);
+    const rows = await fetch(url, { headers: { authorization: `Bearer ${token}` } }).then((r) => (r.ok ? r.json() : null), () => null);
+    if (Array.isArray(rows) && rows.length === 20) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the peer did not answer within 30 s');
+}
+
 function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
@@ -111,6 +123,7 @@ async function main(): Promise<void> {
   };
   const platform = await Platform.open(loadConfig(env));
   let server: ChildProcess | null = null;
+  let peer: ChildProcess | null = null;
   try {
     console.log(`setting up the bench project (big table: ${fmt(bigRows)} rows)…`);
     const record = await createProject(platform, {
@@ -141,16 +154,26 @@ async function main(): Promise<void> {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {
         child.kill('SIGTERM');
+        peer?.kill('SIGTERM');
         void platform.close().finally(() => process.exit(130));
       });
     }
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitForHealth(baseUrl, server);
     const apiUrl = `${baseUrl}/v1/${record.ref}/rest/v1`;
+    const peerPort = await freePort();
+    peer = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'peer-express.ts')], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: String(peerPort), DATABASE_URL: platform.authenticatorUrl(record.databaseName), JWT_SECRET: record.jwtSecret },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const peerUrl = `http://127.0.0.1:${peerPort}`;
     const now = Math.floor(Date.now() / 1000);
     const token = signJwt(record.jwtSecret, { sub: OWNER, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 24 * 3600 });
     const claims = { sub: OWNER, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 24 * 3600 };
     const dbUrl = platform.authenticatorUrl(record.databaseName);
+    await waitForPeer(`${peerUrl}/todos?limit=20`, token, peer);
+    const peerRuns: LoadResult[] = [];
 
     const results = new Map<string, { api: LoadResult[]; db: PgbenchResult[] }>();
     let ceiling10: PgbenchResult[] = [];
@@ -189,7 +212,10 @@ async function main(): Promise<void> {
         };
         // Alternate which goes first so that neither always runs on a warmer machine.
         if ((run + i) % 2 === 0) { await api(); await db(); } else { await db(); await api(); }
-        if (pgbench && scenario === ALL_SCENARIOS[0]) ceiling10 = [...ceiling10, await runPgbench(pgbench, dbUrl, script, 10, duration)];
+        if (scenario === ALL_SCENARIOS[0]) {
+          if (pgbench) ceiling10 = [...ceiling10, await runPgbench(pgbench, dbUrl, script, 10, duration)];
+          peerRuns.push(await runLoad({ url: `${peerUrl}${scenario.path}`, method: 'GET', headers, connections, duration }));
+        }
         const last = entry.api[entry.api.length - 1]!;
         const lastDb = entry.db[entry.db.length - 1];
         console.log(`run ${run + 1}/${runs} ${scenario.name}: API ${fmt(last.rps)} req/s p50 ${fmt(last.p50Ms, 2)} p99 ${fmt(last.p99Ms, 2)} ms`
@@ -215,9 +241,17 @@ async function main(): Promise<void> {
       lines.push('');
       lines.push(`pgbench at 10 clients (perf.md's reference ceiling) for the 20-row read: ${fmt(c10)} tx/s; API ÷ that = ${fmt(median(read.api.map((r) => r.rps)) / c10, 2)}`);
     }
+    if (peerRuns.length) {
+      const read = results.get(ALL_SCENARIOS[0]!.name)!;
+      const peerRps = median(peerRuns.map((r) => r.rps));
+      lines.push('');
+      lines.push(`Peer, same read, same run (express 5 + pg pool 10 + jose, 4 awaited round trips): ${fmt(peerRps)} req/s, `
+        + `p50 ${fmt(median(peerRuns.map((r) => r.p50Ms)), 2)} p99 ${fmt(median(peerRuns.map((r) => r.p99Ms)), 2)} ms; API ÷ peer = ${fmt(median(read.api.map((r) => r.rps)) / peerRps, 2)}`);
+    }
     if (bigRows > 0) lines.push('', ...(await countLatencies(apiUrl, keys.service_key, bigRows)));
     console.log(`\n${lines.join('\n')}`);
   } finally {
+    if (peer && peer.exitCode === null) peer.kill('SIGTERM');
     if (server && server.exitCode === null) {
       server.kill('SIGTERM');
       await new Promise((resolve) => server!.once('exit', resolve));
