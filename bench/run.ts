@@ -8,7 +8,7 @@
  * parameters, COMMIT) at the same concurrency on the same cluster; runs are interleaved
  * and the medians compared; for the 20-row read a plain express + pg + jose peer
  * (bench/peer-express.ts) runs in the same rounds. Options: --connections 50 --duration 10 --runs 3
- * --big-rows 10000000 (0 skips the estimated-count table) --only post,rpc (scenario names).
+ * --big-rows 10000000 (0 skips the estimated-count table) --only "20 rows,post" (parts of scenario names).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
