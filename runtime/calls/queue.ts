@@ -51,8 +51,8 @@ export class CallsQueue {
     const queue = new CallsQueue(boss, settings, log);
     boss.on('error', (error: Error) => log.error({ err: error.message }, 'calls job queue error'));
     await boss.start();
-    await boss.createQueue(ANALYZE_QUEUE);
-    await boss.createQueue(DELIVER_QUEUE);
+    await createQueueRacing(boss, ANALYZE_QUEUE);
+    await createQueueRacing(boss, DELIVER_QUEUE);
     return queue;
   }
 
@@ -114,5 +114,25 @@ export class CallsQueue {
     while (this.#active > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
     await this.boss.stop({ graceful: true, wait: true, timeout: 2_000 });
     this.log.debug('calls job queue stopped');
+  }
+}
+
+/** SQLSTATEs of two processes creating the same queue at once: deadlock, or the other one won. */
+const CONCURRENT_CREATE = new Set(['40P01', '23505', '42P07']);
+
+/**
+ * pg-boss's createQueue is idempotent but not safe against a concurrent call from another
+ * process (it creates a partition and deadlocks); several hosts starting at once retry.
+ */
+async function createQueueRacing(boss: PgBoss, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await boss.createQueue(name);
+      return;
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (attempt >= 5 || !CONCURRENT_CREATE.has(code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 50));
+    }
   }
 }

@@ -258,10 +258,10 @@ describe('rpc', () => {
       'Searched for the function public.nope without parameters, but no matches were found in the schema cache.'));
   });
 
-  it('runs GET read-only: a function that writes is refused with 405; other methods on rpc are 405', async () => {
+  it('allows GET only for STABLE/IMMUTABLE functions: a volatile one is refused with 405; other methods on rpc are 405', async () => {
     const get = await call('/rpc/hit?counter=y', { token: service });
     expect(get.status).toBe(405);
-    expect((get.json as { code: string }).code).toBe('25006');
+    expect((get.json as { code: string }).code).toBe('PGRST101');
     expect(await call('/counters?name=eq.y', { token: service }).then(ok)).toEqual([]);
     const patch = await call('/rpc/add', { method: 'PATCH', body: { a: 1 } });
     expect(patch.status).toBe(405);

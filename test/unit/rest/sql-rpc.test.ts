@@ -114,9 +114,9 @@ describe('RPC', () => {
     } });
   });
 
-  it('runs POST of a volatile function read-write and GET read-only', () => {
+  it('runs POST of a volatile function read-write, non-volatile ones read-only, and refuses GET of a volatile one', () => {
     expect(post('nothing', null).readOnly).toBe(false);
-    expect(get('nothing', '').readOnly).toBe(true);
     expect(post('add_them', '{"a":1,"b":2}').readOnly).toBe(true);
+    expect(() => get('nothing', '')).toThrow(expect.objectContaining({ status: 405, code: 'PGRST101' }));
   });
 });
