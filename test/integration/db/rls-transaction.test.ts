@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RlsExecutor, type RequestIdentity } from '../../../runtime/db/rls-transaction.js';
+import { MAX_PREPARED_PER_CONNECTION, RlsExecutor, type RequestIdentity } from '../../../runtime/db/rls-transaction.js';
 import { Platform } from '../../../runtime/platform/platform.js';
 import { createTestProject, testConfig } from '../../helpers/platform.js';
 
@@ -14,6 +14,7 @@ const SQL = `
 let platform: Platform;
 let executor: RlsExecutor;
 let adminUrl: string;
+let apiUrl: string;
 
 const user = (n: number): RequestIdentity => ({
   role: 'authenticated',
@@ -27,7 +28,8 @@ const mine = { name: 'test_mine', text: `SELECT coalesce(json_agg(id ORDER BY id
 beforeAll(async () => {
   platform = await Platform.open(await testConfig());
   const { record } = await createTestProject(platform, { sql: SQL });
-  executor = new RlsExecutor(platform.authenticatorUrl(record.databaseName), 2, 2);
+  apiUrl = platform.authenticatorUrl(record.databaseName);
+  executor = new RlsExecutor(apiUrl, 2, 2);
   adminUrl = platform.cluster.urlFor(record.databaseName);
 });
 afterAll(async () => {
@@ -79,5 +81,26 @@ describe('RlsExecutor', () => {
     const { rows } = await client.query('SELECT id FROM notes WHERE id >= 2000 ORDER BY id');
     await client.end();
     expect(rows).toEqual([{ id: 2002 }]);
+  });
+
+  it('with maxInFlight, transactions wait in one queue instead of behind a slow one on its connection', async () => {
+    const bounded = new RlsExecutor(apiUrl, 2, 2, MAX_PREPARED_PER_CONNECTION, 1);
+    try {
+      const slow = { name: 'test_slow', text: "SELECT pg_sleep(0.5)::text AS slept, 'slow' AS tag", values: [] };
+      const finished: string[] = [];
+      const track = (tag: string, promise: Promise<unknown>) => promise.then(() => finished.push(tag));
+      // Unbounded, the third transaction would join the slow one's connection (both busiest at one).
+      await Promise.all([
+        track('slow', bounded.run(user(1), [slow], { readOnly: true })),
+        ...[1, 2, 3, 4].map((n) => track(`fast${n}`, bounded.run(user(n), [mine], { readOnly: true }))),
+      ]);
+      expect(finished).toEqual(['fast1', 'fast2', 'fast3', 'fast4', 'slow']);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('refuses a maxInFlight below one', () => {
+    expect(() => new RlsExecutor(apiUrl, 2, 2, MAX_PREPARED_PER_CONNECTION, 0)).toThrow(RangeError);
   });
 });
