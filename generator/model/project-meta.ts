@@ -59,6 +59,7 @@ export function tableMeta(model: SchemaModel, relation: RelationModel, relations
       join,
       junction,
     })),
+    updatable: relation.updatable,
     grants: {
       anon: effectiveGrants(relation, relation.grants.anon),
       authenticated: effectiveGrants(relation, relation.grants.authenticated),

@@ -83,6 +83,8 @@ export interface TableMeta {
   /** Unique constraints/indexes other than the primary key, each a column list. */
   readonly uniqueKeys: readonly (readonly string[])[];
   readonly relations: readonly RelationMeta[];
+  /** What the relation can do at all, whatever the grants (`pg_relation_is_updatable`, INSTEAD OF triggers included). */
+  readonly updatable: { readonly insert: boolean; readonly update: boolean; readonly delete: boolean };
   /** What each API role may do according to table grants. */
   readonly grants: { readonly anon: Grants; readonly authenticated: Grants; readonly service_role: Grants };
   readonly rls: { readonly enabled: boolean; readonly forced: boolean; readonly policies: readonly PolicyMeta[] };

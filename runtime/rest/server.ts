@@ -2,9 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProjectContext } from '../host/project-context.js';
 import type { TxStatement } from '../db/rls-transaction.js';
 import type { ProjectClaims } from '../auth/jwt.js';
+import { allowedMethods } from './allowed-methods.js';
 import { authenticate } from './credentials.js';
 import { ApiError, pgrstError, toApiError } from './errors.js';
 import type { ApiRequest } from './parse/ast.js';
+import { parseProfile } from './parse/headers.js';
 import { decodePathSegment, parseRequest } from './parse/request.js';
 import { mayCommit, needsCommitDecision, respond, writeError, writeResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
@@ -56,6 +58,15 @@ function resourceOf(path: string): { kind: 'table' | 'rpc'; name: string } {
   if (segments.length === 1) return { kind: 'table', name: decodePathSegment(segments[0]!) };
   if (segments.length === 2 && segments[0] === 'rpc') return { kind: 'rpc', name: decodePathSegment(segments[1]!) };
   throw pgrstError('PGRST125', `Invalid path specified in request URL: /rest/v1${path}`);
+}
+
+/** The `Allow` header for a 405 or an OPTIONS request; null when the path names nothing. */
+function allowOf(req: IncomingMessage, definition: ProjectDefinition, path: string): string | null {
+  try {
+    return allowedMethods(definition.project, parseProfile(req.headers, 'GET', definition.project.schemas), resourceOf(path));
+  } catch {
+    return null;
+  }
 }
 
 function apikeyParam(query: string): string | null {
@@ -112,6 +123,12 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
     const head = req.method === 'HEAD';
     try {
       const claims = authenticate(req.headers, ctx.jwtSecret, apikeyParam(query));
+      if (req.method === 'OPTIONS') {
+        // CORS preflights never get here (runtime/host/cors.ts); this is PostgREST's OPTIONS: which methods the resource takes.
+        const allow = allowedMethods(project, parseProfile(req.headers, 'GET', project.schemas), resourceOf(path));
+        writeResponse(res, { status: 200, headers: { Allow: allow }, body: null });
+        return;
+      }
       const body = await readBody(req);
       const key = plans.keyOf(req.method ?? 'GET', path, query, req.headers);
       let plan = key === null ? undefined : plans.get(key);
@@ -153,7 +170,10 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
       const response = respond(apiRequest, built as BuiltStatement, row, planned, locationOf(apiRequest));
       writeResponse(res, profileSent(req) ? { ...response, headers: { ...response.headers, 'Content-Profile': apiRequest.schema } } : response);
     } catch (error) {
-      writeError(res, toApiError(error), head);
+      const apiError = toApiError(error);
+      const allow = apiError.status === 405 ? allowOf(req, definition, path) : null;
+      if (allow !== null) res.setHeader('Allow', allow);
+      writeError(res, apiError, head);
     }
   };
 }

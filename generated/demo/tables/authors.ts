@@ -77,6 +77,7 @@ export const meta: TableMeta = {
       junction: null,
     },
   ],
+  updatable: { insert: true, update: true, delete: true },
   grants: {
     anon: { select: true, insert: true, update: true, delete: true },
     authenticated: { select: true, insert: true, update: true, delete: true },

@@ -185,6 +185,7 @@ export const meta: TableMeta = {
       },
     },
   ],
+  updatable: { insert: true, update: true, delete: true },
   grants: {
     anon: { select: true, insert: true, update: true, delete: true },
     authenticated: { select: true, insert: true, update: true, delete: true },

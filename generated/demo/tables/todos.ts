@@ -98,6 +98,7 @@ export const meta: TableMeta = {
   primaryKey: ["id"],
   uniqueKeys: [],
   relations: [],
+  updatable: { insert: true, update: true, delete: true },
   grants: {
     anon: { select: true, insert: true, update: true, delete: true },
     authenticated: { select: true, insert: true, update: true, delete: true },

@@ -1,4 +1,4 @@
-import { pgrstError } from '../errors.js';
+import { pgrstError, type ApiError } from '../errors.js';
 import type { FunctionArgMeta, FunctionMeta, ProjectMeta, TableMeta } from '../metadata.js';
 import type { ApiRequest, ArgsPayload, MediaType } from '../parse/ast.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
@@ -62,6 +62,11 @@ function notFound(meta: ProjectMeta, schema: string, name: string, payload: Args
   return pgrstError('PGRST202', `Could not find the function ${func}${inMessage} in the schema cache`,
     `Searched for the function ${func}${inDetails}${fromBody ? ' or with a single unnamed json/jsonb parameter' : ''}, but no matches were found in the schema cache.`,
     hint);
+}
+
+/** 404 PGRST202 for a function name with no overload at all (e.g. OPTIONS on an unknown function). */
+export function functionNotFound(meta: ProjectMeta, schema: string, name: string): ApiError {
+  return notFound(meta, schema, name, { kind: 'args', json: '{}', keys: [], fromBody: false, raw: null }, []);
 }
 
 /**
@@ -131,6 +136,7 @@ function resultTable(fn: FunctionMeta): TableMeta {
     primaryKey: [],
     uniqueKeys: [],
     relations: [],
+    updatable: none,
     grants: { anon: none, authenticated: none, service_role: none },
     rls: { enabled: false, forced: false, policies: [] },
   };

@@ -268,6 +268,30 @@ describe('rpc', () => {
     expect(patch.json).toEqual(errorBody('PGRST101', 'Cannot use the PATCH method on RPC'));
   });
 
+  it('answers OPTIONS with the methods the resource can take (PostgREST), and names them in every 405', async () => {
+    const allow = async (path: string): Promise<[number, string | null]> => {
+      const res = await call(path, { method: 'OPTIONS' });
+      return [res.status, res.headers.get('allow')];
+    };
+    expect(await allow('/orders')).toEqual([200, 'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE']);
+    expect(await allow('/paid_orders')).toEqual([200, 'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE']);
+    expect(await allow('/order_totals')).toEqual([200, 'OPTIONS,GET,HEAD']);
+    expect(await allow('/product_names')).toEqual([200, 'OPTIONS,GET,HEAD,DELETE']);
+    expect(await allow('/rpc/add')).toEqual([200, 'OPTIONS,GET,HEAD,POST']);
+    expect(await allow('/rpc/hit')).toEqual([200, 'OPTIONS,POST']);
+    const unknown = await call('/nope', { method: 'OPTIONS' });
+    expect([unknown.status, (unknown.json as { code: string }).code]).toEqual([404, 'PGRST205']);
+    const unknownFn = await call('/rpc/nope', { method: 'OPTIONS' });
+    expect([unknownFn.status, (unknownFn.json as { code: string }).code]).toEqual([404, 'PGRST202']);
+    expect((await call('/orders', { method: 'OPTIONS', apikey: null })).status).toBe(401);
+
+    const volatileGet = await call('/rpc/hit?counter=z', { token: service });
+    expect([volatileGet.status, volatileGet.headers.get('allow')]).toEqual([405, 'OPTIONS,POST']);
+    const trace = await call('/orders', { method: 'PROPFIND' });
+    expect([trace.status, trace.headers.get('allow')]).toEqual([405, 'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE']);
+    expect(trace.json).toEqual(errorBody('PGRST117', 'Unsupported HTTP method: PROPFIND'));
+  });
+
   it('maps raised errors: P0001 400, PTxxx its status, 22P02 400, 42501 403; a failed call writes nothing', async () => {
     const plain = await call('/rpc/fail_plain', { method: 'POST', body: {} });
     expect(plain.status).toBe(400);
