@@ -76,6 +76,30 @@ function query(client: pg.Client | pg.PoolClient, statement: TxStatement): Promi
  * connection (the next transaction would land inside it) nor be pipelined, so it takes
  * a pooled connection and awaits each statement.
  */
+export interface ExecutorOptions {
+  /** Shared pipelined connections for reads (about one per core). */
+  readonly shared: number;
+  /** Pooled connections for writes, counted reads and commit decisions. */
+  readonly pooled: number;
+  /** Prepared statements one connection may hold (default MAX_PREPARED_PER_CONNECTION). */
+  readonly maxPrepared?: number;
+  /**
+   * Transactions one shared connection may have in flight. A backend runs its queue in
+   * order, so while it is off the CPU every transaction queued on it waits (measured: the
+   * to-many embed bench's p99 went from 45–90 ms unbounded to 20–27 ms at 8 over two
+   * connections, at the cost of ~13% throughput on the 20-row read, whose backends idle
+   * between smaller batches). Unbounded by default.
+   */
+  readonly maxInFlight?: number;
+  /**
+   * A connection unused for between one and two of these periods is closed, so a host
+   * serving many projects holds connections only for the ones in use. Default 30 s.
+   */
+  readonly idleMs?: number;
+}
+
+const DEFAULT_IDLE_MS = 30_000;
+
 export class RlsExecutor {
   private readonly mux: (pg.Client | null)[];
   private readonly pending: number[];
@@ -85,28 +109,26 @@ export class RlsExecutor {
   private readonly exclusive: pg.Pool;
   /** Names of the statements each connection has prepared. */
   private readonly prepared = new WeakMap<object, Set<string>>();
+  /** Whether each shared connection carried a transaction since the last idle sweep. */
+  private readonly used: boolean[];
+  private readonly idleSweep: NodeJS.Timeout;
+  private readonly maxPrepared: number;
+  private readonly maxInFlight: number;
   private closed = false;
 
-  constructor(
-    private readonly connectionString: string,
-    muxSize: number,
-    exclusiveSize: number,
-    private readonly maxPrepared: number = MAX_PREPARED_PER_CONNECTION,
-    /**
-     * Transactions one shared connection may have in flight. A backend runs its queue in
-     * order, so while it is off the CPU every transaction queued on it waits (measured: the
-     * to-many embed bench's p99 went from 45–90 ms unbounded to 20–27 ms at 8 over two
-     * connections, at the cost of ~13% throughput on the 20-row read, whose backends idle
-     * between smaller batches). Unbounded by default.
-     */
-    private readonly maxInFlight: number = Infinity,
-  ) {
+  constructor(private readonly connectionString: string, options: ExecutorOptions) {
+    const { shared, pooled, maxPrepared = MAX_PREPARED_PER_CONNECTION, maxInFlight = Infinity, idleMs = DEFAULT_IDLE_MS } = options;
     if (!(maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
-    this.mux = Array.from({ length: muxSize }, () => null);
-    this.pending = Array.from({ length: muxSize }, () => 0);
-    this.connecting = Array.from({ length: muxSize }, () => null);
-    this.exclusive = new pg.Pool({ connectionString, max: exclusiveSize, idleTimeoutMillis: 30_000, pipeline: true } as pg.PoolConfig);
+    this.maxPrepared = maxPrepared;
+    this.maxInFlight = maxInFlight;
+    this.mux = Array.from({ length: shared }, () => null);
+    this.pending = Array.from({ length: shared }, () => 0);
+    this.used = Array.from({ length: shared }, () => false);
+    this.connecting = Array.from({ length: shared }, () => null);
+    this.exclusive = new pg.Pool({ connectionString, max: pooled, idleTimeoutMillis: idleMs, pipeline: true } as pg.PoolConfig);
     this.exclusive.on('error', () => undefined);
+    this.idleSweep = setInterval(() => this.closeIdle(), idleMs);
+    this.idleSweep.unref();
   }
 
   async run(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
@@ -181,6 +203,7 @@ export class RlsExecutor {
 
   private async runPipelined(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
     const slot = await this.acquireSlot();
+    this.used[slot] = true;
     try {
       if (this.closed) throw new Error('executor is closed');
       let client = await this.muxClient(slot);
@@ -273,8 +296,20 @@ export class RlsExecutor {
     return attempt;
   }
 
+  /** Closes the shared connections that carried nothing since the last sweep. */
+  private closeIdle(): void {
+    this.mux.forEach((client, slot) => {
+      if (client !== null && this.pending[slot] === 0 && !this.used[slot]) {
+        this.mux[slot] = null;
+        void client.end().catch(() => undefined);
+      }
+      this.used[slot] = false;
+    });
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.idleSweep);
     const clients = this.mux.filter((c): c is pg.Client => c !== null);
     this.mux.fill(null);
     await Promise.all([...clients.map((c) => c.end().catch(() => undefined)), this.exclusive.end()]);

@@ -35,7 +35,7 @@ export class ProjectPools {
       // A dropped database or restarted cluster surfaces on the next query; an idle
       // client's error must not crash the host.
       admin.on('error', () => undefined);
-      entry = { executor: new RlsExecutor(urls.api, this.muxSize, 10), admin };
+      entry = { executor: new RlsExecutor(urls.api, { shared: this.muxSize, pooled: 10 }), admin };
       this.entries.set(ref, entry);
     }
     return entry;

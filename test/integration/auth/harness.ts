@@ -7,6 +7,7 @@ import { RlsExecutor } from '../../../runtime/db/rls-transaction.js';
 import type { ProjectContext, ProjectSettings } from '../../../runtime/host/project-context.js';
 import type { Platform, ProjectRecord } from '../../../runtime/platform/platform.js';
 import { Platform as PlatformClass } from '../../../runtime/platform/platform.js';
+import { resolveSettings } from '../../../runtime/platform/settings.js';
 import { createTestProject, testConfig } from '../../helpers/platform.js';
 import { SmtpCapture } from './smtp-capture.js';
 
@@ -53,7 +54,8 @@ export interface AuthProject {
 export interface ProjectOptions {
   readonly autoconfirm?: boolean;
   readonly reuseInterval?: number;
-  readonly rateLimits?: AuthRouterOptions['rateLimits'];
+  /** Other settings, e.g. rate limits; defaults as for a new project. */
+  readonly settings?: Partial<ProjectSettings>;
   readonly passwords?: AuthRouterOptions['passwords'];
 }
 
@@ -94,7 +96,7 @@ export class AuthSuite {
     options: ProjectOptions,
   ): Promise<AuthProject> {
     const admin = new pg.Pool({ connectionString: this.platform.cluster.urlFor(record.databaseName), max: 6 });
-    const executor = new RlsExecutor(this.platform.authenticatorUrl(record.databaseName), 1, 1);
+    const executor = new RlsExecutor(this.platform.authenticatorUrl(record.databaseName), { shared: 1, pooled: 1 });
     const db = new pg.Pool({ connectionString: this.platform.cluster.urlFor(record.databaseName), max: 2 });
     this.pools.push(admin, db);
     this.executors.push(executor);
@@ -107,8 +109,10 @@ export class AuthSuite {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     const settings: ProjectSettings = {
+      ...resolveSettings({}),
       'auth.autoconfirm': options.autoconfirm ?? false,
       'auth.refresh_reuse_interval': options.reuseInterval ?? 0,
+      ...options.settings,
     };
     const ctx: ProjectContext = {
       ref: record.ref,
@@ -119,7 +123,7 @@ export class AuthSuite {
       config: { ...this.platform.config, publicUrl: base, smtpUrl: this.smtp.url, smtpFrom: 'auth@gantry.test' },
     };
     const clock = new TestClock();
-    app.use(`/v1/${record.ref}/auth/v1`, createAuthRouter(ctx, { now: clock.now, log: quietLog, rateLimits: options.rateLimits, passwords: options.passwords }));
+    app.use(`/v1/${record.ref}/auth/v1`, createAuthRouter(ctx, { now: clock.now, log: quietLog, passwords: options.passwords }));
 
     const authUrl = `${base}/v1/${record.ref}/auth/v1`;
     const anonKey = keys.anon_key;

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PREPARED_PER_CONNECTION, RlsExecutor, type RequestIdentity } from '../../../runtime/db/rls-transaction.js';
+import { RlsExecutor, type RequestIdentity } from '../../../runtime/db/rls-transaction.js';
 import { Platform } from '../../../runtime/platform/platform.js';
 import { createTestProject, testConfig } from '../../helpers/platform.js';
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   platform = await Platform.open(await testConfig());
   const { record } = await createTestProject(platform, { sql: SQL });
   apiUrl = platform.authenticatorUrl(record.databaseName);
-  executor = new RlsExecutor(apiUrl, 2, 2);
+  executor = new RlsExecutor(apiUrl, { shared: 2, pooled: 2 });
   adminUrl = platform.cluster.urlFor(record.databaseName);
 });
 afterAll(async () => {
@@ -84,7 +84,7 @@ describe('RlsExecutor', () => {
   });
 
   it('with maxInFlight, transactions wait in one queue instead of behind a slow one on its connection', async () => {
-    const bounded = new RlsExecutor(apiUrl, 2, 2, MAX_PREPARED_PER_CONNECTION, 1);
+    const bounded = new RlsExecutor(apiUrl, { shared: 2, pooled: 2, maxInFlight: 1 });
     try {
       const slow = { name: 'test_slow', text: "SELECT pg_sleep(0.5)::text AS slept, 'slow' AS tag", values: [] };
       const finished: string[] = [];
@@ -100,7 +100,33 @@ describe('RlsExecutor', () => {
     }
   });
 
+  it('closes connections left idle, so a project nobody calls holds none, and opens them again on the next request', async () => {
+    const idle = new RlsExecutor(apiUrl, { shared: 2, pooled: 2, idleMs: 100 });
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    const open = async (): Promise<number> => {
+      const { rows } = await admin.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND usename = 'authenticator'");
+      return rows[0]!.n;
+    };
+    try {
+      const before = await open();
+      await Promise.all([
+        idle.run(user(1), [mine], { readOnly: true }),
+        idle.run(user(2), [mine], { readOnly: true }),
+        idle.run(user(3), [mine], { readOnly: false }),
+      ]);
+      expect(await open()).toBe(before + 3);
+      await expect.poll(open, { timeout: 5_000, interval: 50 }).toBe(before);
+      const [result] = await idle.run(user(3), [mine], { readOnly: true });
+      expect(result!.rows[0]).toEqual({ ids: '[3, 13, 23, 33, 43, 53, 63, 73, 83, 93]', method: 'GET' });
+    } finally {
+      await admin.end();
+      await idle.close();
+    }
+  });
+
   it('refuses a maxInFlight below one', () => {
-    expect(() => new RlsExecutor(apiUrl, 2, 2, MAX_PREPARED_PER_CONNECTION, 0)).toThrow(RangeError);
+    expect(() => new RlsExecutor(apiUrl, { shared: 2, pooled: 2, maxInFlight: 0 })).toThrow(RangeError);
   });
 });

@@ -35,7 +35,7 @@ describe('RlsExecutor prepared-statement budget', () => {
     ['pooled connections (writes)', { readOnly: false }],
     ['pooled connections awaiting a commit decision', { readOnly: false, commitIf: () => true }],
   ])('replaces %s once they hold more than the budget', async (_name, options) => {
-    const executor = new RlsExecutor(url, 1, 1, 4);
+    const executor = new RlsExecutor(url, { shared: 1, pooled: 1, maxPrepared: 4 });
     try {
       const seen: { pid: number; prepared: number; i: number }[] = [];
       for (let i = 0; i < 10; i += 1) {
