@@ -2,13 +2,31 @@ import { renderMail, type MailKind } from '../mail/render.js';
 import type { AuthDeps } from './auth-deps.js';
 import { inBackground } from './http.js';
 import { ONE_TIME_TOKEN_LIFETIME_SECONDS } from './one-time-tokens.js';
-import { verifyLink } from './redirects.js';
+import { verifyLink, type LinkType } from './redirects.js';
 
-/** Sends a confirmation or recovery mail after the response has gone out. */
-export function mailLink(deps: AuthDeps, kind: MailKind, to: string, token: string, redirectTo: string | null): void {
-  const link = verifyLink(deps.ctx.config.publicUrl, deps.ctx.ref, token, kind === 'confirmation' ? 'signup' : 'recovery', redirectTo);
+const LINK_TYPE: Readonly<Record<MailKind, LinkType>> = {
+  confirmation: 'signup',
+  recovery: 'recovery',
+  email_change: 'email_change',
+};
+
+export interface LinkMail {
+  readonly kind: MailKind;
+  /** The recipient: the account's address, or the new one for an e-mail change. */
+  readonly to: string;
+  readonly token: string;
+  readonly redirectTo: string | null;
+  /** The account's current address when the mail goes to another one (e-mail change). */
+  readonly accountEmail?: string;
+}
+
+/** Sends a mail with a verify link after the response has gone out. */
+export function mailLink(deps: AuthDeps, mail: LinkMail): void {
+  const { kind, to } = mail;
+  const link = verifyLink(deps.ctx.config.publicUrl, deps.ctx.ref, mail.token, LINK_TYPE[kind], mail.redirectTo);
   const rendered = renderMail(kind, {
-    email: to,
+    email: mail.accountEmail ?? to,
+    ...(mail.accountEmail === undefined ? {} : { newEmail: to }),
     projectRef: deps.ctx.ref,
     link,
     validHours: ONE_TIME_TOKEN_LIFETIME_SECONDS[kind] / 3600,

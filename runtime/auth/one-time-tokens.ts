@@ -1,15 +1,17 @@
 import type { Queryable } from '../db/transaction.js';
 import { generateOpaqueToken, hashToken, looksLikeOpaqueToken, tokenHashesEqual } from './opaque-tokens.js';
 
-export type OneTimeTokenType = 'confirmation' | 'recovery';
+export type OneTimeTokenType = 'confirmation' | 'recovery' | 'email_change';
 
 export const ONE_TIME_TOKEN_LIFETIME_SECONDS: Readonly<Record<OneTimeTokenType, number>> = {
   confirmation: 24 * 3600,
   recovery: 3600,
+  // GoTrue's MAILER_OTP_EXP, as for confirmation links.
+  email_change: 24 * 3600,
 };
 
 /**
- * Issues a confirmation or recovery token; earlier unused tokens of the same type
+ * Issues a one-time token; earlier unused tokens of the same type
  * for the user stop working, so only the latest mail's link is valid.
  */
 export async function issueOneTimeToken(db: Queryable, userId: string, type: OneTimeTokenType, now: Date): Promise<string> {

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/transaction.js';
+import type { ProjectSettings } from '../host/project-context.js';
 
-export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'verify';
+export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'user' | 'verify';
 
 export interface RateLimitRule {
   readonly limit: number;
@@ -9,16 +10,27 @@ export interface RateLimitRule {
 
 export type RateLimitConfig = Readonly<Record<RateLimitBucket, RateLimitRule>>;
 
+/** GoTrue counts its limits per 5 minutes; so do the settings. */
+export const RATE_LIMIT_WINDOW_SECONDS = 300;
+
 /**
- * Per project (each project has its own table) and client IP. Generous on /token
- * because auth-js drops the user's session on a 429 during refresh.
+ * The buckets' rules from the project's settings (GoTrue's grouping): /token has its
+ * own limit, /verify and /reset share one, and sign-up, recover, resend and
+ * PUT /user each count separately against the OTP limit. Counted per project
+ * (each project has its own table) and client IP.
  */
-export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
-  signup: { limit: 60, windowSeconds: 300 },
-  token: { limit: 300, windowSeconds: 300 },
-  recover: { limit: 30, windowSeconds: 300 },
-  verify: { limit: 120, windowSeconds: 300 },
-};
+export function rateLimitsFrom(settings: ProjectSettings): RateLimitConfig {
+  const rule = (limit: number): RateLimitRule => ({ limit, windowSeconds: RATE_LIMIT_WINDOW_SECONDS });
+  const otp = rule(settings['auth.rate_limit.otp']);
+  return {
+    token: rule(settings['auth.rate_limit.token_refresh']),
+    verify: rule(settings['auth.rate_limit.verify']),
+    signup: otp,
+    recover: otp,
+    resend: otp,
+    user: otp,
+  };
+}
 
 const STALE_AFTER_MS = 24 * 3600 * 1000;
 

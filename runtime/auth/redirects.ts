@@ -26,7 +26,9 @@ export function redirectWithFragment(url: string, params: Readonly<Record<string
   return `${base}#${fragment}`;
 }
 
-export function verifyLink(publicUrl: string, ref: string, token: string, type: 'signup' | 'recovery', redirectTo: string | null): string {
+export type LinkType = 'signup' | 'recovery' | 'email_change';
+
+export function verifyLink(publicUrl: string, ref: string, token: string, type: LinkType, redirectTo: string | null): string {
   const query = new URLSearchParams({ token, type });
   if (redirectTo !== null) query.set('redirect_to', redirectTo);
   return `${publicUrl}/v1/${ref}/auth/v1/verify?${query.toString()}`;

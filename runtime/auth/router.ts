@@ -6,7 +6,7 @@ import type { AuthDeps, AuthLog } from './auth-deps.js';
 import { API_VERSION_2024, API_VERSION_HEADER, AuthError, authErrors, wantsVersionedErrors } from './errors.js';
 import { sendAuthError } from './http.js';
 import { sharedPasswordPool, type PasswordPool } from './passwords.js';
-import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './rate-limits.js';
+import { rateLimitsFrom } from './rate-limits.js';
 import { registerAdmin } from './routes/admin.js';
 import { registerRecovery } from './routes/recovery.js';
 import { registerResend } from './routes/resend.js';
@@ -14,13 +14,13 @@ import { registerSignup } from './routes/signup.js';
 import { registerToken } from './routes/token.js';
 import { registerUser } from './routes/user.js';
 import { registerVerify } from './routes/verify.js';
+import { onceUpgraded } from './schema-upgrade.js';
 
 export interface AuthRouterOptions {
   /** The clock; tests move it to expire tokens. */
   readonly now?: () => Date;
   readonly mailer?: Mailer;
   readonly log?: AuthLog;
-  readonly rateLimits?: Partial<RateLimitConfig>;
   readonly passwords?: PasswordPool;
 }
 
@@ -37,8 +37,10 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
     now: options.now ?? (() => new Date()),
     mailer: options.mailer ?? createMailer(ctx.config, log),
     passwords: options.passwords ?? sharedPasswordPool(),
-    rateLimits: { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    // The host builds a new router when the project's settings change, so reading them once is enough.
+    rateLimits: rateLimitsFrom(ctx.settings),
     log,
+    ensureEmailChangeSchema: onceUpgraded(ctx.adminPool),
   };
   const router = express.Router();
 

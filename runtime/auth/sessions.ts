@@ -11,7 +11,7 @@ import {
 import type { UserRow } from './user-json.js';
 import { isBanned } from './users.js';
 
-export type AmrMethod = 'password' | 'recovery' | 'otp';
+export type AmrMethod = 'password' | 'recovery' | 'otp' | 'email_change';
 export type RevokeReason = 'logout' | 'password' | 'admin' | 'reuse';
 export type LogoutScope = 'global' | 'local' | 'others';
 

@@ -8,6 +8,9 @@ export interface UserRow {
   readonly email_confirmed_at: Date | null;
   readonly confirmation_sent_at: Date | null;
   readonly recovery_sent_at: Date | null;
+  /** Absent (undefined) in a database bootstrapped before e-mail changes, until its first one. */
+  readonly new_email?: string | null;
+  readonly email_change_sent_at?: Date | null;
   readonly last_sign_in_at: Date | null;
   readonly raw_app_meta_data: Record<string, unknown>;
   readonly raw_user_meta_data: Record<string, unknown>;
@@ -18,8 +21,8 @@ export interface UserRow {
 
 export type UserJson = Record<string, unknown> & { readonly id: string; readonly email: string };
 
-function iso(value: Date | null): string | undefined {
-  return value === null ? undefined : value.toISOString();
+function iso(value: Date | null | undefined): string | undefined {
+  return value === null || value === undefined ? undefined : value.toISOString();
 }
 
 /**
@@ -37,6 +40,8 @@ export function userJson(user: UserRow): UserJson {
     confirmation_sent_at: iso(user.confirmation_sent_at),
     confirmed_at: iso(user.email_confirmed_at),
     recovery_sent_at: iso(user.recovery_sent_at),
+    new_email: user.new_email ?? undefined,
+    email_change_sent_at: iso(user.email_change_sent_at),
     last_sign_in_at: iso(user.last_sign_in_at),
     app_metadata: user.raw_app_meta_data,
     user_metadata: user.raw_user_meta_data,

@@ -66,6 +66,8 @@ export interface UserChange {
   readonly email_confirmed_at?: Date | null;
   readonly confirmation_sent_at?: Date | null;
   readonly recovery_sent_at?: Date | null;
+  readonly new_email?: string | null;
+  readonly email_change_sent_at?: Date | null;
   readonly last_sign_in_at?: Date | null;
   readonly banned_until?: Date | null;
 }
@@ -78,6 +80,8 @@ const CHANGEABLE_COLUMNS: ReadonlyArray<keyof UserChange> = [
   'email_confirmed_at',
   'confirmation_sent_at',
   'recovery_sent_at',
+  'new_email',
+  'email_change_sent_at',
   'last_sign_in_at',
   'banned_until',
 ];

@@ -7,6 +7,10 @@ export interface ProjectSettings {
   readonly 'auth.autoconfirm': boolean;
   /** GoTrue's refresh-token reuse grace window, in seconds (0 = none). */
   readonly 'auth.refresh_reuse_interval': number;
+  /** Requests per client IP and 5 minutes, under GoTrue's names: /token; /verify and /reset; each of sign-up, recover, resend and PUT /user. */
+  readonly 'auth.rate_limit.token_refresh': number;
+  readonly 'auth.rate_limit.verify': number;
+  readonly 'auth.rate_limit.otp': number;
 }
 
 /**

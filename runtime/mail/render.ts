@@ -2,10 +2,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 
-export type MailKind = 'confirmation' | 'recovery';
+export type MailKind = 'confirmation' | 'recovery' | 'email_change';
 
 export interface MailVariables {
+  /** The account's (current) address. */
   readonly email: string;
+  /** The address an e-mail change mail goes to and asks to confirm; only that template uses it. */
+  readonly newEmail?: string;
   readonly projectRef: string;
   /** The verify link; the only place the token appears. */
   readonly link: string;

@@ -18,10 +18,23 @@ const parseSeconds: Parser = (raw) => {
   return n;
 };
 
-/** Every per-project setting, its parser and its default. */
+const MAX_REQUESTS_PER_WINDOW = 1_000_000;
+
+const parseRequestLimit: Parser = (raw) => {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_REQUESTS_PER_WINDOW) {
+    throw new SettingsError(`expected a whole number of requests per 5 minutes from 1 to ${MAX_REQUESTS_PER_WINDOW}, got "${raw}"`);
+  }
+  return n;
+};
+
+/** Every per-project setting, its parser and its default (rate limits: GoTrue's defaults, per client IP and 5 minutes). */
 const known: { readonly [K in keyof ProjectSettings]: { parse: Parser; fallback: ProjectSettings[K] } } = {
   'auth.autoconfirm': { parse: parseBool, fallback: false },
   'auth.refresh_reuse_interval': { parse: parseSeconds, fallback: 0 },
+  'auth.rate_limit.token_refresh': { parse: parseRequestLimit, fallback: 150 },
+  'auth.rate_limit.verify': { parse: parseRequestLimit, fallback: 30 },
+  'auth.rate_limit.otp': { parse: parseRequestLimit, fallback: 30 },
 };
 
 export const settingNames = Object.keys(known).sort() as (keyof ProjectSettings)[];
@@ -52,5 +65,8 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
   return {
     'auth.autoconfirm': pick('auth.autoconfirm'),
     'auth.refresh_reuse_interval': pick('auth.refresh_reuse_interval'),
+    'auth.rate_limit.token_refresh': pick('auth.rate_limit.token_refresh'),
+    'auth.rate_limit.verify': pick('auth.rate_limit.verify'),
+    'auth.rate_limit.otp': pick('auth.rate_limit.otp'),
   };
 }

@@ -18,7 +18,7 @@ export function registerResend(router: Router, deps: AuthDeps): void {
     '/resend',
     handle(deps, async (req, res) => {
       requireApiKey(req, deps);
-      await enforceRateLimit(req, deps, 'signup');
+      await enforceRateLimit(req, deps, 'resend');
       const body = bodyOf(req);
       if (body.type !== 'signup') throw authErrors.validation('Resend supports only type signup');
       const email = acceptEmail(body.email);
@@ -33,7 +33,7 @@ export function registerResend(router: Router, deps: AuthDeps): void {
           await writeAudit(db, { event: 'user_confirmation_requested', userId: user.id, ip, payload: { email, via: 'resend' }, at: now });
           return issueOneTimeToken(db, user.id, 'confirmation', now);
         });
-        if (token !== null) mailLink(deps, 'confirmation', email, token, redirectTo);
+        if (token !== null) mailLink(deps, { kind: 'confirmation', to: email, token, redirectTo });
       });
       res.status(200).json({ message: RESEND_MESSAGE });
     }),

@@ -2,15 +2,24 @@ import type { Router } from 'express';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { normaliseEmail } from '../email-address.js';
+import { requestEmailChange } from '../email-change.js';
 import { authErrors } from '../errors.js';
-import { bodyOf, handle, optionalObject, queryString } from '../http.js';
+import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http.js';
+import { mailLink } from '../mail-out.js';
 import { consumeUserTokens } from '../one-time-tokens.js';
 import { acceptNewPassword } from '../password-input.js';
 import { clientIp, requireUser } from '../request-auth.js';
 import { revokeSessions, type LogoutScope } from '../sessions.js';
 import { userJson } from '../user-json.js';
 import { mergeMetadata, updateUser, type UserChange } from '../users.js';
+import { acceptEmail, acceptRedirect } from './signup.js';
+
+/** The requested new address, normalised; undefined when none was sent or it is the current one. */
+function acceptNewEmail(raw: unknown, current: string): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const email = acceptEmail(raw);
+  return email === current.toLowerCase() ? undefined : email;
+}
 
 function acceptScope(value: string | undefined): LogoutScope {
   if (value === undefined || value === '' || value === 'global') return 'global';
@@ -31,11 +40,11 @@ export function registerUser(router: Router, deps: AuthDeps): void {
     '/user',
     handle(deps, async (req, res) => {
       const { user, session } = await requireUser(req, deps);
+      await enforceRateLimit(req, deps, 'user');
       const body = bodyOf(req);
-      if (body.email !== undefined && body.email !== null && normaliseEmail(body.email) !== user.email.toLowerCase()) {
-        throw authErrors.validation('Changing the e-mail address is not supported');
-      }
       if (body.app_metadata !== undefined) throw authErrors.notAdmin();
+      const newEmail = acceptNewEmail(body.email, user.email);
+      const redirectTo = newEmail === undefined ? null : acceptRedirect(deps, queryString(req, 'redirect_to') ?? body.redirect_to);
       const data = optionalObject(body.data, 'data');
       let passwordHash: string | undefined;
       if (body.password !== undefined && body.password !== null) {
@@ -45,13 +54,14 @@ export function registerUser(router: Router, deps: AuthDeps): void {
         }
         passwordHash = await deps.passwords.hash(password);
       }
+      if (newEmail !== undefined) await deps.ensureEmailChangeSchema();
       const change: UserChange = {
         ...(data === undefined ? {} : { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data, data) }),
         ...(passwordHash === undefined ? {} : { encrypted_password: passwordHash }),
       };
       const now = deps.now();
       const ip = clientIp(req);
-      const updated = await inTransaction(deps.ctx.adminPool, async (db) => {
+      const outcome = await inTransaction(deps.ctx.adminPool, async (db) => {
         const row = (await updateUser(db, user.id, change, now)) ?? user;
         if (passwordHash !== undefined) {
           // A new password signs out every other device and voids pending links.
@@ -60,9 +70,13 @@ export function registerUser(router: Router, deps: AuthDeps): void {
           await writeAudit(db, { event: 'user_updated_password', userId: user.id, ip, payload: { via: 'user' }, at: now });
         }
         if (data !== undefined) await writeAudit(db, { event: 'user_modified', userId: user.id, ip, payload: { fields: ['user_metadata'] }, at: now });
-        return row;
+        if (newEmail === undefined) return { user: row, token: null };
+        return requestEmailChange(db, row, { newEmail, immediate: deps.ctx.settings['auth.autoconfirm'], ip, now });
       });
-      res.status(200).json(userJson(updated));
+      if (outcome.token !== null && newEmail !== undefined) {
+        mailLink(deps, { kind: 'email_change', to: newEmail, token: outcome.token, redirectTo, accountEmail: user.email });
+      }
+      res.status(200).json(userJson(outcome.user));
     }),
   );
 

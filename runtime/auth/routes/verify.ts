@@ -17,9 +17,10 @@ import { openSession, type AmrMethod } from '../sessions.js';
 import { sessionJson, type SessionJson } from '../session-response.js';
 import type { UserRow } from '../user-json.js';
 import { findUserById, isBanned, updateUser } from '../users.js';
+import { confirmEmailChange } from '../email-change.js';
 import { acceptRedirect } from './signup.js';
 
-type VerifyType = 'signup' | 'recovery';
+type VerifyType = 'signup' | 'recovery' | 'email_change';
 
 interface ResetPageVariables {
   readonly valid: boolean;
@@ -51,21 +52,25 @@ const PAGE_HEADERS = {
 
 function acceptType(value: unknown): VerifyType {
   if (value === 'signup' || value === 'email') return 'signup';
-  if (value === 'recovery') return 'recovery';
+  if (value === 'recovery' || value === 'email_change') return value;
   if (value === undefined || value === '') throw authErrors.validation('Verify requires a verification type');
-  throw authErrors.validation('Verify requires a verification type of signup or recovery');
+  throw authErrors.validation('Verify requires a verification type of signup, recovery or email_change');
 }
 
-const TOKEN_TYPE: Readonly<Record<VerifyType, OneTimeTokenType>> = { signup: 'confirmation', recovery: 'recovery' };
-const AMR: Readonly<Record<VerifyType, AmrMethod>> = { signup: 'otp', recovery: 'recovery' };
+const TOKEN_TYPE: Readonly<Record<VerifyType, OneTimeTokenType>> = { signup: 'confirmation', recovery: 'recovery', email_change: 'email_change' };
+const AMR: Readonly<Record<VerifyType, AmrMethod>> = { signup: 'otp', recovery: 'recovery', email_change: 'email_change' };
 
-/** Consumes a confirmation or recovery token: the e-mail is confirmed either way (following the link proves the address). */
-async function consume(db: PoolClient, type: VerifyType, token: unknown, now: Date): Promise<UserRow> {
+/**
+ * Consumes a link token: the e-mail is confirmed either way (following the link
+ * proves the address); an e-mail change link also sets the new address.
+ */
+async function consume(db: PoolClient, type: VerifyType, token: unknown, ip: string | null, now: Date): Promise<UserRow> {
   const found = await findOneTimeToken(db, token, TOKEN_TYPE[type], now, true);
   if (found === null) throw authErrors.otpExpired();
   const user = await findUserById(db, found.userId, true);
   if (user === null) throw authErrors.otpExpired();
   if (isBanned(user, now)) throw authErrors.userBanned(403);
+  if (type === 'email_change') return confirmEmailChange(db, user, ip, now);
   await consumeUserTokens(db, user.id, now, TOKEN_TYPE[type]);
   return user;
 }
@@ -74,7 +79,7 @@ async function consume(db: PoolClient, type: VerifyType, token: unknown, now: Da
 async function redeem(deps: AuthDeps, type: VerifyType, token: unknown, ip: string | null): Promise<SessionJson> {
   const now = deps.now();
   const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
-    const user = await consume(db, type, token, now);
+    const user = await consume(db, type, token, ip, now);
     const updated =
       (await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now, last_sign_in_at: now }, now)) ?? user;
     const opened = await openSession(db, user.id, AMR[type], now);
@@ -102,20 +107,28 @@ function sendPage(res: Response, status: number, html: string): void {
  * A person who opened the confirmation link in a browser without redirect_to gets
  * a page, not raw tokens; no session is opened because no client would keep it.
  */
-async function confirmForBrowser(res: Response, deps: AuthDeps, token: string, ip: string | null): Promise<void> {
+async function confirmForBrowser(res: Response, deps: AuthDeps, type: 'signup' | 'email_change', token: string, ip: string | null): Promise<void> {
   const now = deps.now();
+  let email: string;
   try {
-    await inTransaction(deps.ctx.adminPool, async (db) => {
-      const user = await consume(db, 'signup', token, now);
-      await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now }, now);
-      await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, at: now });
+    email = await inTransaction(deps.ctx.adminPool, async (db) => {
+      const user = await consume(db, type, token, ip, now);
+      if (type === 'signup') {
+        await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now }, now);
+        await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, at: now });
+      }
+      return user.email;
     });
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;
     sendPage(res, error.status, messagePage({ title: 'Confirmation failed', message: error.message, error: true }));
     return;
   }
-  sendPage(res, 200, messagePage({ title: 'E-mail address confirmed', message: 'Your e-mail address is confirmed. You can sign in now.', error: false }));
+  const page =
+    type === 'signup'
+      ? { title: 'E-mail address confirmed', message: 'Your e-mail address is confirmed. You can sign in now.' }
+      : { title: 'E-mail address changed', message: `Your account's e-mail address is now ${email}. Use it to sign in from now on.` };
+  sendPage(res, 200, messagePage({ ...page, error: false }));
 }
 
 /** The recovery link opened without redirect_to: a reset form for browsers, a validity answer for JSON clients. */
@@ -161,12 +174,12 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
       if (token === undefined || token === '') throw authErrors.validation('Verify requires a token');
       const redirectTo = acceptRedirect(deps, queryString(req, 'redirect_to'));
       const ip = clientIp(req);
-      if (type === 'recovery' && redirectTo === null) {
+      if (redirectTo === null && type === 'recovery') {
         await showRecovery(req, res, deps, token);
         return;
       }
-      if (redirectTo === null && wantsHtml(req)) {
-        await confirmForBrowser(res, deps, token, ip);
+      if (redirectTo === null && type !== 'recovery' && wantsHtml(req)) {
+        await confirmForBrowser(res, deps, type, token, ip);
         return;
       }
       let session: SessionJson;

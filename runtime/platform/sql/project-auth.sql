@@ -11,6 +11,9 @@ CREATE TABLE auth.users (
   email_confirmed_at timestamptz,
   confirmation_sent_at timestamptz,
   recovery_sent_at timestamptz,
+  -- A requested e-mail change waiting for the new address to confirm it.
+  new_email text,
+  email_change_sent_at timestamptz,
   last_sign_in_at timestamptz,
   raw_app_meta_data jsonb NOT NULL DEFAULT '{"provider":"email","providers":["email"]}',
   raw_user_meta_data jsonb NOT NULL DEFAULT '{}',
@@ -56,11 +59,11 @@ CREATE INDEX refresh_tokens_session_idx ON auth.refresh_tokens (session_id);
 CREATE INDEX refresh_tokens_parent_idx ON auth.refresh_tokens (parent_id);
 CREATE INDEX refresh_tokens_user_idx ON auth.refresh_tokens (user_id);
 
--- Confirmation and recovery tokens, hashed, single use, expiring.
+-- Confirmation, recovery and e-mail change tokens, hashed, single use, expiring.
 CREATE TABLE auth.one_time_tokens (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
-  token_type text NOT NULL CHECK (token_type IN ('confirmation', 'recovery')),
+  token_type text NOT NULL CHECK (token_type IN ('confirmation', 'recovery', 'email_change')),
   token_hash text NOT NULL UNIQUE,
   created_at timestamptz NOT NULL DEFAULT now(),
   expires_at timestamptz NOT NULL,

@@ -136,7 +136,13 @@ describe('project bootstrap', () => {
   it('registers the project with a 256-bit secret, its settings and signed keys', async () => {
     const record = (await platform.getProject(ref))!;
     expect(Buffer.from(record.jwtSecret, 'base64url').length).toBeGreaterThanOrEqual(32);
-    expect(record.settings).toEqual({ 'auth.autoconfirm': true, 'auth.refresh_reuse_interval': 0 });
+    expect(record.settings).toEqual({
+      'auth.autoconfirm': true,
+      'auth.refresh_reuse_interval': 0,
+      'auth.rate_limit.token_refresh': 150,
+      'auth.rate_limit.verify': 30,
+      'auth.rate_limit.otp': 30,
+    });
     const { keys } = await createTestProject(platform);
     const anon = verifyProjectToken(keys.anon_key, keys.jwt_secret);
     const service = verifyProjectToken(keys.service_key, keys.jwt_secret);
