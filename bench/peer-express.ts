@@ -12,6 +12,10 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }
 const secret = new TextEncoder().encode(process.env.JWT_SECRET ?? '');
 const app = express();
 
+app.get('/health', (_req, res) => {
+  res.json({ ok: true });
+});
+
 app.get('/todos', async (req, res) => {
   let claims: Record<string, unknown>;
   try {

@@ -6,9 +6,14 @@
  * its own process, and for each request autocannon drives the API while pgbench runs the
  * very transaction the API runs for it (same BEGIN, set_config, statement text and
  * parameters, COMMIT) at the same concurrency on the same cluster; runs are interleaved
- * and the medians compared; for the 20-row read a plain express + pg + jose peer
- * (bench/peer-express.ts) runs in the same rounds. Options: --connections 50 --duration 10 --runs 3
- * --big-rows 10000000 (0 skips the estimated-count table) --only "20 rows,post" (parts of scenario names).
+ * and the medians compared. Peers (bench/peers.ts) run their equivalent of a scenario in the
+ * same rounds, on the same database, JWT secret and RLS, after a preflight that proves they
+ * serve the same rows: a plain express + pg + jose server by default, and with `--peers all`
+ * also PostGraphile v5 (20-row read and to-many embed) and Platformatic (20-row read), whose
+ * Node 22 and dependencies are installed into bench/.cache (BENCH_CACHE_DIR) on first use.
+ * Options: --connections 50 --duration 10 --runs 3 --big-rows 10000000 (0 skips the
+ * estimated-count table) --only "20 rows,post" (parts of scenario names)
+ * --peers express|all|none|postgraphile,platformatic,express.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -28,25 +33,36 @@ import { Platform } from '../runtime/platform/platform.js';
 import { parseRequest } from '../runtime/rest/parse/request.js';
 import { buildStatement } from '../runtime/rest/sql/build.js';
 import { runLoad, type LoadResult } from './load.js';
+import { preflightPeer, selectPeers, startPeer, type PeerRequest, type RunningPeer, type ScenarioKey } from './peers.js';
 import { findPgbench, pgbenchScript, runPgbench, type PgbenchResult } from './pgbench.js';
+import { projectTaskKeys, todoKeys } from './served-rows.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const OWNER = '00000000-0000-0000-0000-000000000007';
 
 interface Scenario {
+  readonly key: ScenarioKey;
   readonly name: string;
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly body?: string;
   /** Preflight: the JSON body must satisfy this before load is applied. */
   readonly check: (status: number, body: unknown) => boolean;
+  /** The served rows as keys, for scenarios that peers also serve. */
+  readonly rows?: (body: unknown) => readonly string[] | null;
 }
 
 const ALL_SCENARIOS: readonly Scenario[] = [
-  { name: 'GET 20 rows (RLS, user token)', method: 'GET', path: '/todos?limit=20', check: (s, b) => s === 200 && Array.isArray(b) && b.length === 20 && b.every((r) => (r as { owner: string }).owner === OWNER) },
-  { name: 'GET with a to-many embed', method: 'GET', path: '/projects?select=id,name,tasks(id,title,done)&limit=10', check: (s, b) => s === 200 && Array.isArray(b) && b.length === 10 },
-  { name: 'POST one row', method: 'POST', path: '/entries', body: '{"title":"bench"}', check: (s, b) => s === 201 && Array.isArray(b) && b.length === 1 },
-  { name: 'RPC (GET, stable)', method: 'GET', path: '/rpc/my_todo_count?done=false', check: (s, b) => s === 200 && typeof b === 'number' },
+  {
+    key: 'read20', name: 'GET 20 rows (RLS, user token)', method: 'GET', path: '/todos?limit=20', rows: todoKeys,
+    check: (s, b) => s === 200 && Array.isArray(b) && b.length === 20 && b.every((r) => (r as { owner: string }).owner === OWNER),
+  },
+  {
+    key: 'embed', name: 'GET with a to-many embed', method: 'GET', path: '/projects?select=id,name,tasks(id,title,done)&limit=10',
+    rows: (b) => projectTaskKeys(b, (p) => p.tasks), check: (s, b) => s === 200 && Array.isArray(b) && b.length === 10,
+  },
+  { key: 'post', name: 'POST one row', method: 'POST', path: '/entries', body: '{"title":"bench"}', check: (s, b) => s === 201 && Array.isArray(b) && b.length === 1 },
+  { key: 'rpc', name: 'RPC (GET, stable)', method: 'GET', path: '/rpc/my_todo_count?done=false', check: (s, b) => s === 200 && typeof b === 'number' },
 ];
 
 const { values: opts } = parseArgs({
@@ -56,6 +72,7 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '3' },
     'big-rows': { type: 'string', default: '10000000' },
     only: { type: 'string' },
+    peers: { type: 'string', default: 'express' },
   },
 });
 const SCENARIOS = ALL_SCENARIOS.filter((s) => !opts.only || opts.only.split(',').some((word) => s.name.toLowerCase().includes(word.toLowerCase())));
@@ -63,6 +80,9 @@ const connections = Number(opts.connections);
 const duration = Number(opts.duration);
 const runs = Number(opts.runs);
 const bigRows = Number(opts['big-rows']);
+const peerSpecs = selectPeers(opts.peers ?? 'express');
+const cacheDir = process.env.BENCH_CACHE_DIR ?? path.join(import.meta.dirname, '.cache');
+const peersSourceDir = process.env.BENCH_PEERS_DIR ?? path.resolve(repoRoot, '..', 'shared', 'bench', 'peers');
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -92,19 +112,44 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
   throw new Error('gantry serve did not become healthy within 60 s');
 }
 
-async function waitForPeer(url: string, token: string, child: ChildProcess): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`the peer exited with ${child.exitCode}`);
-    const rows = await fetch(url, { headers: { authorization: `Bearer ${token}` } }).then((r) => (r.ok ? r.json() : null), () => null);
-    if (Array.isArray(rows) && rows.length === 20) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the peer did not answer within 30 s');
-}
-
 function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+interface PeerRuns {
+  readonly peer: RunningPeer;
+  readonly request: PeerRequest;
+  readonly runs: LoadResult[];
+}
+
+/** Peers are optional: one that cannot be installed or started is skipped, saying why. */
+async function startOrSkip(name: string, start: () => Promise<RunningPeer>): Promise<RunningPeer | null> {
+  try {
+    return await start();
+  } catch (error) {
+    console.log(`skipping the ${name} peer: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+function peerTable(peerRuns: readonly PeerRuns[], results: ReadonlyMap<string, { api: LoadResult[]; db: PgbenchResult[] }>): string[] {
+  const out = [
+    'Peers, same requests\' rows for the same user, same rounds:',
+    '',
+    '| peer | request | req/s | p50 ms | p99 ms | non-2xx | peer ÷ pgbench (our tx) | API ÷ peer |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const { peer, request, runs: loads } of peerRuns) {
+    const scenario = SCENARIOS.find((s) => s.key === request.scenario)!;
+    const { api, db } = results.get(scenario.name)!;
+    const rps = median(loads.map((r) => r.rps));
+    const tps = db.length ? median(db.map((r) => r.tps)) : NaN;
+    out.push(`| ${peer.spec.name} | ${request.what} (vs ${scenario.name}) | ${fmt(rps)} | ${fmt(median(loads.map((r) => r.p50Ms)), 2)} | `
+      + `${fmt(median(loads.map((r) => r.p99Ms)), 2)} | ${loads.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
+      + `${db.length ? fmt(rps / tps, 2) : 'n/a'} | **${fmt(median(api.map((r) => r.rps)) / rps, 2)}** |`);
+  }
+  out.push('', ...[...new Set(peerRuns.map((p) => p.peer.spec))].map((spec) => `- ${spec.name}: ${spec.label}`));
+  return out;
 }
 
 async function main(): Promise<void> {
@@ -123,7 +168,7 @@ async function main(): Promise<void> {
   };
   const platform = await Platform.open(loadConfig(env));
   let server: ChildProcess | null = null;
-  let peer: ChildProcess | null = null;
+  const peers: RunningPeer[] = [];
   try {
     console.log(`setting up the bench project (big table: ${fmt(bigRows)} rows)…`);
     const record = await createProject(platform, {
@@ -150,32 +195,24 @@ async function main(): Promise<void> {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const child = server;
-    // Interrupted: stop the server and the cluster rather than leave them running.
+    // Interrupted: stop the server, the peers and the cluster rather than leave them running.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {
         child.kill('SIGTERM');
-        peer?.kill('SIGTERM');
+        for (const peer of peers) peer.child.kill('SIGTERM');
         void platform.close().finally(() => process.exit(130));
       });
     }
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitForHealth(baseUrl, server);
     const apiUrl = `${baseUrl}/v1/${record.ref}/rest/v1`;
-    const peerPort = await freePort();
-    peer = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'peer-express.ts')], {
-      cwd: repoRoot,
-      env: { ...process.env, PORT: String(peerPort), DATABASE_URL: platform.authenticatorUrl(record.databaseName), JWT_SECRET: record.jwtSecret },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const peerUrl = `http://127.0.0.1:${peerPort}`;
     const now = Math.floor(Date.now() / 1000);
     const token = signJwt(record.jwtSecret, { sub: OWNER, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 24 * 3600 });
     const claims = { sub: OWNER, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 24 * 3600 };
     const dbUrl = platform.authenticatorUrl(record.databaseName);
-    await waitForPeer(`${peerUrl}/todos?limit=20`, token, peer);
-    const peerRuns: LoadResult[] = [];
 
     const results = new Map<string, { api: LoadResult[]; db: PgbenchResult[] }>();
+    const servedRows = new Map<ScenarioKey, readonly string[]>();
     let ceiling10: PgbenchResult[] = [];
     for (const scenario of SCENARIOS) {
       const headers: Record<string, string> = { apikey: keys.anon_key, authorization: `Bearer ${token}` };
@@ -183,7 +220,25 @@ async function main(): Promise<void> {
       const pre = await fetch(`${apiUrl}${scenario.path}`, { method: scenario.method, headers, body: scenario.body });
       const preBody = await pre.json().catch(() => undefined);
       if (!scenario.check(pre.status, preBody)) throw new Error(`preflight of "${scenario.name}" failed: ${pre.status} ${JSON.stringify(preBody).slice(0, 300)}`);
+      const rows = scenario.rows?.(preBody);
+      if (rows) servedRows.set(scenario.key, rows);
       results.set(scenario.name, { api: [], db: [] });
+    }
+
+    const peerRuns: PeerRuns[] = [];
+    const peerContext = { repoRoot, cacheDir, peersSourceDir, databaseName: record.databaseName, authenticatorUrl: dbUrl,
+      superuserUrl: platform.cluster.urlFor(record.databaseName), jwtSecret: record.jwtSecret };
+    for (const spec of peerSpecs) {
+      const requests = spec.requests.filter((r) => servedRows.has(r.scenario));
+      if (requests.length === 0) continue;
+      const started = await startOrSkip(spec.name, async () => startPeer(spec, { ...peerContext, port: await freePort() }));
+      if (!started) continue;
+      peers.push(started);
+      for (const request of requests) {
+        const verdict = await preflightPeer(started, request, token, servedRows.get(request.scenario)!);
+        if (verdict) console.log(`skipping ${spec.name} for "${request.what}": ${verdict}`);
+        else peerRuns.push({ peer: started, request, runs: [] });
+      }
     }
 
     for (let run = 0; run < runs; run += 1) {
@@ -204,22 +259,34 @@ async function main(): Promise<void> {
           role: 'authenticated', claims: JSON.stringify(claims), method: scenario.method, path: `/rest/v1${resource}`, headers: JSON.stringify(serverHeaders),
         }, built);
         const entry = results.get(scenario.name)!;
-        const api = async () => {
-          entry.api.push(await runLoad({ url: `${apiUrl}${scenario.path}`, method: scenario.method, headers, body: scenario.body, connections, duration }));
-        };
-        const db = async () => {
-          if (pgbench) entry.db.push(await runPgbench(pgbench, dbUrl, script, connections, duration));
-        };
-        // Alternate which goes first so that neither always runs on a warmer machine.
-        if ((run + i) % 2 === 0) { await api(); await db(); } else { await db(); await api(); }
-        if (scenario === ALL_SCENARIOS[0]) {
-          if (pgbench) ceiling10 = [...ceiling10, await runPgbench(pgbench, dbUrl, script, 10, duration)];
-          peerRuns.push(await runLoad({ url: `${peerUrl}${scenario.path}`, method: 'GET', headers, connections, duration }));
+        const steps: (() => Promise<string>)[] = [
+          async () => {
+            const r = await runLoad({ url: `${apiUrl}${scenario.path}`, method: scenario.method, headers, body: scenario.body, connections, duration });
+            entry.api.push(r);
+            return `API ${fmt(r.rps)} req/s p50 ${fmt(r.p50Ms, 2)} p99 ${fmt(r.p99Ms, 2)} ms`;
+          },
+        ];
+        if (pgbench) {
+          steps.push(async () => {
+            const r = await runPgbench(pgbench, dbUrl, script, connections, duration);
+            entry.db.push(r);
+            return `pgbench ${fmt(r.tps)} tx/s`;
+          });
         }
-        const last = entry.api[entry.api.length - 1]!;
-        const lastDb = entry.db[entry.db.length - 1];
-        console.log(`run ${run + 1}/${runs} ${scenario.name}: API ${fmt(last.rps)} req/s p50 ${fmt(last.p50Ms, 2)} p99 ${fmt(last.p99Ms, 2)} ms`
-          + (lastDb ? ` | pgbench ${fmt(lastDb.tps)} tx/s` : ''));
+        for (const peerRun of peerRuns.filter((p) => p.request.scenario === scenario.key)) {
+          steps.push(async () => {
+            const { peer, request: req } = peerRun;
+            const r = await runLoad({ url: `${peer.url}${req.path}`, method: req.method, headers: { authorization: `Bearer ${token}`, ...req.headers }, body: req.body, connections, duration });
+            peerRun.runs.push(r);
+            return `${peer.spec.name} ${fmt(r.rps)} req/s p99 ${fmt(r.p99Ms, 2)} ms`;
+          });
+        }
+        // Rotate which goes first so that none always runs on a warmer (or busier) machine.
+        const shift = (run + i) % steps.length;
+        const parts: string[] = [];
+        for (const step of [...steps.slice(shift), ...steps.slice(0, shift)]) parts.push(await step());
+        if (scenario === ALL_SCENARIOS[0] && pgbench) ceiling10 = [...ceiling10, await runPgbench(pgbench, dbUrl, script, 10, duration)];
+        console.log(`run ${run + 1}/${runs} ${scenario.name}: ${parts.join(' | ')}`);
       }
     }
 
@@ -241,17 +308,11 @@ async function main(): Promise<void> {
       lines.push('');
       lines.push(`pgbench at 10 clients (perf.md's reference ceiling) for the 20-row read: ${fmt(c10)} tx/s; API ÷ that = ${fmt(median(read.api.map((r) => r.rps)) / c10, 2)}`);
     }
-    if (peerRuns.length) {
-      const read = results.get(ALL_SCENARIOS[0]!.name)!;
-      const peerRps = median(peerRuns.map((r) => r.rps));
-      lines.push('');
-      lines.push(`Peer, same read, same run (express 5 + pg pool 10 + jose, 4 awaited round trips): ${fmt(peerRps)} req/s, `
-        + `p50 ${fmt(median(peerRuns.map((r) => r.p50Ms)), 2)} p99 ${fmt(median(peerRuns.map((r) => r.p99Ms)), 2)} ms; API ÷ peer = ${fmt(median(read.api.map((r) => r.rps)) / peerRps, 2)}`);
-    }
+    if (peerRuns.length) lines.push('', ...peerTable(peerRuns, results));
     if (bigRows > 0) lines.push('', ...(await countLatencies(apiUrl, keys.service_key, bigRows)));
     console.log(`\n${lines.join('\n')}`);
   } finally {
-    if (peer && peer.exitCode === null) peer.kill('SIGTERM');
+    await Promise.all(peers.map((peer) => peer.stop()));
     if (server && server.exitCode === null) {
       server.kill('SIGTERM');
       await new Promise((resolve) => server!.once('exit', resolve));
