@@ -1,5 +1,7 @@
 import { CodecStreamDecoder, flacDeclaredSamples } from './codec-decoder.js';
 import { AudioError } from './errors.js';
+import { Mp3FrameWalker } from './mp3-frames.js';
+import { OggPageWalker } from './ogg-pages.js';
 import type { AudioDescription, PcmBlock } from './pcm-block.js';
 import { SNIFF_BYTES, sniffAudio, type SniffedAudio } from './sniff.js';
 import { WavStreamDecoder } from './wav-decoder.js';
@@ -43,12 +45,35 @@ async function openSource(sniffed: SniffedAudio): Promise<BlockSource> {
   }
   const codec = sniffed.codec;
   const decoder = await CodecStreamDecoder.open(codec, codec === 'flac' && sniffed.container === 'ogg' ? 'ogg-flac' : codec);
+  const structure = structureWalker(sniffed.container);
   return {
     codec: () => codec,
-    push: (chunk) => decoder.push(chunk),
-    finish: () => decoder.flush(),
+    push: (chunk) => {
+      structure?.push(chunk);
+      return decoder.push(chunk);
+    },
+    finish: async () => {
+      const last = await decoder.flush();
+      structure?.end();
+      return last;
+    },
     close: () => decoder.close(),
   };
+}
+
+/**
+ * A cut recording fails with `corrupt_audio`; it is never analysed as far as it goes. The metrics
+ * describe a whole call (silence, talk ratio, turns), and a partial file gives figures that look
+ * plausible and are wrong; the usual cause (an upload or export that stopped early) is fixed by
+ * sending the file again, which a failure prompts and a quietly shorter result does not. WAV (data
+ * chunk shorter than declared) and FLAC (fewer samples than STREAMINFO declares) already behaved
+ * so; the WASM MP3 and Ogg decoders drop a partial last frame or page silently, so their container
+ * structure is walked alongside the decoder to find the cut.
+ */
+function structureWalker(container: SniffedAudio['container']): Mp3FrameWalker | OggPageWalker | null {
+  if (container === 'mp3') return new Mp3FrameWalker();
+  if (container === 'ogg') return new OggPageWalker();
+  return null;
 }
 
 /** Tracks shape consistency and the duration cap across blocks. */

@@ -27,7 +27,13 @@ let h: CallsHarness;
 let rec: Awaited<ReturnType<typeof startRecordingServer>>;
 
 beforeAll(async () => {
-  const files = { ...lossless, ...Object.fromEntries(available.map(([codec]) => [`/call.${codec}`, encodeWith(codec, pcm)])) };
+  const encoded = available.map(([codec]): [ExternalCodec, Uint8Array] => [codec, encodeWith(codec, pcm)]);
+  const files = {
+    ...lossless,
+    '/cut.wav': pcm.subarray(0, pcm.length - 1001),
+    ...Object.fromEntries(encoded.map(([codec, bytes]) => [`/call.${codec}`, bytes])),
+    ...Object.fromEntries(encoded.map(([codec, bytes]) => [`/cut.${codec}`, bytes.subarray(0, Math.floor(bytes.length * 0.9))])),
+  };
   rec = await startRecordingServer(files);
   h = await startCallsHarness(callsEnv());
 });
@@ -47,6 +53,19 @@ describe('formats through the API', () => {
       const done = await h.waitForCall(key, ids[i]!);
       expect([path, done.body.status]).toEqual([path, 'completed']);
       expectReferenceTimings(done.body.result, tolerance);
+    }
+  });
+
+  it('a recording cut short fails with corrupt_audio (422) in every format, never completes with a shorter duration', async () => {
+    const { key } = await h.newTenant();
+    const paths = ['/cut.wav', ...available.map(([codec]) => `/cut.${codec}`)];
+    const ids = await Promise.all(
+      paths.map(async (path) => (await h.request('POST', '/v1/calls/analyze', { key, body: { audio_url: `${rec.url}${path}`, language: 'en', operator_id: 'op' } })).body.id as string),
+    );
+    for (const [i, path] of paths.entries()) {
+      const done = await h.waitForCall(key, ids[i]!);
+      expect([path, done.body.status, done.body.result, done.body.error.code, done.body.error.status]).toEqual([path, 'failed', null, 'corrupt_audio', 422]);
+      expect(done.body.error.message).toMatch(/truncated/);
     }
   });
 });

@@ -49,15 +49,8 @@ for (const { codec, container, reported, sampleRate, tolerance } of cases) {
       expect([...counts]).toEqual([20 * sampleRate]);
     });
 
-    it.skipIf(!available)('reports a cut-off stream as corrupt_audio or decodes what is there', async () => {
-      const cut = encoded.subarray(0, Math.floor(encoded.length / 2));
-      if (codec === 'flac' || codec === 'ogg-flac') {
-        expect((await failure(cut)).code).toBe('corrupt_audio');
-      } else {
-        // MP3 and Ogg carry no total length the decoder can check: a cut stream decodes to fewer seconds.
-        const result = await analyzeRecording(chunked(cut, [4096]));
-        expect(result.audio.duration_s).toBeLessThan(15);
-      }
+    it.skipIf(!available)('reports a cut-off stream as corrupt_audio (truncation.test.ts has the cases)', async () => {
+      expect((await failure(encoded.subarray(0, Math.floor(encoded.length / 2)))).code).toBe('corrupt_audio');
     });
 
     it.skipIf(!available)('reports a stream whose body is garbage after a valid header as corrupt_audio', async () => {

@@ -7,10 +7,12 @@ import { join } from 'node:path';
  * Compressed fixtures are produced at test time by Debian's command-line encoders, from WAVs
  * synthesized in the test. Tests that need a missing tool skip with `missingToolMessage`.
  */
-export type ExternalCodec = 'mp3' | 'flac' | 'ogg-flac' | 'vorbis' | 'opus';
+export type ExternalCodec = 'mp3' | 'mp3-vbr' | 'flac' | 'ogg-flac' | 'vorbis' | 'opus';
 
 const tools: Record<ExternalCodec, { bin: string; apt: string; args: (input: string, output: string) => string[] }> = {
   mp3: { bin: 'lame', apt: 'lame', args: (i, o) => ['--quiet', '-b', '64', i, o] },
+  // Variable frame lengths, and a Xing (rather than Info) tag in the first frame.
+  'mp3-vbr': { bin: 'lame', apt: 'lame', args: (i, o) => ['--quiet', '-V', '5', i, o] },
   flac: { bin: 'flac', apt: 'flac', args: (i, o) => ['--silent', '--force', '-o', o, i] },
   'ogg-flac': { bin: 'flac', apt: 'flac', args: (i, o) => ['--silent', '--force', '--ogg', '-o', o, i] },
   vorbis: { bin: 'oggenc', apt: 'vorbis-tools', args: (i, o) => ['--quiet', '-o', o, i] },
