@@ -131,6 +131,43 @@ describe('supabase-js auth against Gantry', () => {
     expect(suite.smtp.countTo(email)).toBe(0);
   });
 
+  it('changes the e-mail address with updateUser: pending until the mailed link is redeemed with verifyOtp(email_change)', async () => {
+    const admin = client(confirmOn, confirmOn.serviceKey).auth.admin;
+    const email = uniqueEmail('sbjs-old');
+    expect((await admin.createUser({ email, password: 'secret-pw-1', email_confirm: true })).error).toBeNull();
+    const supabase = client(confirmOn);
+    expect((await supabase.auth.signInWithPassword({ email, password: 'secret-pw-1' })).error).toBeNull();
+
+    const newEmail = uniqueEmail('sbjs-new');
+    const requested = await supabase.auth.updateUser({ email: newEmail });
+    expect(requested.error).toBeNull();
+    expect(requested.data.user).toMatchObject({ email, new_email: newEmail, email_change_sent_at: expect.any(String) });
+
+    const token = linkFrom(await suite.smtp.waitFor(newEmail, 'Confirm your new')).searchParams.get('token') as string;
+    const verified = await supabase.auth.verifyOtp({ type: 'email_change', token_hash: token });
+    expect(verified.error).toBeNull();
+    expect(verified.data.user?.email).toBe(newEmail);
+    expect((await supabase.auth.getUser()).data.user?.email).toBe(newEmail);
+    expect((await client(confirmOn).auth.signInWithPassword({ email: newEmail, password: 'secret-pw-1' })).error).toBeNull();
+
+    const other = uniqueEmail('sbjs-other');
+    expect((await admin.createUser({ email: other, password: 'secret-pw-1' })).error).toBeNull();
+    const refused = await supabase.auth.updateUser({ email: other });
+    expect(refused.error?.status).toBe(422);
+    expect(refused.error?.code).toBe('email_exists');
+  });
+
+  it('changes the e-mail address at once with updateUser when autoconfirm is on', async () => {
+    const supabase = client(autoconfirm);
+    const signUp = await supabase.auth.signUp({ email: uniqueEmail('sbjs-auto'), password: 'secret-pw-1' });
+    expect(signUp.error).toBeNull();
+    const newEmail = uniqueEmail('sbjs-auto-new');
+    const changed = await supabase.auth.updateUser({ email: newEmail });
+    expect(changed.error).toBeNull();
+    expect(changed.data.user?.email).toBe(newEmail);
+    expect(changed.data.user?.new_email).toBeUndefined();
+  });
+
   it('gets a session straight from signUp when autoconfirm is on', async () => {
     const supabase = client(autoconfirm);
     const { data, error } = await supabase.auth.signUp({ email: uniqueEmail('auto'), password: 'secret-pw-1' });

@@ -170,6 +170,20 @@ export function decodeJwt(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
 }
 
+export interface FollowedRedirect {
+  readonly status: number;
+  /** The Location without its fragment. */
+  readonly target: string;
+  readonly fragment: URLSearchParams;
+}
+
+/** Opens a mail link without following its redirect: where it points and what its fragment carries. */
+export async function followToFragment(link: URL): Promise<FollowedRedirect> {
+  const res = await fetch(link, { redirect: 'manual' });
+  const location = new URL(res.headers.get('location') ?? 'about:blank');
+  return { status: res.status, target: `${location.origin}${location.pathname}`, fragment: new URLSearchParams(location.hash.slice(1)) };
+}
+
 let counter = 0;
 export function uniqueEmail(label = 'user'): string {
   counter += 1;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from './harness.js';
+import { AuthSuite, decodeJwt, followToFragment, uniqueEmail, type AuthProject } from './harness.js';
 import { linkFrom } from './smtp-capture.js';
 
 let suite: AuthSuite;
@@ -138,11 +138,8 @@ describe('POST /signup with confirmation on', () => {
     await confirmOn.call('POST', `/signup?redirect_to=${encodeURIComponent(target)}`, { body: { email, password: 'secret1' } });
     const link = linkFrom(await suite.smtp.waitFor(email));
     expect(link.searchParams.get('redirect_to')).toBe(target);
-    const res = await fetch(link, { redirect: 'manual' });
-    expect(res.status).toBe(303);
-    const location = new URL(res.headers.get('location') as string);
-    expect(`${location.origin}${location.pathname}`).toBe(target);
-    const fragment = new URLSearchParams(location.hash.slice(1));
+    const { status, target: location, fragment } = await followToFragment(link);
+    expect([status, location]).toEqual([303, target]);
     expect([...fragment.keys()]).toEqual(['access_token', 'expires_at', 'expires_in', 'refresh_token', 'sb', 'token_type', 'type']);
     expect(fragment.get('type')).toBe('signup');
     expect(fragment.get('expires_in')).toBe('3600');

@@ -52,6 +52,13 @@ describe('userJson', () => {
     expect(JSON.stringify(userJson(row))).not.toContain('secret');
   });
 
+  it('shows a pending e-mail change after recovery_sent_at, as GoTrue orders it', () => {
+    const json = userJson({ ...row, recovery_sent_at: created, new_email: 'b@example.com', email_change_sent_at: new Date('2026-01-03T00:00:00.000Z') });
+    expect(Object.keys(json).slice(6, 11)).toEqual(['confirmed_at', 'recovery_sent_at', 'new_email', 'email_change_sent_at', 'last_sign_in_at']);
+    expect([json.new_email, json.email_change_sent_at]).toEqual(['b@example.com', '2026-01-03T00:00:00.000Z']);
+    expect(userJson({ ...row, new_email: null, email_change_sent_at: null })).not.toHaveProperty('new_email');
+  });
+
   it('shows banned_until when set', () => {
     expect(userJson({ ...row, banned_until: new Date('2126-01-01T00:00:00.000Z') }).banned_until).toBe('2126-01-01T00:00:00.000Z');
   });

@@ -24,6 +24,16 @@ describe('renderMail', () => {
     expect(mail.text).toContain(recovery);
     expect(mail.text).toContain('valid for 1 hour');
   });
+
+  it('renders the e-mail change mail with the current and the new address', () => {
+    const change = link.replace('signup', 'email_change');
+    const mail = renderMail('email_change', { email: 'old@example.com', newEmail: 'n<e>w@example.com', projectRef: 'demo', link: change, validHours: 24 });
+    expect(mail.subject).toBe('Confirm your new e-mail address');
+    expect(mail.text).toContain('the account old@example.com on demo asked to change its e-mail address to n<e>w@example.com.');
+    expect(mail.text).toContain(`\n${change}\n`);
+    expect(mail.html).toContain('n&lt;e&gt;w@example.com');
+    expect(mail.html).toContain(`href="${change.replaceAll('&', '&amp;').replaceAll('=', '&#x3D;')}"`);
+  });
 });
 
 describe('outbox mailer', () => {

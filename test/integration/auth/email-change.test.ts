@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthSuite, decodeJwt, followToFragment, uniqueEmail, type AuthProject } from './harness.js';
+import { linkFrom } from './smtp-capture.js';
+
+let suite: AuthSuite;
+let confirmOn: AuthProject;
+
+beforeAll(async () => {
+  suite = await AuthSuite.open();
+  confirmOn = await suite.project();
+});
+afterAll(() => suite?.close());
+
+const V = { 'X-Supabase-Api-Version': '2024-01-01' };
+
+interface SignedIn {
+  readonly id: string;
+  readonly email: string;
+  readonly accessToken: string;
+}
+
+/** A confirmed user (made by the admin API) signed in with a password. */
+async function signedIn(project: AuthProject, label: string): Promise<SignedIn> {
+  const email = uniqueEmail(label);
+  const created = await project.call('POST', '/admin/users', { apikey: project.serviceKey, body: { email, password: 'secret1', email_confirm: true } });
+  expect(created.status).toBe(200);
+  const login = await project.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } });
+  expect(login.status).toBe(200);
+  return { id: created.body.id, email, accessToken: login.body.access_token };
+}
+
+function changeEmail(project: AuthProject, user: SignedIn, email: unknown, path = '/user') {
+  return project.call('PUT', path, { bearer: user.accessToken, body: { email }, headers: V });
+}
+
+async function signInStatus(project: AuthProject, email: string): Promise<number> {
+  return (await project.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } })).status;
+}
+
+describe('PUT /user {email} with confirmation on', () => {
+  it('keeps the address until the link mailed to the new one is followed, then switches it (single use)', async () => {
+    const user = await signedIn(confirmOn, 'change');
+    const newEmail = uniqueEmail('changed');
+    const res = await changeEmail(confirmOn, user, `  ${newEmail.toUpperCase()} `);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: user.id, email: user.email, new_email: newEmail, email_change_sent_at: expect.any(String) });
+    expect(Object.keys(res.body).slice(0, 10)).toEqual(['id', 'aud', 'role', 'email', 'email_confirmed_at', 'phone', 'confirmed_at', 'new_email', 'email_change_sent_at', 'last_sign_in_at']);
+    expect((await confirmOn.call('GET', '/user', { bearer: user.accessToken })).body.new_email).toBe(newEmail);
+
+    const mail = await suite.smtp.waitFor(newEmail, 'Confirm your new e-mail address');
+    expect(mail.to).toEqual([newEmail]);
+    expect(mail.text).toContain(`the account ${user.email} on ${confirmOn.ref} asked to change its e-mail address to ${newEmail}`);
+    const link = linkFrom(mail);
+    expect(link.pathname).toBe(`/v1/${confirmOn.ref}/auth/v1/verify`);
+    expect(link.searchParams.get('type')).toBe('email_change');
+    const token = link.searchParams.get('token') as string;
+    expect(mail.html).toContain(`token&#x3D;${token}&amp;type&#x3D;email_change`);
+    expect(suite.smtp.countTo(user.email)).toBe(0);
+
+    const { rows: tokens } = await confirmOn.db.query(`SELECT token_hash, expires_at - created_at AS lifetime FROM auth.one_time_tokens WHERE user_id = $1 AND token_type = 'email_change'`, [user.id]);
+    expect(tokens).toEqual([{ token_hash: createHash('sha256').update(token).digest('hex'), lifetime: { days: 1 } }]);
+    expect(JSON.stringify(tokens)).not.toContain(token);
+
+    expect(await signInStatus(confirmOn, newEmail)).toBe(400);
+    const followed = await fetch(link);
+    expect(followed.status).toBe(200);
+    const session = (await followed.json()) as { access_token: string; user: Record<string, unknown> };
+    expect(session.user).toMatchObject({ id: user.id, email: newEmail });
+    expect(session.user).not.toHaveProperty('new_email');
+    expect(session.user).not.toHaveProperty('email_change_sent_at');
+    expect(decodeJwt(session.access_token)).toMatchObject({ email: newEmail, amr: [{ method: 'email_change', timestamp: expect.any(Number) }] });
+
+    const again = await fetch(link, { headers: V });
+    expect([again.status, await again.json()]).toEqual([403, { code: 'otp_expired', message: 'Email link is invalid or has expired' }]);
+    expect(await signInStatus(confirmOn, newEmail)).toBe(200);
+    expect(await signInStatus(confirmOn, user.email)).toBe(400);
+
+    const { rows: audit } = await confirmOn.db.query(
+      `SELECT event, payload FROM auth.audit_log_entries WHERE user_id = $1 AND event = 'user_modified' ORDER BY id`,
+      [user.id],
+    );
+    expect(audit).toEqual([
+      { event: 'user_modified', payload: { fields: ['email'], email_change: 'requested', new_email: newEmail } },
+      { event: 'user_modified', payload: { fields: ['email'], email_change: 'confirmed', old_email: user.email, new_email: newEmail } },
+    ]);
+  });
+
+  it('refuses a taken address (422 email_exists) and an invalid one (400), and ignores the current one', async () => {
+    const user = await signedIn(confirmOn, 'taken');
+    const other = await signedIn(confirmOn, 'holder');
+    const taken = await changeEmail(confirmOn, user, other.email.toUpperCase());
+    expect([taken.status, taken.body]).toEqual([422, { code: 'email_exists', message: 'A user with this email address has already been registered' }]);
+    const legacy = await confirmOn.call('PUT', '/user', { bearer: user.accessToken, body: { email: other.email } });
+    expect([legacy.status, legacy.body]).toEqual([422, { code: 422, error_code: 'email_exists', msg: 'A user with this email address has already been registered' }]);
+    const invalid = await changeEmail(confirmOn, user, 'not an address');
+    expect([invalid.status, invalid.body]).toEqual([400, { code: 'validation_failed', message: 'Unable to validate email address: invalid format' }]);
+    const same = await changeEmail(confirmOn, user, user.email.toUpperCase());
+    expect(same.status).toBe(200);
+    expect(same.body.email).toBe(user.email);
+    expect(same.body).not.toHaveProperty('new_email');
+    const { rows } = await confirmOn.db.query(`SELECT count(*)::int AS n FROM auth.one_time_tokens WHERE user_id = $1`, [user.id]);
+    expect(rows).toEqual([{ n: 0 }]);
+  });
+
+  it('honours only the latest request, expires links after 24 hours and refuses an address taken meanwhile', async () => {
+    const user = await signedIn(confirmOn, 'latest');
+    const first = uniqueEmail('first');
+    const second = uniqueEmail('second');
+    await changeEmail(confirmOn, user, first);
+    await changeEmail(confirmOn, user, second);
+    const firstLink = linkFrom(await suite.smtp.waitFor(first));
+    const secondLink = linkFrom(await suite.smtp.waitFor(second));
+    expect((await fetch(firstLink)).status).toBe(403);
+
+    confirmOn.clock.advance(24 * 3600 + 1);
+    try {
+      expect((await fetch(secondLink)).status).toBe(403);
+    } finally {
+      confirmOn.clock.advance(-(24 * 3600 + 1));
+    }
+
+    const third = uniqueEmail('third');
+    await changeEmail(confirmOn, user, third);
+    const thirdLink = linkFrom(await suite.smtp.waitFor(third));
+    expect((await confirmOn.call('POST', '/admin/users', { apikey: confirmOn.serviceKey, body: { email: third, password: 'secret1' } })).status).toBe(200);
+    const raced = await fetch(thirdLink, { headers: V });
+    expect([raced.status, await raced.json()]).toEqual([422, { code: 'email_exists', message: 'A user with this email address has already been registered' }]);
+    expect((await confirmOn.call('GET', '/user', { bearer: user.accessToken })).body.email).toBe(user.email);
+  });
+
+  it('confirms in a browser with a page, or redirects with the session to an allowed redirect_to', async () => {
+    const user = await signedIn(confirmOn, 'page');
+    const viaPage = uniqueEmail('viapage');
+    await changeEmail(confirmOn, user, viaPage);
+    const page = await fetch(linkFrom(await suite.smtp.waitFor(viaPage)), { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('E-mail address changed');
+    expect(html).toContain(viaPage);
+    expect(html).not.toContain('access_token');
+
+    const target = `${new URL(confirmOn.authUrl).origin}/settings`;
+    const viaRedirect = uniqueEmail('viaredirect');
+    await changeEmail(confirmOn, user, viaRedirect, `/user?redirect_to=${encodeURIComponent(target)}`);
+    const link = linkFrom(await suite.smtp.waitFor(viaRedirect));
+    expect(link.searchParams.get('redirect_to')).toBe(target);
+    const { status, target: location, fragment } = await followToFragment(link);
+    expect([status, location]).toEqual([303, target]);
+    expect(fragment.get('type')).toBe('email_change');
+    expect(decodeJwt(fragment.get('access_token') as string).email).toBe(viaRedirect);
+
+    const outside = await changeEmail(confirmOn, user, uniqueEmail('x'), `/user?redirect_to=${encodeURIComponent('https://evil.example/')}`);
+    expect(outside.status).toBe(400);
+  });
+
+  it('is redeemed by POST /verify {type: email_change, token_hash} and voids recovery links sent to the old address', async () => {
+    const user = await signedIn(confirmOn, 'post');
+    await confirmOn.call('POST', '/recover', { body: { email: user.email } });
+    const recovery = linkFrom(await suite.smtp.waitFor(user.email, 'Reset')).searchParams.get('token');
+    const newEmail = uniqueEmail('posted');
+    await changeEmail(confirmOn, user, newEmail);
+    const token = linkFrom(await suite.smtp.waitFor(newEmail)).searchParams.get('token');
+    const verified = await confirmOn.call('POST', '/verify', { body: { type: 'email_change', token_hash: token } });
+    expect(verified.status).toBe(200);
+    expect(verified.body.user.email).toBe(newEmail);
+    const reset = await confirmOn.call('POST', '/reset', { body: { token: recovery, password: 'hijacked' } });
+    expect(reset.status).toBe(403);
+  });
+
+  it('upgrades a project database made before e-mail changes existed', async () => {
+    const project = await suite.project();
+    await project.db.query(`ALTER TABLE auth.users DROP COLUMN new_email, DROP COLUMN email_change_sent_at`);
+    await project.db.query(
+      `ALTER TABLE auth.one_time_tokens DROP CONSTRAINT one_time_tokens_token_type_check,
+         ADD CONSTRAINT one_time_tokens_token_type_check CHECK (token_type IN ('confirmation', 'recovery'))`,
+    );
+    const user = await signedIn(project, 'old');
+    expect((await project.call('GET', '/user', { bearer: user.accessToken })).body).not.toHaveProperty('new_email');
+    const newEmail = uniqueEmail('upgraded');
+    expect((await changeEmail(project, user, newEmail)).body.new_email).toBe(newEmail);
+    expect((await fetch(linkFrom(await suite.smtp.waitFor(newEmail)))).status).toBe(200);
+    expect(await signInStatus(project, newEmail)).toBe(200);
+  });
+});
+
+describe('PUT /user {email} with autoconfirm on', () => {
+  it('changes the address at once, without a mail', async () => {
+    const autoconfirm = await suite.project({ autoconfirm: true });
+    const user = await signedIn(autoconfirm, 'auto');
+    const newEmail = uniqueEmail('autonew');
+    const res = await changeEmail(autoconfirm, user, newEmail);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: user.id, email: newEmail, email_confirmed_at: expect.any(String) });
+    expect(res.body).not.toHaveProperty('new_email');
+    expect(res.body.identities[0]).toMatchObject({ email: newEmail, identity_data: { email: newEmail, email_verified: true } });
+    expect(await signInStatus(autoconfirm, newEmail)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(suite.smtp.countTo(newEmail)).toBe(0);
+    const { rows } = await autoconfirm.db.query(`SELECT payload FROM auth.audit_log_entries WHERE user_id = $1 AND event = 'user_modified'`, [user.id]);
+    expect(rows).toEqual([{ payload: { fields: ['email'], email_change: 'changed', old_email: user.email, new_email: newEmail } }]);
+  });
+});

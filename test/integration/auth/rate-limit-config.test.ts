@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestProject, runCli, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+
+/** Rate limits set with `gantry project config` reach a running host without a restart. */
+
+let host: TestHost;
+let project: TestProject;
+
+beforeAll(async () => {
+  host = await startTestHost();
+  project = await createTestProject(host.platform, { host: host.host });
+});
+afterAll(() => host?.close());
+
+const V = { 'X-Supabase-Api-Version': '2024-01-01' };
+
+async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('the host did not pick up the setting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function verify(): Promise<Response> {
+  return fetch(`${project.url}/auth/v1/verify?type=signup&token=x`, { headers: { ...V, apikey: project.keys.anon_key } });
+}
+
+describe('project config --set auth.rate_limit.*', () => {
+  it('sets a limit that a running host applies: 429 with Retry-After once it is used up', async () => {
+    const set = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.verify=2', '--set', 'auth.rate_limit.otp=4', '--json'], host.env);
+    expect([set.code, set.stderr]).toEqual([0, '']);
+    expect(JSON.parse(set.stdout)).toEqual({
+      ref: project.record.ref,
+      settings: {
+        'auth.autoconfirm': false,
+        'auth.refresh_reuse_interval': 0,
+        'auth.rate_limit.token_refresh': 150,
+        'auth.rate_limit.verify': 2,
+        'auth.rate_limit.otp': 4,
+      },
+    });
+    await waitFor(() => host.host.directory.get(project.record.ref)?.ctx.settings['auth.rate_limit.verify'] === 2);
+
+    expect((await verify()).status).toBe(403);
+    expect((await verify()).status).toBe(403);
+    const limited = await verify();
+    expect([limited.status, await limited.json()]).toEqual([429, { code: 'over_request_rate_limit', message: 'Request rate limit reached' }]);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(300);
+
+    const raised = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.verify=10'], host.env);
+    expect(raised.code).toBe(0);
+    expect(raised.stdout).toContain('auth.rate_limit.verify=10\n');
+    await waitFor(() => host.host.directory.get(project.record.ref)?.ctx.settings['auth.rate_limit.verify'] === 10);
+    expect((await verify()).status).toBe(403);
+  });
+
+  it('refuses an invalid value with a clear error and exit code 1, changing nothing', async () => {
+    const bad = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.token_refresh=0'], host.env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('gantry: auth.rate_limit.token_refresh: expected a whole number of requests per 5 minutes from 1 to 1000000, got "0"\n');
+    const json = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.otp=lots', '--json'], host.env);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'invalid_setting', message: 'auth.rate_limit.otp: expected a whole number of requests per 5 minutes from 1 to 1000000, got "lots"' },
+    });
+    const unknown = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.signup=5'], host.env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('unknown setting "auth.rate_limit.signup" (known: auth.autoconfirm, auth.rate_limit.otp, auth.rate_limit.token_refresh, auth.rate_limit.verify, auth.refresh_reuse_interval)');
+    expect((await host.platform.getProject(project.record.ref))?.settings['auth.rate_limit.token_refresh']).toBe(150);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { rateLimitsFrom } from '../../../runtime/auth/rate-limits.js';
+import { parseSetting, resolveSettings, SettingsError } from '../../../runtime/platform/settings.js';
+
+describe('rate limit settings', () => {
+  it('default to GoTrue’s limits per 5 minutes', () => {
+    const settings = resolveSettings({});
+    expect([settings['auth.rate_limit.token_refresh'], settings['auth.rate_limit.verify'], settings['auth.rate_limit.otp']]).toEqual([150, 30, 30]);
+  });
+
+  it('parse whole numbers of requests from 1 to 1000000', () => {
+    expect(parseSetting('auth.rate_limit.otp=5')).toEqual({ key: 'auth.rate_limit.otp', value: 5 });
+    expect(parseSetting('auth.rate_limit.token_refresh=1000000')).toEqual({ key: 'auth.rate_limit.token_refresh', value: 1_000_000 });
+    for (const bad of ['0', '-1', '2.5', 'ten', '', '1000001', '1e3']) {
+      expect(() => parseSetting(`auth.rate_limit.verify=${bad}`)).toThrow(
+        new SettingsError(`auth.rate_limit.verify: expected a whole number of requests per 5 minutes from 1 to 1000000, got "${bad}"`),
+      );
+    }
+  });
+
+  it('keep stored values of the right type and fall back otherwise', () => {
+    const settings = resolveSettings({ 'auth.rate_limit.verify': 7, 'auth.rate_limit.otp': 'many' });
+    expect([settings['auth.rate_limit.verify'], settings['auth.rate_limit.otp']]).toEqual([7, 30]);
+  });
+});
+
+describe('rateLimitsFrom', () => {
+  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes', () => {
+    const limits = rateLimitsFrom({
+      ...resolveSettings({}),
+      'auth.rate_limit.token_refresh': 11,
+      'auth.rate_limit.verify': 12,
+      'auth.rate_limit.otp': 13,
+    });
+    const rule = (limit: number) => ({ limit, windowSeconds: 300 });
+    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), user: rule(13) });
+  });
+});
