@@ -173,7 +173,7 @@ export interface paths {
     get: operations["auth.getUser"];
     /**
      * Update the signed-in user
-     * @description A new password signs out the other devices.
+     * @description A new password signs out the other devices. A new `email` changes at once with autoconfirm; otherwise it is mailed a link (`/verify?type=email_change`) and shown as `new_email` until that is followed.
      */
     put: operations["auth.updateUser"];
     post?: never;
@@ -191,8 +191,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Follow an e-mailed link (confirmation or recovery)
-     * @description `type=signup`: confirms the e-mail and returns a session (JSON), or a confirmation page for browsers (`Accept: text/html`). `type=recovery`: tells whether the token is valid (JSON) or shows a reset-password form (browsers). With `redirect_to`, redirects (303) there with the session or the error in the URL fragment.
+     * Follow an e-mailed link (confirmation, recovery or e-mail change)
+     * @description `type=signup` (or `email_change`: sets the new address): confirms the e-mail and returns a session (JSON), or a confirmation page for browsers (`Accept: text/html`). `type=recovery`: tells whether the token is valid (JSON) or shows a reset-password form (browsers). With `redirect_to`, redirects (303) there with the session or the error in the URL fragment.
      */
     get: operations["auth.verify"];
     put?: never;
@@ -1148,6 +1148,8 @@ export interface components {
       /** Format: email */
       email: string;
       /** Format: date-time */
+      email_change_sent_at?: string;
+      /** Format: date-time */
       email_confirmed_at?: string;
       /** Format: uuid */
       id: string;
@@ -1157,6 +1159,11 @@ export interface components {
       is_anonymous: boolean;
       /** Format: date-time */
       last_sign_in_at?: string;
+      /**
+       * Format: email
+       * @description Present while an e-mail change waits for the new address to confirm it.
+       */
+      new_email?: string;
       phone: string;
       /** Format: date-time */
       recovery_sent_at?: string;
@@ -2205,7 +2212,10 @@ export interface operations {
   };
   "auth.updateUser": {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Where the e-mailed link leads after verification; must be on the public URL of this service. */
+        redirect_to?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -2217,6 +2227,8 @@ export interface operations {
           data?: {
             [key: string]: unknown;
           };
+          /** Format: email */
+          email?: string;
           /** @description At least 6 characters. */
           password?: string;
         };
@@ -2259,9 +2271,20 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description Weak password or the same as before (`weak_password`, `same_password`). */
+      /** @description Weak password or the same as before (`weak_password`, `same_password`), or the e-mail is taken (`email_exists`). */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Rate limited (`over_request_rate_limit`). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2278,7 +2301,7 @@ export interface operations {
         /** @description The token from the e-mailed link. */
         token: string;
         /** @description The link type. */
-        type: "signup" | "recovery" | "email";
+        type: "signup" | "recovery" | "email_change" | "email";
       };
       header?: never;
       path?: never;
@@ -2363,7 +2386,7 @@ export interface operations {
           token?: string;
           token_hash?: string;
           /** @enum {string} */
-          type: "signup" | "recovery" | "email";
+          type: "signup" | "recovery" | "email_change" | "email";
         };
       };
     };

@@ -44,6 +44,8 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
       confirmation_sent_at: dateTime,
       confirmed_at: dateTime,
       recovery_sent_at: dateTime,
+      new_email: { type: 'string', format: 'email', description: 'Present while an e-mail change waits for the new address to confirm it.' },
+      email_change_sent_at: dateTime,
       last_sign_in_at: dateTime,
       app_metadata: metadata('Set by the service only (`provider`, `providers`, and what admins store).'),
       user_metadata: metadata('Free-form: `data` at sign-up, `user_metadata` from admins.'),
@@ -190,14 +192,14 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     }),
   },
   '/auth/v1/verify': {
-    get: op('verify', 'Follow an e-mailed link (confirmation or recovery)', [{}, ...PUBLIC], {
+    get: op('verify', 'Follow an e-mailed link (confirmation, recovery or e-mail change)', [{}, ...PUBLIC], {
       description:
-        '`type=signup`: confirms the e-mail and returns a session (JSON), or a confirmation page for browsers (`Accept: text/html`). ' +
+        '`type=signup` (or `email_change`: sets the new address): confirms the e-mail and returns a session (JSON), or a confirmation page for browsers (`Accept: text/html`). ' +
         '`type=recovery`: tells whether the token is valid (JSON) or shows a reset-password form (browsers). With `redirect_to`, ' +
         'redirects (303) there with the session or the error in the URL fragment.',
       parameters: [
         queryParam('token', 'The token from the e-mailed link.', { type: 'string' }, true),
-        queryParam('type', 'The link type.', { type: 'string', enum: ['signup', 'recovery', 'email'] }, true),
+        queryParam('type', 'The link type.', { type: 'string', enum: ['signup', 'recovery', 'email_change', 'email'] }, true),
         redirectTo,
       ],
       responses: {
@@ -228,7 +230,7 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     }),
     post: op('verifyOtp', 'Redeem a link token (supabase-js verifyOtp with token_hash)', PUBLIC, {
       requestBody: body(
-        object({ type: { type: 'string', enum: ['signup', 'recovery', 'email'] }, token_hash: { type: 'string' }, token: { type: 'string' } }, ['type']),
+        object({ type: { type: 'string', enum: ['signup', 'recovery', 'email_change', 'email'] }, token_hash: { type: 'string' }, token: { type: 'string' } }, ['type']),
       ),
       responses: {
         '200': ok('A session.', schemaRef('Session')),
@@ -275,14 +277,18 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
     put: op('updateUser', 'Update the signed-in user', USER, {
-      description: 'A new password signs out the other devices.',
-      requestBody: body(object({ password: newPassword, data: metadata('Merged into `user_metadata`.') })),
+      description:
+        'A new password signs out the other devices. A new `email` changes at once with autoconfirm; otherwise it is mailed a link ' +
+        '(`/verify?type=email_change`) and shown as `new_email` until that is followed.',
+      parameters: [redirectTo],
+      requestBody: body(object({ email, password: newPassword, data: metadata('Merged into `user_metadata`.') })),
       responses: {
         '200': ok('The updated user.', schemaRef('User')),
         '400': authError('Invalid input (`validation_failed`).'),
         '401': authError('No or invalid access token (`no_authorization`, `bad_jwt`).'),
         '403': authError('`app_metadata` is admin-only (`not_admin`); user or session gone; banned.'),
-        '422': authError('Weak password or the same as before (`weak_password`, `same_password`).'),
+        '422': authError('Weak password or the same as before (`weak_password`, `same_password`), or the e-mail is taken (`email_exists`).'),
+        '429': tooMany,
       },
     }),
   },
