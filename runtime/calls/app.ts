@@ -6,6 +6,7 @@ import { authenticate } from './auth.js';
 import type { CallsContext } from './context.js';
 import { CallsApiError, sendProblem } from './errors.js';
 import { createGuardedAgent, type Resolver } from './fetch/guarded-agent.js';
+import { pruneIdempotencyKeys } from './idempotency.js';
 import { AnalysisPool } from './jobs/analysis-pool.js';
 import { runAnalysisJob } from './jobs/analyze.js';
 import { sweepAbandonedCalls } from './jobs/sweep.js';
@@ -24,6 +25,8 @@ export interface CallsServiceOptions {
   readonly log: Logger;
   /** Replaces DNS for outbound requests (tests map names to chosen addresses). */
   readonly resolve?: Resolver;
+  /** Replaces the wall clock of Idempotency-Key windows (tests step past a window without waiting). */
+  readonly now?: () => Date;
 }
 
 /** The call-analysis API's shared state plus its background workers (analyses and webhook deliveries). */
@@ -50,13 +53,14 @@ export async function startCallsService(platform: Platform, options: CallsServic
     await queue.stop();
     throw error;
   });
-  const context: CallsContext = { pool: platform.pool, settings, queue, tokenKey, log, outbound, analysis };
+  const context: CallsContext = { pool: platform.pool, settings, queue, tokenKey, log, outbound, analysis, now: options.now ?? (() => new Date()) };
   const agent = createGuardedAgent({ ...outbound, headersTimeoutMs: settings.webhookTimeoutSeconds * 1000, bodyTimeoutMs: settings.webhookTimeoutSeconds * 1000 });
   if (settings.allowPrivateUrls) log.warn('CALLS_ALLOW_PRIVATE_URLS=true: recordings and webhooks may target private addresses');
   await queue.work<AnalyzeJob>(ANALYZE_QUEUE, settings.concurrency, (job, stopping) => runAnalysisJob(context, job, stopping));
   await queue.work<DeliverJob>(DELIVER_QUEUE, settings.concurrency, (job) => runDeliveryJob(context, agent, job));
   const sweep = (): void => {
     sweepAbandonedCalls(context).catch((error: unknown) => log.error({ err: (error as Error).message }, 'sweeping abandoned calls failed'));
+    pruneIdempotencyKeys(context.pool, context.now()).catch((error: unknown) => log.error({ err: (error as Error).message }, 'pruning expired idempotency keys failed'));
   };
   sweep();
   const sweeper = setInterval(sweep, settings.maintenanceSeconds * 1000);

@@ -17,4 +17,6 @@ export interface CallsContext {
   readonly outbound: GuardOptions;
   /** Worker threads that decode and analyse. */
   readonly analysis: AnalysisPool;
+  /** The clock of Idempotency-Key windows (tests inject one to step past a window). */
+  readonly now: () => Date;
 }

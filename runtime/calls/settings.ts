@@ -19,7 +19,7 @@ export interface CallsSettings {
   readonly jobRetryLimit: number;
   /** `CALLS_JOB_RETRY_DELAY_SECONDS`: first re-run delay (doubles each time). */
   readonly jobRetryDelaySeconds: number;
-  /** `CALLS_MAINTENANCE_SECONDS`: how often expired jobs are swept back into retry. */
+  /** `CALLS_MAINTENANCE_SECONDS`: how often expired jobs are swept back into retry and expired Idempotency-Keys deleted. */
   readonly maintenanceSeconds: number;
   /** `CALLS_MAX_RECORDING_BYTES`: larger recordings fail with `file_too_large`. */
   readonly maxRecordingBytes: number;
@@ -27,6 +27,11 @@ export interface CallsSettings {
   readonly maxDurationSeconds: number;
   /** `CALLS_FETCH_TIMEOUT_SECONDS`: budget for downloading one recording. */
   readonly fetchTimeoutSeconds: number;
+  /**
+   * `CALLS_IDEMPOTENCY_WINDOW_SECONDS`: how long an Idempotency-Key is remembered (default 24 h, as
+   * Stripe); afterwards the same key is a fresh request and the maintenance sweep deletes its record.
+   */
+  readonly idempotencyWindowSeconds: number;
   /** `CALLS_RATE_LIMIT_PER_MINUTE`: authenticated requests per tenant per minute. */
   readonly rateLimitPerMinute: number;
   /** `CALLS_TOKEN_TTL_SECONDS`: lifetime of OAuth access tokens. */
@@ -83,6 +88,7 @@ export function readCallsSettings(env: NodeJS.ProcessEnv): CallsSettings {
     maxRecordingBytes: numberOf(env, 'CALLS_MAX_RECORDING_BYTES', 500 * 1024 * 1024, 1),
     maxDurationSeconds: numberOf(env, 'CALLS_MAX_DURATION_SECONDS', 4 * 3600, 1),
     fetchTimeoutSeconds: numberOf(env, 'CALLS_FETCH_TIMEOUT_SECONDS', 300, 1),
+    idempotencyWindowSeconds: numberOf(env, 'CALLS_IDEMPOTENCY_WINDOW_SECONDS', 24 * 3600, 1),
     rateLimitPerMinute: numberOf(env, 'CALLS_RATE_LIMIT_PER_MINUTE', 600, 1),
     tokenTtlSeconds: numberOf(env, 'CALLS_TOKEN_TTL_SECONDS', 900, 1),
     webhookRetrySchedule: schedule.length ? schedule : DEFAULT_RETRY_SCHEDULE,

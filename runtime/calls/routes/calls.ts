@@ -6,6 +6,7 @@ import { callResource, type CallRow } from '../call-resource.js';
 import type { CallsContext } from '../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { CallsApiError, notFound, validationError } from '../errors.js';
+import { findIdempotencyRecord, recordIdempotencyKey, tryLockIdempotencyKey } from '../idempotency.js';
 import { parsePublicId } from '../ids.js';
 import { ANALYZE_QUEUE } from '../queue.js';
 import { decodeCursor, encodeCursor, isValidIdempotencyKey, parseAnalyzeRequest, parseListQuery, type AnalyzeRequest } from '../validation.js';
@@ -14,11 +15,6 @@ import { principalOf } from './principal.js';
 
 function requestHash(request: AnalyzeRequest): string {
   return createHash('sha256').update(JSON.stringify([request.audio_url, request.language, request.operator_id])).digest('hex');
-}
-
-/** The advisory lock a submission with an Idempotency-Key holds while it runs; tests hold it to provoke a 409. */
-export function idempotencyLockName(tenantId: string, key: string): string {
-  return `calls.idempotency:${tenantId}:${key}`;
 }
 
 function idempotencyKeyOf(req: Request): string | null {
@@ -48,29 +44,30 @@ export function callsRouter(ctx: CallsContext): Router {
     if (!parsed.ok) throw validationError(parsed.errors);
     const hash = requestHash(parsed.value);
     const { row, replayed } = await inTransaction(ctx.pool, async (client) => {
+      const now = ctx.now();
       if (idempotencyKey !== null) {
-        const { rows: lock } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked', [
-          idempotencyLockName(principal.tenantId, idempotencyKey),
-        ]);
-        if (!lock[0]!.locked) throw new CallsApiError(409, 'idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry later');
-        const { rows } = await client.query<CallRow & { request_hash: string }>('SELECT * FROM calls WHERE tenant_id = $1 AND idempotency_key = $2', [
-          principal.tenantId,
-          idempotencyKey,
-        ]);
-        if (rows[0]) {
-          if (rows[0].request_hash !== hash) {
+        if (!(await tryLockIdempotencyKey(client, principal.tenantId, idempotencyKey))) {
+          throw new CallsApiError(409, 'idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry later');
+        }
+        const record = await findIdempotencyRecord(client, principal.tenantId, idempotencyKey, now);
+        if (record) {
+          if (record.requestHash !== hash) {
             throw new CallsApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body');
           }
-          return { row: rows[0], replayed: true };
+          const { rows } = await client.query<CallRow>('SELECT * FROM calls WHERE id = $1 AND tenant_id = $2', [record.callId, principal.tenantId]);
+          return { row: rows[0]!, replayed: true };
         }
       }
       const { rows } = await client.query<CallRow>(
-        `INSERT INTO calls (id, tenant_id, audio_url, language, operator_id, idempotency_key, request_hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-        [randomUUID(), principal.tenantId, parsed.value.audio_url, parsed.value.language, parsed.value.operator_id, idempotencyKey, hash],
+        `INSERT INTO calls (id, tenant_id, audio_url, language, operator_id) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+        [randomUUID(), principal.tenantId, parsed.value.audio_url, parsed.value.language, parsed.value.operator_id],
       );
-      await ctx.queue.enqueueAnalysis(client, rows[0]!.id);
-      return { row: rows[0]!, replayed: false };
+      const created = rows[0]!;
+      if (idempotencyKey !== null) {
+        await recordIdempotencyKey(client, { tenantId: principal.tenantId, key: idempotencyKey, requestHash: hash, callId: created.id }, now, ctx.settings.idempotencyWindowSeconds);
+      }
+      await ctx.queue.enqueueAnalysis(client, created.id);
+      return { row: created, replayed: false };
     });
     if (!replayed) ctx.queue.wake(ANALYZE_QUEUE);
     sendAccepted(res, row, replayed);

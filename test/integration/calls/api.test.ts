@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { idempotencyLockName } from '../../../runtime/calls/routes/calls.js';
+import { idempotencyLockName } from '../../../runtime/calls/idempotency.js';
 import { generateApiKey, revokeApiKey } from '../../../runtime/calls/keys.js';
 import { expectReferenceTimings } from '../../unit/calls/helpers/reference.js';
 import { callsEnv, startCallsHarness, type CallsHarness } from './harness.js';

@@ -75,7 +75,7 @@ export async function dropQueueSchema(schema: string): Promise<void> {
 }
 
 /** The calls service and its API on an ephemeral port, over the suite's PostgreSQL. */
-export async function startCallsHarness(env: Record<string, string>, options: { resolve?: Resolver } = {}): Promise<CallsHarness> {
+export async function startCallsHarness(env: Record<string, string>, options: { resolve?: Resolver; now?: () => Date } = {}): Promise<CallsHarness> {
   const config = await testConfig(env);
   const platform = await Platform.open(config);
   const service = await startCallsService(platform, { settings: config.calls, log: createLogger('silent'), ...options });

@@ -49,7 +49,7 @@ describe('webhook retry schedule', () => {
 describe('settings', () => {
   it('defaults, overrides and refusals', () => {
     const defaults = readCallsSettings({});
-    expect(defaults).toMatchObject({ allowPrivateUrls: false, concurrency: 2, queueSchema: 'pgboss', jobExpireSeconds: 900, rateLimitPerMinute: 600, webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000] });
+    expect(defaults).toMatchObject({ allowPrivateUrls: false, concurrency: 2, queueSchema: 'pgboss', jobExpireSeconds: 900, idempotencyWindowSeconds: 86400, rateLimitPerMinute: 600, webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000] });
     expect(readCallsSettings({ CALLS_CONCURRENCY: '0', CALLS_WEBHOOK_RETRY_SCHEDULE: '0.5, 1', CALLS_ALLOW_CIDRS: '127.0.0.1/32' })).toMatchObject({
       concurrency: 0,
       webhookRetrySchedule: [0.5, 1],
@@ -59,5 +59,7 @@ describe('settings', () => {
     expect(() => readCallsSettings({ CALLS_POLL_SECONDS: '0.1' })).toThrow('CALLS_POLL_SECONDS');
     expect(() => readCallsSettings({ CALLS_QUEUE_SCHEMA: 'Bad-Schema' })).toThrow('CALLS_QUEUE_SCHEMA');
     expect(() => readCallsSettings({ CALLS_WEBHOOK_RETRY_SCHEDULE: '1,x' })).toThrow('CALLS_WEBHOOK_RETRY_SCHEDULE');
+    expect(readCallsSettings({ CALLS_IDEMPOTENCY_WINDOW_SECONDS: '3600' }).idempotencyWindowSeconds).toBe(3600);
+    expect(() => readCallsSettings({ CALLS_IDEMPOTENCY_WINDOW_SECONDS: '0' })).toThrow('CALLS_IDEMPOTENCY_WINDOW_SECONDS must be an integer >= 1, got "0"');
   });
 });
