@@ -69,6 +69,15 @@ export async function requestEmailChange(db: Queryable, user: UserRow, request: 
   return { user: updated ?? user, token };
 }
 
+/**
+ * Columns that drop a pending change whose link was voided (a new password or an
+ * admin-set address voids pending links). Empty when nothing is pending, so it
+ * never names columns an older database may lack.
+ */
+export function cancelPendingEmailChange(user: UserRow): UserChange {
+  return user.new_email ? { new_email: null, email_change_sent_at: null } : {};
+}
+
 /** The e-mail change link was followed: the pending address becomes the account's. */
 export async function confirmEmailChange(db: Queryable, user: UserRow, ip: string | null, now: Date): Promise<UserRow> {
   const newEmail = user.new_email ?? null;

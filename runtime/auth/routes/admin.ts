@@ -3,6 +3,7 @@ import { writeAudit, type AuditEvent } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { HUNDRED_YEARS_MS, parseBanDuration } from '../ban-duration.js';
 import { inTransaction } from '../../db/transaction.js';
+import { cancelPendingEmailChange } from '../email-change.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, handle, optionalObject, queryString } from '../http.js';
 import { consumeUserTokens } from '../one-time-tokens.js';
@@ -141,8 +142,11 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
       const updated = await inTransaction(deps.ctx.adminPool, async (db) => {
         const user = await findUserById(db, String(req.params.id), true);
         if (user === null) throw authErrors.userNotFound(404);
+        const emailChanges = email !== undefined && email !== user.email;
         const change: UserChange = {
-          ...(email === undefined || email === user.email ? {} : { email }),
+          // The admin's address wins over one the user asked for and has not confirmed yet.
+          ...(emailChanges ? { email } : {}),
+          ...(emailChanges || passwordHash !== undefined ? cancelPendingEmailChange(user) : {}),
           ...(passwordHash === undefined ? {} : { encrypted_password: passwordHash }),
           ...(userMetadata === undefined ? {} : { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data, userMetadata) }),
           ...(appMetadata === undefined ? {} : { raw_app_meta_data: mergeMetadata(user.raw_app_meta_data, appMetadata) }),
@@ -156,6 +160,8 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
         if (passwordHash !== undefined) {
           await revokeSessions(db, user.id, 'global', null, 'admin', now);
           await consumeUserTokens(db, user.id, now);
+        } else if (emailChanges) {
+          await consumeUserTokens(db, user.id, now, 'email_change');
         }
         const event: AuditEvent = ban === undefined ? 'user_modified' : ban === null ? 'user_unbanned' : 'user_banned';
         await writeAudit(db, {

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
+import { cancelPendingEmailChange } from '../email-change.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, inBackground, queryString } from '../http.js';
 import { mailLink } from '../mail-out.js';
@@ -58,7 +59,12 @@ export function registerRecovery(router: Router, deps: AuthDeps): void {
         const user = await findUserById(db, found.userId, true);
         if (user === null) throw authErrors.otpExpired();
         // Following the recovery link proved the address, as GoTrue's recovery confirms it too.
-        await updateUser(db, user.id, { encrypted_password: passwordHash, email_confirmed_at: user.email_confirmed_at ?? now }, now);
+        await updateUser(
+          db,
+          user.id,
+          { encrypted_password: passwordHash, email_confirmed_at: user.email_confirmed_at ?? now, ...cancelPendingEmailChange(user) },
+          now,
+        );
         await consumeUserTokens(db, user.id, now);
         const revoked = await revokeSessions(db, user.id, 'global', null, 'password', now);
         await writeAudit(db, { event: 'user_updated_password', userId: user.id, ip, payload: { via: 'reset', sessions_revoked: revoked }, at: now });

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { requestEmailChange } from '../email-change.js';
+import { cancelPendingEmailChange, requestEmailChange } from '../email-change.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http.js';
 import { mailLink } from '../mail-out.js';
@@ -57,7 +57,7 @@ export function registerUser(router: Router, deps: AuthDeps): void {
       if (newEmail !== undefined) await deps.ensureEmailChangeSchema();
       const change: UserChange = {
         ...(data === undefined ? {} : { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data, data) }),
-        ...(passwordHash === undefined ? {} : { encrypted_password: passwordHash }),
+        ...(passwordHash === undefined ? {} : { encrypted_password: passwordHash, ...cancelPendingEmailChange(user) }),
       };
       const now = deps.now();
       const ip = clientIp(req);

@@ -168,6 +168,32 @@ describe('PUT /user {email} with confirmation on', () => {
     expect(reset.status).toBe(403);
   });
 
+  it('is cancelled when an admin sets the address', async () => {
+    const user = await signedIn(confirmOn, 'admin-set');
+    const asked = uniqueEmail('asked');
+    await changeEmail(confirmOn, user, asked);
+    const link = linkFrom(await suite.smtp.waitFor(asked));
+    const chosen = uniqueEmail('chosen');
+    const set = await confirmOn.call('PUT', `/admin/users/${user.id}`, { apikey: confirmOn.serviceKey, body: { email: chosen } });
+    expect(set.status).toBe(200);
+    expect(set.body.email).toBe(chosen);
+    expect(set.body).not.toHaveProperty('new_email');
+    expect((await fetch(link)).status).toBe(403);
+    expect(await signInStatus(confirmOn, chosen)).toBe(200);
+  });
+
+  it('is cancelled by a new password', async () => {
+    const user = await signedIn(confirmOn, 'new-pw');
+    const asked = uniqueEmail('dropped');
+    await changeEmail(confirmOn, user, asked);
+    const link = linkFrom(await suite.smtp.waitFor(asked));
+    const changed = await confirmOn.call('PUT', '/user', { bearer: user.accessToken, body: { password: 'secret2' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).not.toHaveProperty('new_email');
+    expect(changed.body).not.toHaveProperty('email_change_sent_at');
+    expect((await fetch(link)).status).toBe(403);
+  });
+
   it('upgrades a project database made before e-mail changes existed', async () => {
     const project = await suite.project();
     await project.db.query(`ALTER TABLE auth.users DROP COLUMN new_email, DROP COLUMN email_change_sent_at`);
