@@ -6,7 +6,7 @@ import { DELIVER_QUEUE } from './queue.js';
 import { claimThrottleSlot, recordEvent } from './webhooks/outbox.js';
 
 export type DenialSubject = { readonly type: 'api_key' | 'oauth_client' | 'operator'; readonly id: string };
-export type DenialReason = 'key_revoked' | 'token_expired' | 'insufficient_scope' | 'operator_inactive';
+export type DenialReason = 'key_revoked' | 'token_expired' | 'insufficient_scope' | 'operator_inactive' | 'invalid_secret';
 
 /**
  * Emits `access.denied` to the tenant whose credential or operator was refused. Denials that

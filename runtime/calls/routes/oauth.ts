@@ -4,7 +4,7 @@ import { isForm, isJson, parseJson, readBody, unsupportedMediaType } from '../bo
 import type { CallsContext } from '../context.js';
 import { reportDenial } from '../denials.js';
 import { CallsApiError } from '../errors.js';
-import { findApiKeyByHash, isWellFormedApiKey } from '../keys.js';
+import { findApiKeyByHash, findApiKeyById, isWellFormedApiKey } from '../keys.js';
 import { hitRateLimit } from '../rate-limit.js';
 import { ALL_SCOPES, isScope, issueAccessToken, type Scope } from '../tokens.js';
 import { sendJson } from '../../host/json-response.js';
@@ -71,7 +71,13 @@ export function oauthRouter(ctx: CallsContext): Router {
     const client = credentialsOf(req, form);
     const key = isWellFormedApiKey(client.secret) ? await findApiKeyByHash(ctx.pool, client.secret) : null;
     const challenge = client.viaBasic ? { 'WWW-Authenticate': 'Basic realm="calls"' } : undefined;
-    if (!key || !sameText(key.id, client.id)) throw oauthError(401, 'invalid_client', 'unknown client or wrong secret', challenge);
+    if (!key || !sameText(key.id, client.id)) {
+      // A wrong secret for a real client is a bad credential its tenant should hear about; an
+      // unknown client id belongs to no tenant, so nobody is told.
+      const named = await findApiKeyById(ctx.pool, client.id);
+      if (named) await reportDenial(ctx, named.tenantId, { type: 'oauth_client', id: named.id }, 'invalid_secret', req);
+      throw oauthError(401, 'invalid_client', 'unknown client or wrong secret', challenge);
+    }
     if (key.revoked) {
       await reportDenial(ctx, key.tenantId, { type: 'oauth_client', id: key.id }, 'key_revoked', req);
       throw oauthError(401, 'invalid_client', 'the client has been revoked', challenge);

@@ -210,6 +210,25 @@ describe('events and delivery', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it('access.denied for a wrong client secret of a real OAuth client; an unknown client id is a plain 401', async () => {
+    const { key, keyId } = await h.newTenant();
+    const endpoint = await register(key, '/bad-secret', ['access.denied']);
+    const other = await h.newTenant();
+    const attempt = (clientId: string, secret: string) =>
+      h.request('POST', '/v1/oauth/token', { body: { grant_type: 'client_credentials', client_id: clientId, client_secret: secret } });
+    const wrong = await attempt(keyId, other.key);
+    expect([wrong.status, wrong.body.error]).toEqual([401, 'invalid_client']);
+    expect((await attempt('key_000000000000000000000000', key)).status).toBe(401);
+    const [hook] = await eventually(async () => (hooksAt('/bad-secret').length ? hooksAt('/bad-secret') : null));
+    expect(verified(endpoint.secret, hook!).data).toEqual({
+      id: expect.stringMatching(/^den_/),
+      occurred_at: expect.any(String),
+      subject: { type: 'oauth_client', id: keyId },
+      reason: 'invalid_secret',
+      request: { method: 'POST', path: '/v1/oauth/token', ip: '127.0.0.1' },
+    });
+  });
+
   it('check-in validation names each bad field', async () => {
     const { key } = await h.newTenant();
     const bad = await h.request('POST', '/v1/attendance/check-ins', { key, body: { source: 'telepathy', occurred_at: 'yesterday', shift: 1 } });
