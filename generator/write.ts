@@ -14,10 +14,10 @@ export interface WriteResult {
   readonly diff: string;
 }
 
-/** Files the generator owns and may delete: the header on TypeScript, fixed names for JSON. */
+/** Files the generator owns and may delete: the header on TypeScript, fixed names for JSON (`openapi.<schema>.json` per further schema). */
 function isGenerated(relativePath: string, content: string): boolean {
   if (relativePath.endsWith('.ts')) return content.startsWith(headerMarker);
-  return relativePath === 'openapi.json' || relativePath === 'schema.json';
+  return /^openapi(?:\.[a-z0-9_-]+)?\.json$/.test(relativePath) || relativePath === 'schema.json';
 }
 
 async function listFiles(dir: string, prefix = ''): Promise<string[]> {

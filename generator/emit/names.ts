@@ -48,15 +48,28 @@ function shortHash(text: string): string {
  */
 export function moduleFileBase(schema: string, name: string, defaultSchema: string): string {
   if (schema === defaultSchema && /^[a-z0-9_]{1,60}$/.test(name) && !reservedFileNames.has(name)) return name;
-  const qualified = schema === defaultSchema ? name : `${schema}_${name}`;
+  return hashedFileBase(schema === defaultSchema ? name : `${schema}_${name}`, `${schema}.${name}`);
+}
+
+/**
+ * The part of a file name that stands for an exposed schema (`openapi.<base>.json`):
+ * a lower-case `[a-z0-9_]` name as is, anything else folded and hashed as module names
+ * are. Never a device name on its own, as it always follows a prefix and a dot.
+ */
+export function schemaFileBase(schema: string): string {
+  return /^[a-z0-9_]{1,60}$/.test(schema) ? schema : hashedFileBase(schema, schema);
+}
+
+/** `readable` folded to `[a-z0-9_]`, suffixed with a hash of `exact` so folded names stay apart. */
+function hashedFileBase(readable: string, exact: string): string {
   const folded =
-    qualified
+    readable
       .toLowerCase()
       .replace(/[^a-z0-9_]+/g, '_')
       .replace(/_+/g, '_')
       .replace(/^_|_$/g, '')
       .slice(0, 48) || 'x';
-  return `${folded}-${shortHash(`${schema}.${name}`)}`;
+  return `${folded}-${shortHash(exact)}`;
 }
 
 /**

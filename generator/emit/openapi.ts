@@ -1,18 +1,29 @@
 import type { EmitContext } from './context.js';
+import { schemaFileBase } from './names.js';
 import { emitClientTypes } from './openapi/client-types.js';
 import { buildOpenApiDocument, openApiText } from './openapi/document.js';
 
 /**
- * `openapi.json`: the project's OpenAPI 3.1 document (see `openapi/document.ts`). JSON
- * has no comments, so the generated-file header lives in `x-generated-by` and
- * `x-schema-fingerprint`. Keys are sorted for stable diffs.
+ * `openapi.json`: the OpenAPI 3.1 document of the default schema (see
+ * `openapi/document.ts`), and `api.d.ts`: openapi-typescript's types of exactly that
+ * document. Each further exposed schema gets `openapi.<schema>.json` and
+ * `api.<schema>.d.ts` (the schema's name folded and hashed when it is not plain
+ * lower-case). JSON has no comments, so the generated-file header lives in
+ * `x-generated-by` and `x-schema-fingerprint`. Keys are sorted for stable diffs.
  */
-export function emitOpenApi(context: EmitContext): string {
-  return openApiText(buildOpenApiDocument(context));
+export function emitOpenApiFiles(context: EmitContext): [string, string][] {
+  const [, ...others] = context.model.schemas;
+  return [
+    ...documentFiles(context, '', buildOpenApiDocument(context)),
+    ...others.flatMap((schema) => documentFiles(context, `.${schemaFileBase(schema)}`, buildOpenApiDocument(context, schema))),
+  ];
 }
 
-/** `api.d.ts`: openapi-typescript's types of exactly the document `openapi.json` holds. */
-export function emitApiTypes(context: EmitContext): string {
-  const document = JSON.parse(emitOpenApi(context)) as Record<string, unknown>;
-  return emitClientTypes(context.ref, context.fingerprint, document);
+function documentFiles(context: EmitContext, infix: string, document: Record<string, unknown>): [string, string][] {
+  const text = openApiText(document);
+  const types = emitClientTypes(context.ref, context.fingerprint, JSON.parse(text) as Record<string, unknown>);
+  return [
+    [`openapi${infix}.json`, text],
+    [`api${infix}.d.ts`, types],
+  ];
 }

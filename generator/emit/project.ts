@@ -7,7 +7,7 @@ import type { EmitContext, FunctionModule, TableModule } from './context.js';
 import { emitDatabaseTypes } from './database-types.js';
 import { emitIndexModule } from './index-module.js';
 import { IdentifierRegistry, moduleFileBase } from './names.js';
-import { emitApiTypes, emitOpenApi } from './openapi.js';
+import { emitOpenApiFiles } from './openapi.js';
 import { emitRelationsModule } from './relations-module.js';
 import { emitRpcModule } from './rpc-module.js';
 import { emitTableModule } from './table-module.js';
@@ -79,8 +79,7 @@ export function emitProject(model: SchemaModel, options: EmitOptions): Map<strin
     ['index.ts', emitIndexModule(context)],
     ['relations.ts', emitRelationsModule(context)],
     ['database.types.ts', emitDatabaseTypes(context)],
-    ['openapi.json', emitOpenApi(context)],
-    ['api.d.ts', emitApiTypes(context)],
+    ...emitOpenApiFiles(context),
     ['schema.json', emitSchemaSnapshot(context)],
   ];
   for (const module of context.tables) files.push([`tables/${module.fileBase}.ts`, emitTableModule(context, module)]);

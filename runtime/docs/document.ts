@@ -1,27 +1,71 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { parseProfile, type RequestHeaders } from '../rest/parse/headers.js';
 
-/** A project's generated OpenAPI document, parsed once per project load. */
+/** One generated OpenAPI document of a project. */
 export interface OpenApiDocument {
   readonly ref: string;
   readonly document: Readonly<Record<string, unknown>>;
 }
 
-/**
- * Reads `generated/<ref>/openapi.json` (written next to `index.ts` by the generator).
- * Null when the project has no generated document yet.
- */
-export async function loadOpenApiDocument(generatedDir: string, ref: string): Promise<OpenApiDocument | null> {
-  const text = await fs.readFile(path.join(generatedDir, ref, 'openapi.json'), 'utf8').catch((error: NodeJS.ErrnoException) => {
+/** A project's generated OpenAPI documents, one per exposed schema, parsed once per project load. */
+export interface OpenApiDocuments {
+  readonly ref: string;
+  /** The exposed schemas as the data API knows them, the default first. */
+  readonly schemas: readonly string[];
+  /** The default schema's document, `openapi.json`. */
+  readonly main: OpenApiDocument;
+  /** Documents of the further schemas, by schema (each names its schema in `x-schema`). */
+  readonly others: ReadonlyMap<string, OpenApiDocument>;
+}
+
+async function readDocument(file: string, ref: string): Promise<OpenApiDocument | null> {
+  const text = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
   if (text === null) return null;
   const document = JSON.parse(text) as unknown;
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
-    throw new Error(`generated/${ref}/openapi.json is not a JSON object`);
+    throw new Error(`generated/${ref}/${path.basename(file)} is not a JSON object`);
   }
   return { ref, document: document as Record<string, unknown> };
+}
+
+/** Documents of further schemas: `openapi.<schema>.json`; their file names are the generator's business, `x-schema` says which is which. */
+const FURTHER_DOCUMENT = /^openapi\.[^/]+\.json$/;
+
+/**
+ * Reads `generated/<ref>/openapi.json` and, for each further exposed schema, its
+ * `openapi.<schema>.json` (written next to `index.ts` by the generator); `schemas` are
+ * the exposed schemas of the generated definition. Documents of schemas no longer
+ * exposed are ignored. Null when the project has no generated document yet.
+ */
+export async function loadOpenApiDocuments(generatedDir: string, ref: string, schemas: readonly string[]): Promise<OpenApiDocuments | null> {
+  const dir = path.join(generatedDir, ref);
+  const main = await readDocument(path.join(dir, 'openapi.json'), ref);
+  if (main === null) return null;
+  const others = new Map<string, OpenApiDocument>();
+  if (schemas.length > 1) {
+    const names = (await fs.readdir(dir)).filter((name) => FURTHER_DOCUMENT.test(name)).sort();
+    for (const name of names) {
+      const other = await readDocument(path.join(dir, name), ref);
+      const schema = other?.document['x-schema'];
+      if (other !== null && typeof schema === 'string' && schemas.indexOf(schema) > 0) others.set(schema, other);
+    }
+  }
+  return { ref, schemas, main, others };
+}
+
+/**
+ * The document of the schema `Accept-Profile` names, as the data API reads it: absent
+ * or empty means the default schema, a schema that is not exposed is refused with 406
+ * `PGRST106` in the data API's words. Null when that schema has no generated document.
+ */
+export function documentFor(openapi: OpenApiDocuments, headers: RequestHeaders): { readonly schema: string | null; readonly document: OpenApiDocument | null } {
+  if (openapi.schemas.length === 0) return { schema: null, document: openapi.main };
+  const schema = parseProfile(headers, 'GET', openapi.schemas);
+  return { schema, document: schema === openapi.schemas[0] ? openapi.main : (openapi.others.get(schema) ?? null) };
 }
 
 /** The document as served: its one server is the project's URL on the host the client reached. */

@@ -7,7 +7,7 @@ import type { ProjectContext } from '../host/project-context.js';
 import { ApiError, toApiError } from '../rest/errors.js';
 import { writeError } from '../rest/respond.js';
 import { requireDocsKey } from './api-key.js';
-import { projectUrlFor, servedDocument, type OpenApiDocument } from './document.js';
+import { documentFor, projectUrlFor, servedDocument, type OpenApiDocuments } from './document.js';
 
 const templatesDir = path.resolve(import.meta.dirname, '../../templates/docs');
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -17,6 +17,15 @@ interface PageVariables {
   readonly role: string;
   readonly assets: string;
   readonly configJson: string;
+  /** Several schemas: Swagger UI's standalone preset, whose top bar selects the document. */
+  readonly standalone: boolean;
+}
+
+/** One entry of the docs page's schema selector: the document's URL (told apart by its fragment) and the profile to fetch it with. */
+interface SpecChoice {
+  readonly name: string;
+  readonly url: string;
+  readonly profile: string;
 }
 
 const page = Handlebars.compile<PageVariables>(readFileSync(path.join(templatesDir, 'page.html.hbs'), 'utf8'));
@@ -25,6 +34,7 @@ const page = Handlebars.compile<PageVariables>(readFileSync(path.join(templatesD
 const ASSETS: Readonly<Record<string, { readonly file: string; readonly type: string }>> = {
   'swagger-ui.css': { file: path.join(swaggerUiDir, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
   'swagger-ui-bundle.js': { file: path.join(swaggerUiDir, 'swagger-ui-bundle.js'), type: 'text/javascript; charset=utf-8' },
+  'swagger-ui-standalone-preset.js': { file: path.join(swaggerUiDir, 'swagger-ui-standalone-preset.js'), type: 'text/javascript; charset=utf-8' },
   'favicon-32x32.png': { file: path.join(swaggerUiDir, 'favicon-32x32.png'), type: 'image/png' },
   'gantry-docs.js': { file: path.join(templatesDir, 'gantry-docs.js'), type: 'text/javascript; charset=utf-8' },
   'gantry-docs.css': { file: path.join(templatesDir, 'gantry-docs.css'), type: 'text/css; charset=utf-8' },
@@ -63,17 +73,35 @@ function missingDocument(ref: string): ApiError {
 }
 
 /**
+ * The documents the page offers when the project exposes several schemas, default
+ * first. Swagger UI fetches each by its URL; the fragment (never sent) keeps the URLs
+ * apart, and the page's script sends the profile as `Accept-Profile`.
+ */
+function specChoices(openapi: OpenApiDocuments, specUrl: string): SpecChoice[] | null {
+  if (openapi.schemas.length < 2) return null;
+  return openapi.schemas.map((schema, index) => ({
+    name: index === 0 ? `${schema} (default)` : schema,
+    url: index === 0 ? specUrl : `${specUrl}#profile=${encodeURIComponent(schema)}`,
+    profile: schema,
+  }));
+}
+
+/**
  * `/openapi.json` and `/docs` of one project (section 4.4 of the service document),
  * plus the static assets of the docs page. Both take the project's key as `?apikey=`.
  */
-export function createDocsRouter(ctx: ProjectContext, openapi: OpenApiDocument | null): Router {
+export function createDocsRouter(ctx: ProjectContext, openapi: OpenApiDocuments | null): Router {
   const router = express.Router();
 
   router.get('/openapi.json', (req, res) => {
     try {
       keyOf(req, ctx);
       if (openapi === null) throw missingDocument(ctx.ref);
-      const body = servedDocument(openapi, projectUrl(req, ctx));
+      const { schema, document } = documentFor(openapi, req.headers);
+      if (document === null) throw missingDocument(ctx.ref);
+      const body = servedDocument(document, projectUrl(req, ctx));
+      // As the data API: the schema is named in the response when the project has several.
+      if (schema !== null && openapi.schemas.length > 1) res.set('Content-Profile', schema);
       res.set({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }).status(200).send(body);
     } catch (error) {
       fail(res, error);
@@ -85,12 +113,15 @@ export function createDocsRouter(ctx: ProjectContext, openapi: OpenApiDocument |
       const { key, role } = keyOf(req, ctx);
       if (openapi === null) throw missingDocument(ctx.ref);
       const base = req.baseUrl;
-      const config = { specUrl: `${base}/openapi.json?apikey=${encodeURIComponent(key)}`, apiKey: key };
+      const specUrl = `${base}/openapi.json?apikey=${encodeURIComponent(key)}`;
+      const specs = specChoices(openapi, specUrl);
+      const config = { specUrl, apiKey: key, ...(specs ? { specs } : {}) };
       const html = page({
         title: `${ctx.ref} API reference`,
         role,
         assets: `${base}/docs/assets`,
         configJson: JSON.stringify(config).replace(/</g, '\\u003c'),
+        standalone: specs !== null,
       });
       res
         .set({ 'Content-Security-Policy': PAGE_POLICY, 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' })

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { createAuthRouter } from '../auth/router.js';
-import { loadOpenApiDocument } from '../docs/document.js';
+import { loadOpenApiDocuments } from '../docs/document.js';
 import { createDocsRouter } from '../docs/router.js';
 import { createRestHandler } from '../rest/server.js';
 import { sendJson } from './json-response.js';
@@ -22,7 +22,7 @@ function notFound(ref: string) {
 export function createServerFactory(generatedDir: string, runtime: Readonly<Record<string, unknown>>, log: Logger): ServerFactory {
   return async (ctx) => {
     const definition = await loadGeneratedDefinition(generatedDir, ctx.ref, runtime);
-    const openapi = await loadOpenApiDocument(generatedDir, ctx.ref);
+    const openapi = await loadOpenApiDocuments(generatedDir, ctx.ref, definition?.project.schemas ?? []);
     const router = express.Router();
     router.use('/auth/v1', createAuthRouter(ctx, { log }));
     const handleRest = definition ? createRestHandler(ctx, definition) : null;

@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { compileStrict } from '../../helpers/typescript.js';
 
 /**
  * A frontend team's view: the generated `api.d.ts` (openapi-fetch) and
@@ -122,16 +122,9 @@ afterAll(async () => {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
-function compile(files: readonly string[]): string[] {
-  const config = ts.readConfigFile(path.join(repoRoot, 'tsconfig.json'), ts.sys.readFile);
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, repoRoot);
-  const program = ts.createProgram(files, { ...options, noEmit: true, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] });
-  return ts.getPreEmitDiagnostics(program).map((d) => `${path.basename(d.file?.fileName ?? '')}:${d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
-}
-
 describe('typed clients from the generated types', () => {
   it('compile under the strict tsconfig, wrong uses included as expected errors', () => {
-    expect(compile([path.join(dir, 'openapi-client.ts'), path.join(dir, 'supabase-client.ts')])).toEqual([]);
+    expect(compileStrict([path.join(dir, 'openapi-client.ts'), path.join(dir, 'supabase-client.ts')])).toEqual([]);
   }, 120_000);
 
   it('openapi-fetch with api.d.ts reads, calls a function, signs in and writes against the live project', async () => {

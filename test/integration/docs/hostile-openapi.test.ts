@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schemaFileBase } from '../../../generator/emit/names.js';
 import { emitProject } from '../../../generator/emit/project.js';
 import { introspectProject } from '../../../generator/introspect/introspect.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../generator/throwaway-database.js';
@@ -31,6 +32,53 @@ describe('the OpenAPI document of the hostile schema', () => {
     for (const key of [...Object.keys(document.components.schemas), ...Object.keys(document.components.parameters)]) {
       expect(key).toMatch(/^[A-Za-z0-9._-]+$/);
     }
+  });
+
+  it('gives each further exposed schema its own valid document, named safely, every operation with its profile header', async () => {
+    const office = 'Back "Office"';
+    const client = await db.connect();
+    let several: Map<string, string>;
+    try {
+      await client.query(`
+        GRANT USAGE ON SCHEMA private TO anon, authenticated, service_role;
+        GRANT SELECT ON private.secrets TO service_role;
+        CREATE SCHEMA "Back ""Office""";
+        GRANT USAGE ON SCHEMA "Back ""Office""" TO anon, authenticated, service_role;
+        CREATE TABLE "Back ""Office"""."user" (id int PRIMARY KEY, "Display Name" text);
+        GRANT ALL ON "Back ""Office"""."user" TO authenticated;
+        CREATE FUNCTION "Back ""Office"""."select"(x int) RETURNS SETOF "Back ""Office"""."user" LANGUAGE sql STABLE
+          AS 'SELECT * FROM "Back ""Office"""."user" WHERE id = x';`);
+      several = emitProject(await introspectProject(client, { schemas: ['public', 'private', office] }), { ref: 'hostile' });
+    } finally {
+      await client.end();
+    }
+    const base = schemaFileBase(office);
+    expect([...several.keys()].filter((file) => /^(openapi|api)\./.test(file))).toEqual([
+      `api.${base}.d.ts`,
+      'api.d.ts',
+      'api.private.d.ts',
+      `openapi.${base}.json`,
+      'openapi.json',
+      'openapi.private.json',
+    ]);
+    type Doc = { paths: Record<string, Record<string, { parameters: { $ref: string }[] }>>; components: { parameters: Record<string, { schema: unknown }> } };
+    const parse = (file: string, from = several): Doc & Record<string, unknown> => JSON.parse(from.get(file) as string) as Doc & Record<string, unknown>;
+    const main = parse('openapi.json');
+    expect(main.components).toEqual(parse('openapi.json', files).components);
+    expect(Object.keys(main.paths)).toEqual(Object.keys(parse('openapi.json', files).paths));
+
+    const privateDoc = parse('openapi.private.json');
+    await expect(SwaggerParser.validate(structuredClone(privateDoc) as never)).resolves.toMatchObject({ openapi: '3.1.0' });
+    expect(Object.keys(privateDoc.paths)).toEqual(['/rest/v1/secrets']);
+    expect(privateDoc.paths['/rest/v1/secrets']?.get?.parameters[0]).toEqual({ $ref: '#/components/parameters/Accept-Profile' });
+
+    const officeDoc = parse(`openapi.${base}.json`);
+    await expect(SwaggerParser.validate(structuredClone(officeDoc) as never)).resolves.toMatchObject({ openapi: '3.1.0' });
+    expect(officeDoc['x-schema']).toBe(office);
+    expect(Object.keys(officeDoc.paths)).toEqual(['/rest/v1/rpc/select', '/rest/v1/user']);
+    expect(officeDoc.paths['/rest/v1/user']?.delete?.parameters[0]).toEqual({ $ref: '#/components/parameters/Content-Profile' });
+    expect(officeDoc.components.parameters['Accept-Profile']?.schema).toEqual({ type: 'string', enum: [office], default: office });
+    expect(several.get(`api.${base}.d.ts`)).toContain('"Accept-Profile": "Back \\"Office\\"";');
   });
 
   it('keeps a comment terminator in a comment out of the code of api.d.ts', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { docComment, Imports, printValue, raw } from '../../../generator/emit/code.js';
-import { IdentifierRegistry, moduleFileBase, propertyKey, stringLiteral } from '../../../generator/emit/names.js';
+import { IdentifierRegistry, moduleFileBase, propertyKey, schemaFileBase, stringLiteral } from '../../../generator/emit/names.js';
 import { canonicalJson } from '../../../generator/model/fingerprint.js';
 import { compareCodePoints, sortByKey } from '../../../generator/model/sort.js';
 
@@ -40,6 +40,22 @@ describe('moduleFileBase', () => {
   });
   it('is a function of the name alone (adding a table never renames another)', () => {
     expect(moduleFileBase('public', 'User', 'public')).toBe(moduleFileBase('public', 'User', 'public'));
+  });
+});
+
+describe('schemaFileBase', () => {
+  it('keeps plain lower-case schema names and folds and hashes any other, distinct on case-insensitive file systems', () => {
+    expect(schemaFileBase('private')).toBe('private');
+    expect(schemaFileBase('con')).toBe('con');
+    const names = ['Private', 'PRIVATE', '../etc', 'Back Office', 'private-1a2b3c4d', ''];
+    const bases = names.map(schemaFileBase);
+    expect(bases[0]).toMatch(/^private-[0-9a-f]{8}$/);
+    expect(bases[2]).toMatch(/^etc-[0-9a-f]{8}$/);
+    expect(bases[3]).toMatch(/^back_office-[0-9a-f]{8}$/);
+    expect(bases[4]).toMatch(/^private_1a2b3c4d-[0-9a-f]{8}$/);
+    expect(bases[5]).toMatch(/^x-[0-9a-f]{8}$/);
+    for (const base of bases) expect(base).toMatch(/^[a-z0-9_-]+$/);
+    expect(new Set([...bases, 'private'].map((b) => b.toLowerCase())).size).toBe(names.length + 1);
   });
 });
 

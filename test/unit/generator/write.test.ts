@@ -49,6 +49,14 @@ describe('writeGenerated', () => {
     expect(await writeGenerated(dir, files, { check: true })).toEqual({ changed: [], removed: [], diff: '' });
   });
 
+  it("removes the document and types of a schema no longer exposed, and keeps other JSON", async () => {
+    const several = new Map([...files, ['openapi.extra.json', '{}\n'], ['api.extra.d.ts', `${header}export {};\n`]]);
+    await writeGenerated(dir, several, { check: false });
+    await fs.writeFile(path.join(dir, 'openapi.extra.notes.json'), '{}\n');
+    expect(await writeGenerated(dir, files, { check: false })).toMatchObject({ changed: [], removed: ['api.extra.d.ts', 'openapi.extra.json'] });
+    expect((await fs.readdir(dir)).sort()).toEqual(['index.ts', 'openapi.extra.notes.json', 'openapi.json', 'tables']);
+  });
+
   it('removes folders left empty', async () => {
     await writeGenerated(dir, files, { check: false });
     const fewer = new Map([...files].filter(([file]) => !file.startsWith('tables/')));
