@@ -69,6 +69,26 @@ export async function requestEmailChange(db: Queryable, user: UserRow, request: 
   return { user: updated ?? user, token };
 }
 
+export interface ReissuedEmailChange {
+  readonly newEmail: string;
+  readonly token: string;
+}
+
+/** A fresh link for a pending change (auth-js `resend({type: 'email_change'})`); null when none is pending. */
+export async function reissueEmailChange(db: Queryable, user: UserRow, ip: string | null, now: Date): Promise<ReissuedEmailChange | null> {
+  const newEmail = user.new_email ?? null;
+  if (newEmail === null) return null;
+  await change(db, user.id, { email_change_sent_at: now }, now);
+  await writeAudit(db, {
+    event: 'user_modified',
+    userId: user.id,
+    ip,
+    payload: { fields: ['email'], email_change: 'resent', new_email: newEmail },
+    at: now,
+  });
+  return { newEmail, token: await issueOneTimeToken(db, user.id, 'email_change', now) };
+}
+
 /**
  * Columns that drop a pending change whose link was voided (a new password or an
  * admin-set address voids pending links). Empty when nothing is pending, so it

@@ -182,6 +182,27 @@ describe('PUT /user {email} with confirmation on', () => {
     expect(await signInStatus(confirmOn, chosen)).toBe(200);
   });
 
+  it('is mailed again by POST /resend {type: email_change, email: <current>}: only the newest link works', async () => {
+    const user = await signedIn(confirmOn, 'resend');
+    const asked = uniqueEmail('resent');
+    await changeEmail(confirmOn, user, asked);
+    const first = linkFrom(await suite.smtp.waitFor(asked));
+    const resent = await confirmOn.call('POST', '/resend', { body: { type: 'email_change', email: user.email.toUpperCase() } });
+    expect([resent.status, resent.body]).toEqual([200, { message: 'If this account has an e-mail change waiting, a new link has been sent to the new address' }]);
+    const second = linkFrom(await suite.smtp.waitFor(asked));
+    expect(second.searchParams.get('token')).not.toBe(first.searchParams.get('token'));
+    expect((await fetch(first)).status).toBe(403);
+    expect((await fetch(second)).status).toBe(200);
+
+    const nothingPending = await confirmOn.call('POST', '/resend', { body: { type: 'email_change', email: asked } });
+    const unknown = await confirmOn.call('POST', '/resend', { body: { type: 'email_change', email: uniqueEmail('ghost') } });
+    expect([nothingPending.status, nothingPending.body]).toEqual([unknown.status, unknown.body]);
+    const other = await confirmOn.call('POST', '/resend', { body: { type: 'magiclink', email: asked }, headers: V });
+    expect([other.status, other.body]).toEqual([400, { code: 'validation_failed', message: 'Resend supports type signup or email_change' }]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(suite.smtp.countTo(asked)).toBe(0);
+  });
+
   it('is cancelled by a new password', async () => {
     const user = await signedIn(confirmOn, 'new-pw');
     const asked = uniqueEmail('dropped');
