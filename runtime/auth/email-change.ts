@@ -25,6 +25,19 @@ export interface EmailChangeOutcome {
   readonly token: string | null;
 }
 
+type Step = 'requested' | 'resent' | 'changed' | 'confirmed';
+
+function audit(db: Queryable, user: UserRow, step: Step, newEmail: string, ip: string | null, now: Date): Promise<void> {
+  const done = step === 'changed' || step === 'confirmed';
+  return writeAudit(db, {
+    event: 'user_modified',
+    userId: user.id,
+    ip,
+    payload: { fields: ['email'], email_change: step, ...(done ? { old_email: user.email } : {}), new_email: newEmail },
+    at: now,
+  });
+}
+
 async function change(db: Queryable, userId: string, columns: UserChange, now: Date): Promise<UserRow | null> {
   try {
     return await updateUser(db, userId, columns, now);
@@ -42,13 +55,7 @@ async function apply(db: Queryable, user: UserRow, newEmail: string, ip: string 
     now,
   );
   await consumeUserTokens(db, user.id, now);
-  await writeAudit(db, {
-    event: 'user_modified',
-    userId: user.id,
-    ip,
-    payload: { fields: ['email'], email_change: via === 'immediate' ? 'changed' : 'confirmed', old_email: user.email, new_email: newEmail },
-    at: now,
-  });
+  await audit(db, user, via === 'immediate' ? 'changed' : 'confirmed', newEmail, ip, now);
   return updated ?? user;
 }
 
@@ -58,15 +65,8 @@ export async function requestEmailChange(db: Queryable, user: UserRow, request: 
   if (holder !== null && holder.id !== user.id) throw authErrors.emailExists();
   if (request.immediate) return { user: await apply(db, user, newEmail, ip, now, 'immediate'), token: null };
   const updated = await change(db, user.id, { new_email: newEmail, email_change_sent_at: now }, now);
-  const token = await issueOneTimeToken(db, user.id, 'email_change', now);
-  await writeAudit(db, {
-    event: 'user_modified',
-    userId: user.id,
-    ip,
-    payload: { fields: ['email'], email_change: 'requested', new_email: newEmail },
-    at: now,
-  });
-  return { user: updated ?? user, token };
+  await audit(db, user, 'requested', newEmail, ip, now);
+  return { user: updated ?? user, token: await issueOneTimeToken(db, user.id, 'email_change', now) };
 }
 
 export interface ReissuedEmailChange {
@@ -79,13 +79,7 @@ export async function reissueEmailChange(db: Queryable, user: UserRow, ip: strin
   const newEmail = user.new_email ?? null;
   if (newEmail === null) return null;
   await change(db, user.id, { email_change_sent_at: now }, now);
-  await writeAudit(db, {
-    event: 'user_modified',
-    userId: user.id,
-    ip,
-    payload: { fields: ['email'], email_change: 'resent', new_email: newEmail },
-    at: now,
-  });
+  await audit(db, user, 'resent', newEmail, ip, now);
   return { newEmail, token: await issueOneTimeToken(db, user.id, 'email_change', now) };
 }
 
