@@ -1,5 +1,6 @@
 import { CodecStreamDecoder, flacDeclaredSamples } from './codec-decoder.js';
 import { AudioError } from './errors.js';
+import { FlacTailCheck } from './flac-tail.js';
 import { Mp3FrameWalker } from './mp3-frames.js';
 import { OggPageWalker } from './ogg-pages.js';
 import type { AudioDescription, PcmBlock } from './pcm-block.js';
@@ -30,7 +31,7 @@ async function* bytesOf(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8
   }
 }
 
-async function openSource(sniffed: SniffedAudio): Promise<BlockSource> {
+async function openSource(sniffed: SniffedAudio, head: Uint8Array): Promise<BlockSource> {
   if (sniffed.codec === null) {
     const wav = new WavStreamDecoder();
     return {
@@ -45,7 +46,7 @@ async function openSource(sniffed: SniffedAudio): Promise<BlockSource> {
   }
   const codec = sniffed.codec;
   const decoder = await CodecStreamDecoder.open(codec, codec === 'flac' && sniffed.container === 'ogg' ? 'ogg-flac' : codec);
-  const structure = structureWalker(sniffed.container);
+  const structure = structureWalker(sniffed.container, head);
   return {
     codec: () => codec,
     push: (chunk) => {
@@ -67,13 +68,14 @@ async function openSource(sniffed: SniffedAudio): Promise<BlockSource> {
  * plausible and are wrong; the usual cause (an upload or export that stopped early) is fixed by
  * sending the file again, which a failure prompts and a quietly shorter result does not. WAV (data
  * chunk shorter than declared) and FLAC (fewer samples than STREAMINFO declares) already behaved
- * so; the WASM MP3 and Ogg decoders drop a partial last frame or page silently, so their container
- * structure is walked alongside the decoder to find the cut.
+ * so; the WASM MP3, Ogg and FLAC decoders drop a partial last frame or page silently, so the
+ * container structure is walked alongside the decoder to find the cut (for FLAC only when
+ * STREAMINFO declares no sample count to compare with).
  */
-function structureWalker(container: SniffedAudio['container']): Mp3FrameWalker | OggPageWalker | null {
+function structureWalker(container: SniffedAudio['container'], head: Uint8Array): Mp3FrameWalker | OggPageWalker | FlacTailCheck | null {
   if (container === 'mp3') return new Mp3FrameWalker();
   if (container === 'ogg') return new OggPageWalker();
-  return null;
+  return FlacTailCheck.forStream(head);
 }
 
 /** Tracks shape consistency and the duration cap across blocks. */
@@ -123,7 +125,7 @@ export async function* decodeAudio(
   const head = Buffer.concat(headParts);
   const sniffed = sniffAudio(head);
   const declaredFlacSamples = sniffed.codec === 'flac' ? flacDeclaredSamples(head, sniffed.container === 'ogg' ? 'ogg' : 'flac') : null;
-  const decoder = await openSource(sniffed);
+  const decoder = await openSource(sniffed, head);
   const checker = new BlockChecker(options.maxDurationSeconds);
   const described = (block: PcmBlock | null): DecodedBlock | null => {
     if (!block) return null;

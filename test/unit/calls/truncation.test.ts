@@ -175,6 +175,27 @@ describe('Ogg page walker', () => {
   });
 });
 
+describe.skipIf(!hasEncoder('flac'))('FLAC whose STREAMINFO declares no sample count (as encoders writing to a pipe leave it)', () => {
+  const unknownLength = (): Buffer => {
+    const flac = Buffer.from(encodeWith('flac', wav));
+    flac[21] = flac[21]! & 0xf0;
+    flac.fill(0, 22, 26);
+    return flac;
+  };
+
+  it('decodes completely, whatever the read size', async () => {
+    const flac = unknownLength();
+    for (const sizes of [[100], [4096], [flac.length]]) expect(await outcome(flac, sizes)).toEqual({ samples: 160000 });
+  });
+
+  it('cut inside a frame: corrupt_audio, the last frame fails its CRC', async () => {
+    const flac = unknownLength();
+    for (const cut of [flac.length - 1, flac.length - 2, Math.floor(flac.length / 2)]) {
+      expect(await outcome(flac.subarray(0, cut))).toEqual({ code: 'corrupt_audio', message: 'FLAC stream is truncated: it does not end with a whole frame' });
+    }
+  });
+});
+
 describe('FLAC keeps its tail', () => {
   it.skipIf(!hasEncoder('flac'))('a 1-minute FLAC reports 60.00 s within one 20 ms frame, streamed in any read size', async () => {
     const minute = { sampleRate: 44100, durationS: 60, tracks: [{ frequencyHz: 440, amplitude: 0.5, spans: [[0, 60]] as const }, { frequencyHz: 660, amplitude: 0.3, spans: [[30, 60]] as const }] };
