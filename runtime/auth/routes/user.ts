@@ -14,9 +14,9 @@ import { userJson } from '../user-json.js';
 import { mergeMetadata, updateUser, type UserChange } from '../users.js';
 import { acceptEmail, acceptRedirect } from './signup.js';
 
-/** The requested new address, normalised; undefined when none was sent or it is the current one. */
+/** The requested new address, normalised; undefined when none was sent (GoTrue ignores "") or it is the current one. */
 function acceptNewEmail(raw: unknown, current: string): string | undefined {
-  if (raw === undefined || raw === null) return undefined;
+  if (raw === undefined || raw === null || raw === '') return undefined;
   const email = acceptEmail(raw);
   return email === current.toLowerCase() ? undefined : email;
 }

@@ -95,10 +95,12 @@ describe('PUT /user {email} with confirmation on', () => {
     expect([legacy.status, legacy.body]).toEqual([422, { code: 422, error_code: 'email_exists', msg: 'A user with this email address has already been registered' }]);
     const invalid = await changeEmail(confirmOn, user, 'not an address');
     expect([invalid.status, invalid.body]).toEqual([400, { code: 'validation_failed', message: 'Unable to validate email address: invalid format' }]);
-    const same = await changeEmail(confirmOn, user, user.email.toUpperCase());
-    expect(same.status).toBe(200);
-    expect(same.body.email).toBe(user.email);
-    expect(same.body).not.toHaveProperty('new_email');
+    for (const unchanged of [user.email.toUpperCase(), '', null]) {
+      const same = await changeEmail(confirmOn, user, unchanged);
+      expect(same.status).toBe(200);
+      expect(same.body.email).toBe(user.email);
+      expect(same.body).not.toHaveProperty('new_email');
+    }
     const { rows } = await confirmOn.db.query(`SELECT count(*)::int AS n FROM auth.one_time_tokens WHERE user_id = $1`, [user.id]);
     expect(rows).toEqual([{ n: 0 }]);
   });
