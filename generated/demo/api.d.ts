@@ -2360,6 +2360,15 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
+      /** @description E-mail change: the new address was registered meanwhile (`email_exists`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
       /** @description Rate limited (`over_request_rate_limit`). */
       429: {
         headers: {
@@ -2420,6 +2429,15 @@ export interface operations {
       };
       /** @description Invalid or expired token (`otp_expired`), or banned (`user_banned`). */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description E-mail change: the new address was registered meanwhile (`email_exists`). */
+      422: {
         headers: {
           [name: string]: unknown;
         };
