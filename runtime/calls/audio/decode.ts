@@ -66,9 +66,10 @@ async function openSource(sniffed: SniffedAudio, head: Uint8Array): Promise<Bloc
  * A cut recording fails with `corrupt_audio`; it is never analysed as far as it goes. The metrics
  * describe a whole call (silence, talk ratio, turns), and a partial file gives figures that look
  * plausible and are wrong; the usual cause (an upload or export that stopped early) is fixed by
- * sending the file again, which a failure prompts and a quietly shorter result does not. WAV (data
- * chunk shorter than declared) and FLAC (fewer samples than STREAMINFO declares) already behaved
- * so; the WASM MP3, Ogg and FLAC decoders drop a partial last frame or page silently, so the
+ * sending the file again, which a failure prompts and a quietly shorter result does not. Twilio's
+ * transcription API documents the same choice (error 17558 "Corrupted media", whose causes include
+ * "the upload was incomplete": the transcription is marked failed). WAV (data chunk shorter than
+ * declared) and FLAC (fewer samples than STREAMINFO declares) already behaved so; the WASM MP3, Ogg and FLAC decoders drop a partial last frame or page silently, so the
  * container structure is walked alongside the decoder to find the cut (for FLAC only when
  * STREAMINFO declares no sample count to compare with).
  */
