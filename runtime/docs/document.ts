@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseProfile, type RequestHeaders } from '../rest/parse/headers.js';
+import { firstHeader, parseProfile, type RequestHeaders } from '../rest/parse/headers.js';
 
 /** One generated OpenAPI document of a project. */
 export interface OpenApiDocument {
@@ -58,13 +58,21 @@ export async function loadOpenApiDocuments(generatedDir: string, ref: string, sc
 }
 
 /**
- * The document of the schema `Accept-Profile` names, as the data API reads it: absent
- * or empty means the default schema, a schema that is not exposed is refused with 406
- * `PGRST106` in the data API's words. Null when that schema has no generated document.
+ * The document of the schema `Accept-Profile` names, or else the `profile` query
+ * parameter (a URL per document, which the docs page and links need), read as the data
+ * API reads the header: absent or empty means the default schema, a schema that is not
+ * exposed is refused with 406 `PGRST106` in the data API's words. Null when that schema
+ * has no generated document.
  */
-export function documentFor(openapi: OpenApiDocuments, headers: RequestHeaders): { readonly schema: string | null; readonly document: OpenApiDocument | null } {
+export function documentFor(
+  openapi: OpenApiDocuments,
+  headers: RequestHeaders,
+  query: unknown,
+): { readonly schema: string | null; readonly document: OpenApiDocument | null } {
   if (openapi.schemas.length === 0) return { schema: null, document: openapi.main };
-  const schema = parseProfile(headers, 'GET', openapi.schemas);
+  const header = firstHeader(headers, 'accept-profile');
+  const requested = header !== undefined && header.trim() !== '' ? header : typeof query === 'string' ? query : undefined;
+  const schema = parseProfile({ 'accept-profile': requested }, 'GET', openapi.schemas);
   return { schema, document: schema === openapi.schemas[0] ? openapi.main : (openapi.others.get(schema) ?? null) };
 }
 

@@ -21,11 +21,10 @@ interface PageVariables {
   readonly standalone: boolean;
 }
 
-/** One entry of the docs page's schema selector: the document's URL (told apart by its fragment) and the profile to fetch it with. */
+/** One entry of the docs page's schema selector. */
 interface SpecChoice {
   readonly name: string;
   readonly url: string;
-  readonly profile: string;
 }
 
 const page = Handlebars.compile<PageVariables>(readFileSync(path.join(templatesDir, 'page.html.hbs'), 'utf8'));
@@ -74,16 +73,14 @@ function missingDocument(ref: string): ApiError {
 
 /**
  * The documents the page offers when the project exposes several schemas, default
- * first. Swagger UI fetches each by its URL; the fragment (never sent) keeps the URLs
- * apart, and the page's script sends the profile as `Accept-Profile`.
+ * first, each at its own URL (`?profile=`): Swagger UI resolves a document's references
+ * against its URL, so one URL for all would mix the documents up.
  */
 function specChoices(openapi: OpenApiDocuments, specUrl: string): SpecChoice[] | null {
   if (openapi.schemas.length < 2) return null;
-  return openapi.schemas.map((schema, index) => ({
-    name: index === 0 ? `${schema} (default)` : schema,
-    url: index === 0 ? specUrl : `${specUrl}#profile=${encodeURIComponent(schema)}`,
-    profile: schema,
-  }));
+  return openapi.schemas.map((schema, index) =>
+    index === 0 ? { name: `${schema} (default)`, url: specUrl } : { name: schema, url: `${specUrl}&profile=${encodeURIComponent(schema)}` },
+  );
 }
 
 /**
@@ -97,7 +94,7 @@ export function createDocsRouter(ctx: ProjectContext, openapi: OpenApiDocuments 
     try {
       keyOf(req, ctx);
       if (openapi === null) throw missingDocument(ctx.ref);
-      const { schema, document } = documentFor(openapi, req.headers);
+      const { schema, document } = documentFor(openapi, req.headers, req.query.profile);
       if (document === null) throw missingDocument(ctx.ref);
       const body = servedDocument(document, projectUrl(req, ctx));
       // As the data API: the schema is named in the response when the project has several.

@@ -1,18 +1,13 @@
 // Starts Swagger UI on the project's document, with the page's key on every request.
 (function () {
   var config = JSON.parse(document.getElementById('gantry-docs-config').textContent);
-  // Several exposed schemas: one document each, chosen in Swagger UI's top bar and fetched with Accept-Profile.
+  // Several exposed schemas: one document each, chosen in Swagger UI's top bar.
   var specs = config.specs || null;
-  var profiles = {};
-  (specs || []).forEach(function (spec) { profiles[spec.url] = spec.profile; });
   // Read, create, change, delete: the order people look for (the document's keys are sorted).
   var methodRank = { get: 0, post: 1, patch: 2, put: 3, delete: 4 };
   function rank(operation) {
     var value = methodRank[operation.get('method')];
     return value === undefined ? 9 : value;
-  }
-  function hasHeader(headers, wanted) {
-    return Object.keys(headers).some(function (name) { return name.toLowerCase() === wanted; });
   }
   var options = {
     url: config.specUrl,
@@ -33,10 +28,8 @@
     layout: 'BaseLayout',
     requestInterceptor: function (request) {
       var headers = request.headers || (request.headers = {});
-      if (!hasHeader(headers, 'apikey')) headers.apikey = config.apiKey;
-      // Operations of a schema's document send its profile themselves (a required header parameter); only the document fetch needs it here.
-      var profile = request.loadSpec && Object.prototype.hasOwnProperty.call(profiles, request.url) ? profiles[request.url] : null;
-      if (profile !== null && !hasHeader(headers, 'accept-profile')) headers['Accept-Profile'] = profile;
+      var named = Object.keys(headers).some(function (name) { return name.toLowerCase() === 'apikey'; });
+      if (!named) headers.apikey = config.apiKey;
       return request;
     },
     onComplete: function () {
@@ -45,7 +38,7 @@
   };
   if (specs) {
     delete options.url;
-    options.urls = specs.map(function (spec) { return { name: spec.name, url: spec.url }; });
+    options.urls = specs;
     options['urls.primaryName'] = specs[0].name;
     options.presets.push(SwaggerUIStandalonePreset);
     options.plugins = [SwaggerUIBundle.plugins.DownloadUrl];

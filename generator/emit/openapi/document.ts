@@ -4,7 +4,7 @@ import type { EmitContext } from '../context.js';
 import { authPaths, authSchemas } from './auth.js';
 import { ComponentNames } from './component-names.js';
 import { schemaRef, type JsonSchema } from './json-schema.js';
-import { documentProfileParameter, profileParameters, withProfileHeaders } from './profiles.js';
+import { documentProfileParameters, profileParameters, withProfileHeaders } from './profiles.js';
 import { API_ROLES, ROLE_CREDENTIALS, type ApiRole } from './roles.js';
 import { functionPath } from './rpc.js';
 import { commonParameters, ERROR_SCHEMA, errorResponses, errorSchema, FILTER_SYNTAX } from './shared.js';
@@ -76,7 +76,7 @@ function introduction(context: EmitContext, schema: string): string[] {
   return [
     lead,
     `The project exposes several schemas: this document covers the default one, \`${fallback}\`; ${quoted(others)} ` +
-      'have their own documents, served by `GET /openapi.json` with `Accept-Profile: <schema>`. Requests for those schemas ' +
+      'have their own documents, served by `GET /openapi.json` with `Accept-Profile: <schema>` (or `?profile=<schema>`). Requests for those schemas ' +
       'send `Accept-Profile` (GET, HEAD) or `Content-Profile` (POST, PATCH, PUT, DELETE).',
   ];
 }
@@ -142,15 +142,15 @@ function docsOperation(operationId: string, summary: string, ok: JsonSchema, cho
   };
 }
 
-/** With several exposed schemas, `Accept-Profile` picks the document (406 `PGRST106` for another schema, as the data API). */
+/** With several exposed schemas, `Accept-Profile` or `?profile=` picks the document (406 `PGRST106` for another schema, as the data API). */
 function profileChoice(schemas: readonly string[]): ProfileChoice | null {
   if (schemas.length < 2) return null;
   const hint = `Only the following schemas are exposed: ${schemas.join(', ')}`;
   return {
-    parameters: [documentProfileParameter(schemas)],
+    parameters: documentProfileParameters(schemas),
     responses: {
       '406': {
-        description: 'The schema in `Accept-Profile` is not exposed (`PGRST106`).',
+        description: 'The schema in `Accept-Profile` or `profile` is not exposed (`PGRST106`).',
         content: {
           'application/json': { schema: schemaRef(ERROR_SCHEMA), example: { code: 'PGRST106', message: 'Invalid schema: nope', details: null, hint } },
         },

@@ -51,17 +51,16 @@ export function withProfileHeaders(item: JsonSchema): JsonSchema {
 }
 
 /**
- * The `Accept-Profile` parameter of `GET /openapi.json` in a project with several
- * exposed schemas: which schema's document to return.
+ * The parameters of `GET /openapi.json` in a project with several exposed schemas:
+ * which schema's document to return, as `Accept-Profile` (as PostgREST) or as `?profile=`
+ * (a URL per document, for links and the docs page).
  */
-export function documentProfileParameter(schemas: readonly string[]): JsonSchema {
-  return {
-    name: ACCEPT_PROFILE,
-    in: 'header',
-    required: false,
-    description:
-      `The exposed schema whose document is returned: ${schemas.map((schema) => `\`${schema}\``).join(', ')}; ` +
-      `without it the default schema \`${schemas[0] ?? ''}\`. Any other schema is refused with 406 \`PGRST106\`.`,
-    schema: { type: 'string', enum: [...schemas] },
-  };
+export function documentProfileParameters(schemas: readonly string[]): JsonSchema[] {
+  const listed = schemas.map((schema) => `\`${schema}\``).join(', ');
+  const rest = `without it the default schema \`${schemas[0] ?? ''}\`. Any other schema is refused with 406 \`PGRST106\`.`;
+  const choice = { type: 'string', enum: [...schemas] };
+  return [
+    { name: ACCEPT_PROFILE, in: 'header', required: false, description: `The exposed schema whose document is returned: ${listed}; ${rest}`, schema: choice },
+    { name: 'profile', in: 'query', required: false, description: `The same as \`Accept-Profile\`, which wins when both are given; ${rest}`, schema: choice },
+  ];
 }

@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { EXTRA_SCHEMA_SQL, generateExposing } from '../../helpers/several-schemas.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -44,14 +45,32 @@ afterAll(async () => {
   if (profile) await fs.rm(profile, { recursive: true, force: true });
 });
 
+/** A new page that collects its script errors. */
+async function openPage(): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  return { page, errors };
+}
+
+/** "Try it out" on the GET of a path with the values the page fills in: the status and body shown. */
+async function tryGet(page: Page, apiPath: string): Promise<{ status: string; body: unknown }> {
+  const operation = page.locator('.opblock.opblock-get', { has: page.locator(`[data-path="${apiPath}"]`) });
+  await operation.locator('.opblock-summary').click();
+  await operation.locator('.try-out__btn').click();
+  await operation.locator('button.execute').click();
+  const status = operation.locator('.live-responses-table .response .response-col_status').first();
+  await status.waitFor({ timeout: 30_000 });
+  const body = await operation.locator('.live-responses-table .response-col_description pre').first().innerText();
+  return { status: (await status.innerText()).trim(), body: JSON.parse(body) as unknown };
+}
+
 describe.skipIf(!hasChromium)('the docs page in Chromium', () => {
   it('renders every table, runs a "try it" request that returns rows, and loads nothing from other hosts', async () => {
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
+    const { page, errors } = await openPage();
     await page.goto(`${project.url}/docs?apikey=${project.keys.anon_key}`);
 
     const tags = page.locator('.opblock-tag');
@@ -61,16 +80,9 @@ describe.skipIf(!hasChromium)('the docs page in Chromium', () => {
     await fs.mkdir(path.join(repoRoot, 'test-output'), { recursive: true });
     await page.screenshot({ path: path.join(repoRoot, 'test-output/docs-page.png') });
 
-    const operation = page.locator('.opblock.opblock-get', { has: page.locator('[data-path="/rest/v1/authors"]') });
-    await operation.locator('.opblock-summary').click();
-    await operation.locator('.try-out__btn').click();
-    await operation.locator('button.execute').click();
-    const status = operation.locator('.live-responses-table .response .response-col_status').first();
-    await status.waitFor({ timeout: 30_000 });
-    expect((await status.innerText()).trim()).toBe('200');
-    const body = await operation.locator('.live-responses-table .response-col_description pre').first().innerText();
-    const rows = JSON.parse(body) as { id: number; name: string }[];
-    expect(rows.map((row) => row.name)).toEqual(['Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
+    const { status, body } = await tryGet(page, '/rest/v1/authors');
+    expect(status).toBe('200');
+    expect((body as { name: string }[]).map((row) => row.name)).toEqual(['Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
 
     await page.screenshot({ path: path.join(repoRoot, 'test-output/docs-try-it.png') });
 
@@ -82,6 +94,43 @@ describe.skipIf(!hasChromium)('the docs page in Chromium', () => {
       `${project.url}/openapi.json?apikey=${project.keys.anon_key}`,
       `${project.url}/rest/v1/authors`,
     ]));
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
+
+describe.skipIf(!hasChromium)('the docs page of a project exposing two schemas, in Chromium', () => {
+  it('offers both schemas in the selector, and "try it" on the second sends its profile header and returns its rows', async () => {
+    const demo = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
+    const several = await createTestProject(test.platform, { sql: `${demo}\n${EXTRA_SCHEMA_SQL}` });
+    await generateExposing(test.platform, several.record, ['public', 'extra']);
+    await test.host.directory.reload(several.record.ref);
+    const url = `${test.host.baseUrl}/v1/${several.record.ref}`;
+    const { page, errors } = await openPage();
+    const profiles: (string | null)[] = [];
+    page.on('request', (request) => {
+      const address = new URL(request.url());
+      if (address.pathname === `/v1/${several.record.ref}/openapi.json`) profiles.push(address.searchParams.get('profile'));
+    });
+    await page.goto(`${url}/docs?apikey=${several.keys.anon_key}`);
+
+    const selector = page.locator('.topbar select#select');
+    await selector.waitFor({ timeout: 60_000 });
+    expect(await selector.locator('option').allInnerTexts()).toEqual(['public (default)', 'extra']);
+    const tags = page.locator('.opblock-tag');
+    await page.locator('.opblock-tag', { hasText: 'authors' }).first().waitFor({ timeout: 60_000 });
+
+    await selector.selectOption({ label: 'extra' });
+    await page.locator('.opblock-tag', { hasText: 'Functions (RPC)' }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.opblock-tag', { hasText: 'authors' }).first().waitFor({ state: 'detached', timeout: 30_000 });
+    expect((await tags.allInnerTexts()).map((text) => text.split('\n')[0]?.trim())).toEqual(['todos', 'Functions (RPC)']);
+    expect(profiles).toEqual([null, 'extra']);
+
+    // The data API's default schema has its own todos: these rows come only with Accept-Profile: extra.
+    expect(await tryGet(page, '/rest/v1/todos')).toEqual({ status: '200', body: [{ id: 1, label: 'first' }, { id: 2, label: 'second' }] });
+    await page.screenshot({ path: path.join(repoRoot, 'test-output/docs-two-schemas.png') });
+
+    const origin = new URL(url).origin;
+    expect(requested.filter((address) => !address.startsWith('data:') && new URL(address).origin !== origin)).toEqual([]);
     expect(errors).toEqual([]);
   }, 120_000);
 });

@@ -5,26 +5,15 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitProject } from '../../../generator/emit/project.js';
 import { introspectProject } from '../../../generator/introspect/introspect.js';
-import { writeGenerated } from '../../../generator/write.js';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { EXTRA_SCHEMA_SQL, generateExposing } from '../../helpers/several-schemas.js';
 import { compileStrict } from '../../helpers/typescript.js';
 
 /**
  * A project exposing a second schema (`extra`, with a table named like one of the demo's):
- * one document per schema, served by `Accept-Profile` as the data API reads it, offered
+ * one document per schema, served by `Accept-Profile` as the data API reads it (or `?profile=`), offered
  * by the docs page's selector, and typed clients for the second schema.
  */
-
-const EXTRA_SQL = `
-CREATE SCHEMA extra;
-GRANT USAGE ON SCHEMA extra TO anon, authenticated, service_role;
-CREATE TABLE extra.todos (id int PRIMARY KEY, label text NOT NULL);
-COMMENT ON TABLE extra.todos IS 'Todos of the extra schema.';
-INSERT INTO extra.todos VALUES (1, 'first'), (2, 'second');
-GRANT SELECT ON extra.todos TO anon, authenticated;
-GRANT ALL ON extra.todos TO service_role;
-CREATE FUNCTION extra.label_of(todo_id int) RETURNS text LANGUAGE sql STABLE AS 'SELECT label FROM extra.todos WHERE id = todo_id';
-`;
 
 const EXTRA_CLIENT = `
 import createClient, { type Client } from 'openapi-fetch';
@@ -60,16 +49,8 @@ let dir: string;
 beforeAll(async () => {
   test = await startTestHost();
   const demo = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
-  project = await createTestProject(test.platform, { sql: `${demo}\n${EXTRA_SQL}` });
-  // `gantry gen` exposes public only; this project's generated code exposes both schemas.
-  const client = new pg.Client(test.platform.cluster.urlFor(project.record.databaseName));
-  await client.connect();
-  try {
-    generated = emitProject(await introspectProject(client, { schemas: ['public', 'extra'] }), { ref: project.record.ref });
-  } finally {
-    await client.end();
-  }
-  await writeGenerated(path.join(test.platform.config.generatedDir, project.record.ref), generated, { check: false });
+  project = await createTestProject(test.platform, { sql: `${demo}\n${EXTRA_SCHEMA_SQL}` });
+  generated = await generateExposing(test.platform, project.record, ['public', 'extra']);
   await test.host.directory.reload(project.record.ref);
   url = `${test.host.baseUrl}/v1/${project.record.ref}`;
   dir = path.join(repoRoot, 'test-output', 'several-schemas', project.record.ref);
@@ -88,8 +69,8 @@ type Document = Record<string, unknown> & {
   paths: Record<string, Record<string, { parameters?: { $ref?: string }[] }>>;
 };
 
-async function served(headers: Record<string, string> = {}): Promise<{ status: number; profile: string | null; body: Document }> {
-  const res = await fetch(`${url}/openapi.json?apikey=${project.keys.anon_key}`, { headers });
+async function served(headers: Record<string, string> = {}, query = ''): Promise<{ status: number; profile: string | null; body: Document }> {
+  const res = await fetch(`${url}/openapi.json?apikey=${project.keys.anon_key}${query}`, { headers });
   return { status: res.status, profile: res.headers.get('content-profile'), body: (await res.json()) as Document };
 }
 
@@ -128,6 +109,9 @@ describe('a project exposing two schemas', () => {
     await expect(SwaggerParser.validate(structuredClone(extra.body) as never)).resolves.toMatchObject({ openapi: '3.1.0' });
 
     expect((await served({ 'Accept-Profile': 'public' })).body).toEqual(main.body);
+    expect(await served({}, '&profile=extra')).toEqual(extra);
+    // The header wins over the query parameter, as it does for the key.
+    expect(await served({ 'Accept-Profile': 'public' }, '&profile=extra')).toEqual(main);
   });
 
   it('refuses a schema that is not exposed with 406 PGRST106, as the data API does', async () => {
@@ -140,12 +124,15 @@ describe('a project exposing two schemas', () => {
     const docs = await fetch(`${url}/openapi.json?apikey=${project.keys.anon_key}`, { headers: { 'Accept-Profile': 'auth' } });
     expect(docs.status).toBe(406);
     expect(await docs.json()).toEqual(expected);
+    const byQuery = await fetch(`${url}/openapi.json?apikey=${project.keys.anon_key}&profile=auth`);
+    expect(byQuery.status).toBe(406);
+    expect(await byQuery.json()).toEqual(expected);
     const data = await fetch(`${url}/rest/v1/todos`, { headers: { apikey: project.keys.anon_key, 'Accept-Profile': 'auth' } });
     expect(data.status).toBe(406);
     expect(await data.json()).toEqual(expected);
   });
 
-  it('offers both documents on the docs page, the second fetched with its profile', async () => {
+  it('offers both documents on the docs page, each at its own URL', async () => {
     const res = await fetch(`${url}/docs?apikey=${project.keys.anon_key}`);
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -157,8 +144,8 @@ describe('a project exposing two schemas', () => {
       specUrl,
       apiKey: project.keys.anon_key,
       specs: [
-        { name: 'public (default)', url: specUrl, profile: 'public' },
-        { name: 'extra', url: `${specUrl}#profile=extra`, profile: 'extra' },
+        { name: 'public (default)', url: specUrl },
+        { name: 'extra', url: `${specUrl}&profile=extra` },
       ],
     });
     const preset = await fetch(`${url}/docs/assets/swagger-ui-standalone-preset.js`);

@@ -277,14 +277,20 @@ describe('a project exposing several schemas', () => {
     expect(main.components.schemas).toEqual(document.components.schemas);
     expect(main['x-schema']).toBeUndefined();
     const openapi = main.paths['/openapi.json']?.get as { parameters: unknown[]; responses: Record<string, unknown> };
+    const rest = 'without it the default schema `public`. Any other schema is refused with 406 `PGRST106`.';
     expect(openapi.parameters).toEqual([
       {
         name: 'Accept-Profile',
         in: 'header',
         required: false,
-        description:
-          'The exposed schema whose document is returned: `public`, `Back "Office"`; without it the default schema `public`. ' +
-          'Any other schema is refused with 406 `PGRST106`.',
+        description: `The exposed schema whose document is returned: \`public\`, \`Back "Office"\`; ${rest}`,
+        schema: { type: 'string', enum: ['public', office] },
+      },
+      {
+        name: 'profile',
+        in: 'query',
+        required: false,
+        description: `The same as \`Accept-Profile\`, which wins when both are given; ${rest}`,
         schema: { type: 'string', enum: ['public', office] },
       },
     ]);
