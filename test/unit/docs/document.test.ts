@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requireDocsKey } from '../../../runtime/docs/api-key.js';
-import { projectUrlFor, servedDocument } from '../../../runtime/docs/document.js';
+import { documentFor, projectUrlFor, servedDocument, type OpenApiDocuments } from '../../../runtime/docs/document.js';
 import { signApiKey } from '../../../runtime/auth/jwt.js';
 
 const fallback = { url: 'http://127.0.0.1:54321', explicit: false };
@@ -28,6 +28,30 @@ describe('servedDocument', () => {
       servers: [{ url: 'http://h:1/v1/demo', description: 'Project demo' }],
       paths: {},
     });
+  });
+});
+
+describe('documentFor', () => {
+  const main = { ref: 'demo', document: { info: { title: 'main' } } };
+  const extra = { ref: 'demo', document: { info: { title: 'extra' }, 'x-schema': 'extra' } };
+  const openapi: OpenApiDocuments = { ref: 'demo', schemas: ['public', 'extra', 'ungenerated'], main, others: new Map([['extra', extra]]) };
+
+  it('picks the document of the schema Accept-Profile names, else ?profile=, else the default', () => {
+    expect(documentFor(openapi, {}, undefined)).toEqual({ schema: 'public', document: main });
+    expect(documentFor(openapi, { 'accept-profile': 'public' }, undefined)).toEqual({ schema: 'public', document: main });
+    expect(documentFor(openapi, { 'accept-profile': ' extra ' }, undefined)).toEqual({ schema: 'extra', document: extra });
+    expect(documentFor(openapi, {}, 'extra')).toEqual({ schema: 'extra', document: extra });
+    expect(documentFor(openapi, { 'accept-profile': '' }, 'extra')).toEqual({ schema: 'extra', document: extra });
+    expect(documentFor(openapi, { 'accept-profile': 'public' }, 'extra')).toEqual({ schema: 'public', document: main });
+    expect(documentFor(openapi, {}, ['extra', 'public'])).toEqual({ schema: 'public', document: main });
+    expect(documentFor(openapi, {}, 'ungenerated')).toEqual({ schema: 'ungenerated', document: null });
+  });
+
+  it('refuses a schema that is not exposed with 406 PGRST106, and serves the main document when the exposed schemas are unknown', () => {
+    const refused = { status: 406, code: 'PGRST106', message: 'Invalid schema: auth', hint: 'Only the following schemas are exposed: public, extra, ungenerated' };
+    expect(() => documentFor(openapi, { 'accept-profile': 'auth' }, undefined)).toThrow(expect.objectContaining(refused));
+    expect(() => documentFor(openapi, {}, 'auth')).toThrow(expect.objectContaining(refused));
+    expect(documentFor({ ...openapi, schemas: [] }, { 'accept-profile': 'auth' }, undefined)).toEqual({ schema: null, document: main });
   });
 });
 
