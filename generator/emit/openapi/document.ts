@@ -75,7 +75,7 @@ function introduction(context: EmitContext, schema: string): string[] {
   if (others.length === 0) return [lead];
   return [
     lead,
-    `The project exposes several schemas: this document covers the default one, \`${fallback}\`; ${quoted(others)} ` +
+    `The project exposes several schemas: this document covers the default one, \`${fallback}\`; the others (${quoted(others)}) ` +
       'have their own documents, served by `GET /openapi.json` with `Accept-Profile: <schema>` (or `?profile=<schema>`). Requests for those schemas ' +
       'send `Accept-Profile` (GET, HEAD) or `Content-Profile` (POST, PATCH, PUT, DELETE).',
   ];

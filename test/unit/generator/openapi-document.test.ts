@@ -296,7 +296,7 @@ describe('a project exposing several schemas', () => {
     ]);
     expect(Object.keys(openapi.responses)).toEqual(['200', '401', '406']);
     expect((main as unknown as { info: { description: string } }).info.description).toContain(
-      'The project exposes several schemas: this document covers the default one, `public`; `Back "Office"` have their own documents',
+      'The project exposes several schemas: this document covers the default one, `public`; the others (`Back "Office"`) have their own documents',
     );
   });
 
