@@ -85,6 +85,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/auth/v1/resend": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a confirmation or e-mail change link again
+     * @description `type=signup`: a new confirmation link for an address that awaits confirmation; `type=email_change`: a new link to the pending new address of the account with this address. The same answer whether or not either exists.
+     */
+    post: operations["auth.resend"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/auth/v1/reset": {
     parameters: {
       query?: never;
@@ -1880,6 +1900,69 @@ export interface operations {
         };
       };
       /** @description Invalid e-mail (`validation_failed`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No API key (`no_api_key`) or not a key of this project (`invalid_api_key`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Rate limited (`over_request_rate_limit`). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.resend": {
+    parameters: {
+      query?: {
+        /** @description Where the e-mailed link leads after verification; must be on the public URL of this service. */
+        redirect_to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: email */
+          email: string;
+          /** Format: uri */
+          redirect_to?: string;
+          /** @enum {string} */
+          type: "signup" | "email_change";
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Message"];
+        };
+      };
+      /** @description Invalid e-mail or type (`validation_failed`). */
       400: {
         headers: {
           [name: string]: unknown;

@@ -256,6 +256,24 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
   },
+  '/auth/v1/resend': {
+    post: op('resend', 'Send a confirmation or e-mail change link again', PUBLIC, {
+      description: '`type=signup`: a new confirmation link for an address that awaits confirmation; `type=email_change`: a new link ' +
+        'to the pending new address of the account with this address. The same answer whether or not either exists.',
+      parameters: [redirectTo],
+      requestBody: body(object({
+        type: { type: 'string', enum: ['signup', 'email_change'] },
+        email,
+        redirect_to: { type: 'string', format: 'uri' },
+      }, ['type', 'email'])),
+      responses: {
+        '200': ok('Accepted.', schemaRef('Message')),
+        '400': authError('Invalid e-mail or type (`validation_failed`).'),
+        '401': unauthorizedKey,
+        '429': tooMany,
+      },
+    }),
+  },
   '/auth/v1/reset': {
     post: op('reset', 'Set a new password with a recovery token', PUBLIC, {
       description: 'Also signs the user out on all devices (every refresh token is revoked).',

@@ -217,6 +217,7 @@ describe('the OpenAPI document', () => {
       '/auth/v1/admin/users/{id}',
       '/auth/v1/logout',
       '/auth/v1/recover',
+      '/auth/v1/resend',
       '/auth/v1/reset',
       '/auth/v1/settings',
       '/auth/v1/signup',
