@@ -17,8 +17,6 @@ export interface AuthDeps {
   readonly passwords: PasswordPool;
   readonly rateLimits: RateLimitConfig;
   readonly log: AuthLog;
-  /** Makes sure the database can hold e-mail changes (older project databases lack the columns). */
-  readonly ensureEmailChangeSchema: () => Promise<void>;
 }
 
 /** The `iss` of access tokens: where this project's auth lives. */

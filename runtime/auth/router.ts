@@ -14,7 +14,6 @@ import { registerSignup } from './routes/signup.js';
 import { registerToken } from './routes/token.js';
 import { registerUser } from './routes/user.js';
 import { registerVerify } from './routes/verify.js';
-import { onceUpgraded } from './schema-upgrade.js';
 
 export interface AuthRouterOptions {
   /** The clock; tests move it to expire tokens. */
@@ -40,7 +39,6 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
     // The host builds a new router when the project's settings change, so reading them once is enough.
     rateLimits: rateLimitsFrom(ctx.settings),
     log,
-    ensureEmailChangeSchema: onceUpgraded(ctx.adminPool),
   };
   const router = express.Router();
 

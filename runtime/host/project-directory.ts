@@ -8,6 +8,7 @@ import type { ProjectContext } from './project-context.js';
 import type { ProjectPools } from './pools.js';
 import { SchemaWatcher } from './schema-watcher.js';
 import type { RestHandler } from '../rest/server.js';
+import { migrateProject } from '../platform/migrations.js';
 
 export interface ServedProject {
   readonly ctx: ProjectContext;
@@ -90,9 +91,21 @@ export class ProjectDirectory {
     await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName));
     if (regenerate && this.regenerate) await this.regenerate(record);
     const ctx = this.contextFor(record);
+    await this.migrate(ctx);
     const { handler, fingerprint, rest } = await this.factory(ctx);
     this.served.set(ref, { ctx, handler, fingerprint, rest });
     this.log.info({ ref, fingerprint }, 'project served');
+  }
+
+  /** Brings a database bootstrapped by an older Gantry up to the auth schema this one serves (a no-op once current). */
+  private async migrate(ctx: ProjectContext): Promise<void> {
+    const client = await ctx.adminPool.connect();
+    try {
+      const applied = await migrateProject(client);
+      if (applied.length > 0) this.log.info({ ref: ctx.ref, applied }, 'project database migrated');
+    } finally {
+      client.release();
+    }
   }
 
   private contextFor(record: ProjectRecord): ProjectContext {

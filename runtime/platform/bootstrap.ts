@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Platform, ProjectRecord } from './platform.js';
 import { newSecret } from './platform.js';
 import { splitStatements } from './sql-statements.js';
+import { recordProjectMigrations } from './migrations.js';
 
 export const REF_PATTERN = /^[a-z][a-z0-9_]{2,39}$/;
 
@@ -146,16 +147,25 @@ async function initialiseDatabase(platform: Platform, databaseName: string, sche
   const bootstrap = await Promise.all(
     bootstrapFiles.map(async (name) => ({ name, sql: await fs.readFile(path.join(sqlDir, name), 'utf8') })),
   );
-  await applySchemaFiles(platform, databaseName, [...bootstrap, ...schemaFiles]);
+  await applySchemaFiles(platform, databaseName, [...bootstrap, ...schemaFiles], recordProjectMigrations);
 }
 
-/** Runs SQL files on a project database in one transaction: all of them, or nothing. */
-export async function applySchemaFiles(platform: Platform, databaseName: string, files: readonly SchemaFile[]): Promise<void> {
+/**
+ * Runs SQL files on a project database in one transaction: all of them, or nothing;
+ * `finish` runs last in the same transaction.
+ */
+export async function applySchemaFiles(
+  platform: Platform,
+  databaseName: string,
+  files: readonly SchemaFile[],
+  finish?: (client: pg.ClientBase) => Promise<void>,
+): Promise<void> {
   const client = new pg.Client(platform.cluster.urlFor(databaseName));
   await client.connect();
   try {
     await client.query('BEGIN');
     await runSchemaFiles(client, files);
+    await finish?.(client);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

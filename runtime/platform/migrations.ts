@@ -2,31 +2,56 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 
-const migrationsDir = path.join(import.meta.dirname, 'migrations');
+/** A set of numbered migrations (`NNN_name.sql`) and where a database records the ones it has run. */
+interface MigrationSet {
+  readonly dir: string;
+  /** Qualified name of the table that records applied versions. */
+  readonly table: string;
+  /** Advisory-lock key: concurrent processes never apply one twice. */
+  readonly lock: string;
+}
+
+const PLATFORM: MigrationSet = {
+  dir: path.join(import.meta.dirname, 'migrations'),
+  table: 'public.schema_migrations',
+  lock: 'gantry.migrations',
+};
 
 /**
- * Applies the platform database's numbered migrations (`NNN_name.sql`) that have
- * not run yet, each in its own transaction, under an advisory lock so concurrent
- * processes never apply one twice. Re-running is a no-op.
+ * Changes to what Gantry keeps in every project database (the auth schema) after it was
+ * bootstrapped. A new project's bootstrap SQL is already current, so it records them as
+ * applied (recordProjectMigrations); older databases get them when a host loads them.
  */
-export async function migratePlatform(client: pg.ClientBase): Promise<string[]> {
-  await client.query('SELECT pg_advisory_lock(hashtext($1))', ['gantry.migrations']);
+const PROJECT: MigrationSet = {
+  dir: path.join(import.meta.dirname, 'project-migrations'),
+  table: 'auth.schema_migrations',
+  lock: 'gantry.project_migrations',
+};
+
+async function versions(set: MigrationSet): Promise<string[]> {
+  return (await fs.readdir(set.dir)).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort().map((f) => f.replace(/\.sql$/, ''));
+}
+
+/**
+ * Applies the migrations of `set` that have not run yet, each in its own transaction,
+ * under an advisory lock. Re-running is a no-op. Returns the versions applied.
+ */
+async function migrate(client: pg.ClientBase, set: MigrationSet): Promise<string[]> {
+  await client.query('SELECT pg_advisory_lock(hashtext($1))', [set.lock]);
   try {
-    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    await client.query(`CREATE TABLE IF NOT EXISTS ${set.table} (
       version text PRIMARY KEY,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-    const files = (await fs.readdir(migrationsDir)).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
+    const done = new Set((await client.query<{ version: string }>(`SELECT version FROM ${set.table}`)).rows.map((r) => r.version));
     const applied: string[] = [];
-    for (const file of files) {
-      const version = file.replace(/\.sql$/, '');
+    for (const version of await versions(set)) {
       if (done.has(version)) continue;
-      const sql = await fs.readFile(path.join(migrationsDir, file), 'utf8');
+      const sql = await fs.readFile(path.join(set.dir, `${version}.sql`), 'utf8');
       await client.query('BEGIN');
       try {
         await client.query(sql);
-        await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+        await client.query(`INSERT INTO ${set.table} (version) VALUES ($1)`, [version]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
@@ -36,6 +61,21 @@ export async function migratePlatform(client: pg.ClientBase): Promise<string[]> 
     }
     return applied;
   } finally {
-    await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['gantry.migrations']);
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [set.lock]);
   }
+}
+
+/** The platform database's migrations. */
+export function migratePlatform(client: pg.ClientBase): Promise<string[]> {
+  return migrate(client, PLATFORM);
+}
+
+/** A project database's migrations (its auth schema). */
+export function migrateProject(client: pg.ClientBase): Promise<string[]> {
+  return migrate(client, PROJECT);
+}
+
+/** Inside a new project's bootstrap transaction: its auth schema is current, so every project migration counts as applied. */
+export async function recordProjectMigrations(client: pg.ClientBase): Promise<void> {
+  await client.query(`INSERT INTO ${PROJECT.table} (version) SELECT unnest($1::text[])`, [await versions(PROJECT)]);
 }

@@ -54,7 +54,6 @@ export function registerUser(router: Router, deps: AuthDeps): void {
         }
         passwordHash = await deps.passwords.hash(password);
       }
-      if (newEmail !== undefined) await deps.ensureEmailChangeSchema();
       const change: UserChange = {
         ...(data === undefined ? {} : { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data, data) }),
         ...(passwordHash === undefined ? {} : { encrypted_password: passwordHash, ...cancelPendingEmailChange(user) }),

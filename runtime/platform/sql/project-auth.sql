@@ -2,6 +2,12 @@
 -- tokens, audit log and rate-limit buckets, plus the helpers policies call.
 CREATE SCHEMA auth;
 
+-- Project migrations (runtime/platform/project-migrations) this database has; a new one has all.
+CREATE TABLE auth.schema_migrations (
+  version text PRIMARY KEY,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);
+
 CREATE TABLE auth.users (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   aud text NOT NULL DEFAULT 'authenticated',

@@ -216,21 +216,6 @@ describe('PUT /user {email} with confirmation on', () => {
     expect(changed.body).not.toHaveProperty('email_change_sent_at');
     expect((await fetch(link)).status).toBe(403);
   });
-
-  it('upgrades a project database made before e-mail changes existed', async () => {
-    const project = await suite.project();
-    await project.db.query(`ALTER TABLE auth.users DROP COLUMN new_email, DROP COLUMN email_change_sent_at`);
-    await project.db.query(
-      `ALTER TABLE auth.one_time_tokens DROP CONSTRAINT one_time_tokens_token_type_check,
-         ADD CONSTRAINT one_time_tokens_token_type_check CHECK (token_type IN ('confirmation', 'recovery'))`,
-    );
-    const user = await signedIn(project, 'old');
-    expect((await project.call('GET', '/user', { bearer: user.accessToken })).body).not.toHaveProperty('new_email');
-    const newEmail = uniqueEmail('upgraded');
-    expect((await changeEmail(project, user, newEmail)).body.new_email).toBe(newEmail);
-    expect((await fetch(linkFrom(await suite.smtp.waitFor(newEmail)))).status).toBe(200);
-    expect(await signInStatus(project, newEmail)).toBe(200);
-  });
 });
 
 describe('PUT /user {email} with autoconfirm on', () => {

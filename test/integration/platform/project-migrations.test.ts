@@ -1,0 +1,64 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateProject } from '../../../runtime/platform/migrations.js';
+import { createTestProject, repoRoot, startTestHost, type TestHost } from '../../helpers/platform.js';
+
+/** Project databases carry their own migration record, so a host can bring an older one up to date. */
+
+let host: TestHost;
+let versions: string[];
+
+beforeAll(async () => {
+  host = await startTestHost();
+  versions = (await fs.readdir(path.join(repoRoot, 'runtime/platform/project-migrations'))).map((f) => f.replace(/\.sql$/, '')).sort();
+});
+afterAll(() => host?.close());
+
+async function withDatabase<T>(databaseName: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client(host.platform.cluster.urlFor(databaseName));
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const emailChangeShape = `
+  SELECT (SELECT array_agg(column_name::text ORDER BY column_name) FROM information_schema.columns
+           WHERE table_schema = 'auth' AND table_name = 'users' AND column_name IN ('new_email', 'email_change_sent_at')) AS columns,
+         (SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'one_time_tokens_token_type_check') AS token_types,
+         (SELECT array_agg(version ORDER BY version) FROM auth.schema_migrations) AS recorded`;
+
+describe('project database migrations', () => {
+  it('a new project records every project migration as applied, and migrating it again does nothing', async () => {
+    const { record } = await createTestProject(host.platform);
+    expect(versions).toContain('001_email_change');
+    await withDatabase(record.databaseName, async (client) => {
+      expect((await client.query(emailChangeShape)).rows[0]).toMatchObject({ columns: ['email_change_sent_at', 'new_email'], recorded: versions });
+      expect(await migrateProject(client)).toEqual([]);
+    });
+  });
+
+  it('a host loading a database made before e-mail changes existed migrates it before serving it', async () => {
+    const { record } = await createTestProject(host.platform, { host: host.host });
+    await withDatabase(record.databaseName, async (client) => {
+      await client.query(`ALTER TABLE auth.users DROP COLUMN new_email, DROP COLUMN email_change_sent_at`);
+      await client.query(`ALTER TABLE auth.one_time_tokens DROP CONSTRAINT one_time_tokens_token_type_check,
+        ADD CONSTRAINT one_time_tokens_token_type_check CHECK (token_type IN ('confirmation', 'recovery'))`);
+      await client.query(`DELETE FROM auth.schema_migrations`);
+    });
+    await host.host.directory.reload(record.ref);
+    await withDatabase(record.databaseName, async (client) => {
+      expect((await client.query(emailChangeShape)).rows[0]).toEqual({
+        columns: ['email_change_sent_at', 'new_email'],
+        token_types: "CHECK ((token_type = ANY (ARRAY['confirmation'::text, 'recovery'::text, 'email_change'::text])))",
+        recorded: versions,
+      });
+    });
+    const health = await fetch(`${host.host.baseUrl}/v1/${record.ref}/auth/v1/health`);
+    expect(health.status).toBe(200);
+  });
+});
