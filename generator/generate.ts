@@ -7,9 +7,10 @@ import { emitProject } from './emit/project.js';
 import { introspectProject } from './introspect/introspect.js';
 import { writeGenerated, type WriteResult } from './write.js';
 
-export const EXPOSED_SCHEMAS = ['public'] as const;
-
-/** Introspects a project's database and writes (or, with check, compares) `generated/<ref>/`. */
+/**
+ * Introspects the schemas the project exposes (its `api.schemas` setting) and writes
+ * (or, with check, compares) `generated/<ref>/`.
+ */
 export async function generateProject(
   platform: Platform,
   record: ProjectRecord,
@@ -18,7 +19,7 @@ export async function generateProject(
   const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
   await client.connect();
   try {
-    const model = await introspectProject(client, { schemas: [...EXPOSED_SCHEMAS] });
+    const model = await introspectProject(client, { schemas: record.settings['api.schemas'] });
     const files = emitProject(model, { ref: record.ref });
     return await writeGenerated(path.join(platform.config.generatedDir, record.ref), files, { check: options.check ?? false });
   } finally {

@@ -3,9 +3,10 @@ import { loadConfig } from '../../runtime/config.js';
 import { createProject, deleteProject, readSchemaFiles } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
-import { parseSetting } from '../../runtime/platform/settings.js';
+import { formatSetting, parseSetting } from '../../runtime/platform/settings.js';
 import { generateProject, removeGenerated } from '../generate.js';
 import { CliError, type Output } from './output.js';
+import { configureProject } from './project-config.js';
 
 async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promise<T> {
   const platform = await Platform.open(loadConfig());
@@ -71,15 +72,11 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       return;
     }
     case 'config': {
-      const settings = await withPlatform(async (platform) => {
-        let record = await requireProject(platform, ref);
-        for (const assignment of values.set ?? []) {
-          const { key, value } = parseSetting(assignment);
-          record = (await platform.setSetting(record.ref, key, value)) ?? record;
-        }
-        return record.settings;
-      });
-      out.result({ ref, settings }, Object.entries(settings).map(([k, v]) => `${k}=${String(v)}`).join('\n'));
+      const assignments = (values.set ?? []).map(parseSetting);
+      const { record, generated } = await withPlatform(async (platform) => configureProject(platform, await requireProject(platform, ref), assignments));
+      const lines = Object.entries(record.settings).map(([key, value]) => `${key}=${formatSetting(value)}`);
+      if (generated) lines.push(`regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`);
+      out.result({ ref, settings: record.settings, ...(generated ? { generated } : {}) }, lines.join('\n'));
       return;
     }
     default:

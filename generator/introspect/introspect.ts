@@ -18,16 +18,12 @@ import {
   type TypeTextRow,
   type ViewRuleRow,
 } from './catalog-queries.js';
+import { isForbiddenSchema } from '../../runtime/platform/exposed-schemas.js';
 import { IntrospectionError } from './errors.js';
 
 export interface IntrospectOptions {
   /** Exposed schemas, the default profile first. Defaults to `['public']`. */
   readonly schemas?: readonly string[];
-}
-
-/** Schemas that hold the platform's own objects or the system catalogs. */
-export function isForbiddenSchema(schema: string): boolean {
-  return schema === 'auth' || schema === 'information_schema' || schema.startsWith('pg_');
 }
 
 /**

@@ -4,6 +4,8 @@ import type { RlsExecutor } from '../db/rls-transaction.js';
 
 /** Per-project settings kept in the platform registry (`project config --set`). */
 export interface ProjectSettings {
+  /** Exposed schemas in order, the first the default profile (PostgREST's `db-schemas`); the generated code serves exactly these. */
+  readonly 'api.schemas': readonly string[];
   readonly 'auth.autoconfirm': boolean;
   /** GoTrue's refresh-token reuse grace window, in seconds (0 = none). */
   readonly 'auth.refresh_reuse_interval': number;

@@ -6,7 +6,7 @@ import type { GantryConfig } from '../config.js';
 import type { ProjectSettings } from '../host/project-context.js';
 import { acquireCluster, type Cluster, type EmbeddedOptions } from './cluster.js';
 import { migratePlatform } from './migrations.js';
-import { resolveSettings } from './settings.js';
+import { resolveSettings, type SettingValue } from './settings.js';
 
 export const PLATFORM_DATABASE = 'gantry';
 export const PROJECTS_CHANNEL = 'gantry_projects';
@@ -89,7 +89,7 @@ export class Platform {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
-  async setSetting(ref: string, key: keyof ProjectSettings, value: boolean | number): Promise<ProjectRecord | null> {
+  async setSetting(ref: string, key: keyof ProjectSettings, value: SettingValue): Promise<ProjectRecord | null> {
     const { rows } = await this.pool.query<ProjectRow>(
       'UPDATE projects SET settings = settings || jsonb_build_object($2::text, $3::jsonb) WHERE ref = $1 RETURNING *',
       [ref, key, JSON.stringify(value)],

@@ -1,18 +1,30 @@
 import type { ProjectSettings } from '../host/project-context.js';
+import { DEFAULT_EXPOSED_SCHEMAS, isForbiddenSchema } from './exposed-schemas.js';
 
 export class SettingsError extends Error {
   readonly code = 'invalid_setting';
 }
 
-type Parser = (raw: string) => boolean | number;
+export type SettingName = keyof ProjectSettings;
+export type SettingValue = ProjectSettings[SettingName];
+/** A parsed `KEY=VALUE`, its value typed by its key. */
+export type SettingAssignment = { [K in SettingName]: { readonly key: K; readonly value: ProjectSettings[K] } }[SettingName];
 
-const parseBool: Parser = (raw) => {
+interface Setting<T> {
+  /** The CLI's text -> the value; throws SettingsError. */
+  readonly parse: (raw: string) => T;
+  /** Whether a value read back from the registry's JSON is usable as is. */
+  readonly accepts: (stored: unknown) => boolean;
+  readonly fallback: T;
+}
+
+const parseBool = (raw: string): boolean => {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   throw new SettingsError(`expected true or false, got "${raw}"`);
 };
 
-const parseSeconds: Parser = (raw) => {
+const parseSeconds = (raw: string): number => {
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw new SettingsError(`expected a whole number of seconds, got "${raw}"`);
   return n;
@@ -20,7 +32,7 @@ const parseSeconds: Parser = (raw) => {
 
 const MAX_REQUESTS_PER_WINDOW = 1_000_000;
 
-const parseRequestLimit: Parser = (raw) => {
+const parseRequestLimit = (raw: string): number => {
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1 || n > MAX_REQUESTS_PER_WINDOW) {
     throw new SettingsError(`expected a whole number of requests per 5 minutes from 1 to ${MAX_REQUESTS_PER_WINDOW}, got "${raw}"`);
@@ -28,41 +40,92 @@ const parseRequestLimit: Parser = (raw) => {
   return n;
 };
 
-/** Every per-project setting, its parser and its default (rate limits: GoTrue's defaults, per client IP and 5 minutes). */
-const known: { readonly [K in keyof ProjectSettings]: { parse: Parser; fallback: ProjectSettings[K] } } = {
-  'auth.autoconfirm': { parse: parseBool, fallback: false },
-  'auth.refresh_reuse_interval': { parse: parseSeconds, fallback: 0 },
-  'auth.rate_limit.token_refresh': { parse: parseRequestLimit, fallback: 150 },
-  'auth.rate_limit.verify': { parse: parseRequestLimit, fallback: 30 },
-  'auth.rate_limit.otp': { parse: parseRequestLimit, fallback: 30 },
+const SCHEMA_NAME_RULE = 'schema names may contain any character except a comma';
+
+/**
+ * Checks a list of exposed schemas as PostgREST's `db-schemas`: at least one, each
+ * named once, none of the platform's or the catalogs'. Names are taken exactly (no
+ * trimming), since PostgreSQL names may start or end with spaces.
+ */
+export function checkSchemaList(schemas: readonly string[]): void {
+  if (schemas.length === 0) throw new SettingsError(`expected at least one schema (${SCHEMA_NAME_RULE})`);
+  const seen = new Set<string>();
+  for (const schema of schemas) {
+    if (schema === '') throw new SettingsError(`empty schema name in the list (${SCHEMA_NAME_RULE})`);
+    if (seen.has(schema)) throw new SettingsError(`schema ${JSON.stringify(schema)} is listed more than once`);
+    if (isForbiddenSchema(schema)) {
+      throw new SettingsError(`schema ${JSON.stringify(schema)} can never be exposed (auth, information_schema and pg_* are not)`);
+    }
+    seen.add(schema);
+  }
+}
+
+const parseSchemaList = (raw: string): readonly string[] => {
+  if (raw === '') throw new SettingsError(`expected a comma-separated list of schemas, the default profile first (${SCHEMA_NAME_RULE}), got ""`);
+  const schemas = raw.split(',');
+  checkSchemaList(schemas);
+  return schemas;
 };
 
-export const settingNames = Object.keys(known).sort() as (keyof ProjectSettings)[];
+const isStoredSchemaList = (stored: unknown): boolean => {
+  if (!Array.isArray(stored) || !stored.every((schema) => typeof schema === 'string')) return false;
+  try {
+    checkSchemaList(stored);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
-function isKnown(key: string): key is keyof ProjectSettings {
+const isBoolean = (stored: unknown): boolean => typeof stored === 'boolean';
+const isNumber = (stored: unknown): boolean => typeof stored === 'number';
+
+/** Every per-project setting, its parser and its default (rate limits: GoTrue's defaults, per client IP and 5 minutes). */
+const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
+  'api.schemas': { parse: parseSchemaList, accepts: isStoredSchemaList, fallback: DEFAULT_EXPOSED_SCHEMAS },
+  'auth.autoconfirm': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.refresh_reuse_interval': { parse: parseSeconds, accepts: isNumber, fallback: 0 },
+  'auth.rate_limit.token_refresh': { parse: parseRequestLimit, accepts: isNumber, fallback: 150 },
+  'auth.rate_limit.verify': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
+  'auth.rate_limit.otp': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
+};
+
+export const settingNames = Object.keys(known).sort() as SettingName[];
+
+function isKnown(key: string): key is SettingName {
   return Object.hasOwn(known, key);
 }
 
+function assign<K extends SettingName>(key: K, raw: string): SettingAssignment {
+  return { key, value: known[key].parse(raw) } as SettingAssignment;
+}
+
 /** Parses `KEY=VALUE` from the CLI into a typed setting. */
-export function parseSetting(assignment: string): { key: keyof ProjectSettings; value: boolean | number } {
+export function parseSetting(assignment: string): SettingAssignment {
   const eq = assignment.indexOf('=');
   if (eq <= 0) throw new SettingsError(`expected KEY=VALUE, got "${assignment}"`);
   const key = assignment.slice(0, eq);
   if (!isKnown(key)) throw new SettingsError(`unknown setting "${key}" (known: ${settingNames.join(', ')})`);
   try {
-    return { key, value: known[key].parse(assignment.slice(eq + 1)) };
+    return assign(key, assignment.slice(eq + 1));
   } catch (error) {
     throw new SettingsError(`${key}: ${(error as Error).message}`);
   }
 }
 
+/** A setting as the CLI takes it (`api.schemas` back to its comma-separated form). */
+export function formatSetting(value: SettingValue): string {
+  return Array.isArray(value) ? value.join(',') : String(value);
+}
+
 /** Stored JSON -> settings with defaults filled in; unknown stored keys are ignored. */
 export function resolveSettings(stored: Readonly<Record<string, unknown>>): ProjectSettings {
-  const pick = <K extends keyof ProjectSettings>(key: K): ProjectSettings[K] => {
+  const pick = <K extends SettingName>(key: K): ProjectSettings[K] => {
     const value = stored[key];
-    return typeof value === typeof known[key].fallback ? (value as ProjectSettings[K]) : known[key].fallback;
+    return known[key].accepts(value) ? (value as ProjectSettings[K]) : known[key].fallback;
   };
   return {
+    'api.schemas': pick('api.schemas'),
     'auth.autoconfirm': pick('auth.autoconfirm'),
     'auth.refresh_reuse_interval': pick('auth.refresh_reuse_interval'),
     'auth.rate_limit.token_refresh': pick('auth.rate_limit.token_refresh'),

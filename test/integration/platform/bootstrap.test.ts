@@ -137,6 +137,7 @@ describe('project bootstrap', () => {
     const record = (await platform.getProject(ref))!;
     expect(Buffer.from(record.jwtSecret, 'base64url').length).toBeGreaterThanOrEqual(32);
     expect(record.settings).toEqual({
+      'api.schemas': ['public'],
       'auth.autoconfirm': true,
       'auth.refresh_reuse_interval': 0,
       'auth.rate_limit.token_refresh': 150,

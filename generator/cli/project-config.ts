@@ -1,0 +1,46 @@
+import pg from 'pg';
+import { missingSchemas } from '../../runtime/platform/exposed-schemas.js';
+import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
+import { SettingsError, type SettingAssignment } from '../../runtime/platform/settings.js';
+import { generateProject } from '../generate.js';
+import type { WriteResult } from '../write.js';
+
+export interface ConfigResult {
+  readonly record: ProjectRecord;
+  /** What regeneration changed, when `api.schemas` was set; null otherwise. */
+  readonly generated: Pick<WriteResult, 'changed' | 'removed'> | null;
+}
+
+async function requireSchemas(platform: Platform, record: ProjectRecord, schemas: readonly string[]): Promise<void> {
+  const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
+  await client.connect();
+  try {
+    const missing = await missingSchemas(client, schemas);
+    if (missing.length > 0) {
+      const names = missing.map((schema) => JSON.stringify(schema)).join(', ');
+      throw new SettingsError(`api.schemas: no schema ${names} in the database of project "${record.ref}" (names are exact and case-sensitive)`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Applies parsed `--set` assignments to a project, all checked before anything is
+ * stored. A new `api.schemas` is checked against the project database, and the code
+ * is regenerated for it before the registry changes: the registry's NOTIFY makes a
+ * running host reload the project, and it must find the new code already in place.
+ */
+export async function configureProject(platform: Platform, record: ProjectRecord, assignments: readonly SettingAssignment[]): Promise<ConfigResult> {
+  let schemas: readonly string[] | null = null;
+  for (const assignment of assignments) if (assignment.key === 'api.schemas') schemas = assignment.value;
+  let generated: ConfigResult['generated'] = null;
+  if (schemas) {
+    await requireSchemas(platform, record, schemas);
+    const { changed, removed } = await generateProject(platform, { ...record, settings: { ...record.settings, 'api.schemas': schemas } });
+    generated = { changed, removed };
+  }
+  let current = record;
+  for (const { key, value } of assignments) current = (await platform.setSetting(record.ref, key, value)) ?? current;
+  return { record: current, generated };
+}
