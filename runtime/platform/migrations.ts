@@ -39,10 +39,15 @@ async function versions(set: MigrationSet): Promise<string[]> {
 async function migrate(client: pg.ClientBase, set: MigrationSet): Promise<string[]> {
   await client.query('SELECT pg_advisory_lock(hashtext($1))', [set.lock]);
   try {
-    await client.query(`CREATE TABLE IF NOT EXISTS ${set.table} (
-      version text PRIMARY KEY,
-      applied_at timestamptz NOT NULL DEFAULT now()
-    )`);
+    // Checked first: even a CREATE TABLE IF NOT EXISTS that does nothing fires the project's
+    // DDL event trigger, and a host that regenerates on it would reload, migrate, and loop.
+    const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [set.table]);
+    if (!rows[0]?.present) {
+      await client.query(`CREATE TABLE ${set.table} (
+        version text PRIMARY KEY,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    }
     const done = new Set((await client.query<{ version: string }>(`SELECT version FROM ${set.table}`)).rows.map((r) => r.version));
     const applied: string[] = [];
     for (const version of await versions(set)) {

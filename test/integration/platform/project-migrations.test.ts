@@ -61,4 +61,19 @@ describe('project database migrations', () => {
     const health = await fetch(`${host.host.baseUrl}/v1/${record.ref}/auth/v1/health`);
     expect(health.status).toBe(200);
   });
+
+  it('loading a current database runs no DDL, so the schema watcher is not woken (no reload loop)', async () => {
+    const { record } = await createTestProject(host.platform, { host: host.host });
+    await withDatabase(record.databaseName, async (client) => {
+      const heard: string[] = [];
+      client.on('notification', (message) => heard.push(message.payload ?? ''));
+      await client.query('LISTEN gantry_schema');
+      await host.host.directory.reload(record.ref);
+      await host.host.directory.reload(record.ref);
+      // Notifications arrive in commit order: once this marker is heard, any DDL event of the reloads would have been.
+      await client.query(`SELECT pg_notify('gantry_schema', 'marker')`);
+      await expect.poll(() => heard.includes('marker')).toBe(true);
+      expect(heard).toEqual(['marker']);
+    });
+  });
 });
