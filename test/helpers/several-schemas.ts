@@ -18,9 +18,10 @@ CREATE FUNCTION extra.label_of(todo_id int) RETURNS text LANGUAGE sql STABLE AS 
 `;
 
 /**
- * Generates a project's code exposing the given schemas (`gantry gen` exposes public
- * only) into the platform's generated folder; returns the files. Reload the project
- * on the host afterwards to serve them.
+ * Exposes the given schemas as `project config --set api.schemas=…` does: writes the code
+ * generated for them into the platform's generated folder, then stores the setting (so a
+ * later regeneration keeps them); returns the files. Reload the project on the host
+ * afterwards to serve them.
  */
 export async function generateExposing(platform: Platform, record: ProjectRecord, schemas: readonly string[]): Promise<Map<string, string>> {
   const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
@@ -28,6 +29,7 @@ export async function generateExposing(platform: Platform, record: ProjectRecord
   try {
     const files = emitProject(await introspectProject(client, { schemas: [...schemas] }), { ref: record.ref });
     await writeGenerated(path.join(platform.config.generatedDir, record.ref), files, { check: false });
+    await platform.setSetting(record.ref, 'api.schemas', schemas);
     return files;
   } finally {
     await client.end();
