@@ -84,11 +84,10 @@ export interface ExecutorOptions {
   /** Prepared statements one connection may hold (default MAX_PREPARED_PER_CONNECTION). */
   readonly maxPrepared?: number;
   /**
-   * Transactions one shared connection may have in flight. A backend runs its queue in
-   * order, so while it is off the CPU every transaction queued on it waits (measured: the
-   * to-many embed bench's p99 went from 45–90 ms unbounded to 20–27 ms at 8 over two
-   * connections, at the cost of ~13% throughput on the 20-row read, whose backends idle
-   * between smaller batches). Unbounded by default.
+   * Transactions one shared connection may have in flight; the rest wait in one queue for
+   * whichever connection frees first. A backend runs its queue in order, so while it is off
+   * the CPU every transaction queued on it waits; too low a bound leaves backends idle
+   * between small batches. Unbounded unless given (the host's choice: runtime/host/pools.ts).
    */
   readonly maxInFlight?: number;
   /**
