@@ -72,12 +72,14 @@ describe('credentials', () => {
     expect((await call('/authors', { apikey: tampered })).status).toBe(401);
   });
 
-  it('refuses a role the authenticator may not switch to: 403 42501', async () => {
+  it('refuses a role the authenticator may not switch to (403 42501) and one that does not exist (401 22023)', async () => {
     const now = Math.floor(Date.now() / 1000);
     const superuser = signJwt(project.record.jwtSecret, { role: 'postgres', exp: now + 60 });
     const res = await call('/authors', { token: superuser });
-    expect(res.status).toBe(403);
-    expect((res.json as { code: string }).code).toBe('42501');
+    expect([res.status, res.json]).toEqual([403, errorBody('42501', 'permission denied to set role "postgres"')]);
+    const ghost = signJwt(project.record.jwtSecret, { role: 'no_such_role_here', exp: now + 60 });
+    const missing = await call('/authors', { token: ghost });
+    expect([missing.status, missing.json]).toEqual([401, errorBody('22023', 'role "no_such_role_here" does not exist')]);
   });
 
   it('lets the bearer token decide the role over the apikey, and accepts ?apikey=', async () => {

@@ -1,6 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signJwt } from '../../../runtime/auth/jwt.js';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { errorBody, restCaller, userToken, type ApiResponse } from './http.js';
 
@@ -266,6 +268,25 @@ describe('rpc', () => {
     const patch = await call('/rpc/add', { method: 'PATCH', body: { a: 1 } });
     expect(patch.status).toBe(405);
     expect(patch.json).toEqual(errorBody('PGRST101', 'Cannot use the PATCH method on RPC'));
+  });
+
+  it('runs as any role granted to the authenticator (PostgREST), with that role\'s privileges', async () => {
+    const role = `${project.record.ref}_auditor`;
+    const admin = new pg.Client(host.platform.cluster.urlFor(project.record.databaseName));
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${role} NOLOGIN; GRANT ${role} TO authenticator; GRANT USAGE ON SCHEMA public TO ${role};
+        GRANT SELECT ON products TO ${role}`);
+    } finally {
+      await admin.end();
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const auditor = signJwt(project.record.jwtSecret, { role, exp: now + 60 });
+    expect(ok(await call('/products?select=id,name&order=id', { token: auditor }))).toEqual([
+      { id: 1, name: 'pen' }, { id: 2, name: 'ink' }, { id: 3, name: 'paper' },
+    ]);
+    const refused = await call('/orders?select=id', { token: auditor });
+    expect([refused.status, refused.json]).toEqual([403, errorBody('42501', 'permission denied for table orders')]);
   });
 
   it('answers OPTIONS with the methods the resource can take (PostgREST), and names them in every 405', async () => {
