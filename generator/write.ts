@@ -76,3 +76,21 @@ export async function writeGenerated(
   }
   return { changed, removed, diff: report.join('\n') };
 }
+
+/** The generated files under `dir` (relative path -> text). */
+export async function readGenerated(dir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const relative of (await listFiles(dir)).sort(compareCodePoints)) {
+    const content = await readOrNull(path.join(dir, relative));
+    if (content !== null && isGenerated(relative, content)) files.set(relative, content);
+  }
+  return files;
+}
+
+/** What differs between two snapshots of a generated folder, in the terms of WriteResult. */
+export function compareGenerated(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): Pick<WriteResult, 'changed' | 'removed'> {
+  return {
+    changed: [...after].filter(([relative, text]) => before.get(relative) !== text).map(([relative]) => relative),
+    removed: [...before.keys()].filter((relative) => !after.has(relative)),
+  };
+}

@@ -1,9 +1,11 @@
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../runtime/config.js';
 import { applySchemaFiles, type SchemaFile } from '../../runtime/platform/bootstrap.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { generateProject } from '../generate.js';
+import { compareGenerated, readGenerated } from '../write.js';
 import { CliError, type Output } from './output.js';
 
 async function openProject(platform: Platform, ref: string | undefined): Promise<ProjectRecord> {
@@ -59,8 +61,13 @@ export async function migrateCommand(args: string[], out: Output): Promise<void>
   const platform = await Platform.open(loadConfig());
   try {
     const record = await openProject(platform, ref);
+    // A running server regenerates on the same DDL at the same time; comparing with the code as
+    // it was before the migration reports the migration's effect whoever wrote each file first.
+    const dir = path.join(platform.config.generatedDir, ref);
+    const before = await readGenerated(dir);
     await applySchemaFiles(platform, record.databaseName, [migration]);
-    const result = await generateProject(platform, record);
+    await generateProject(platform, record);
+    const result = compareGenerated(before, await readGenerated(dir));
     out.result(
       { ref, migrated: file, changed: result.changed, removed: result.removed },
       `migrated ${ref} with ${file}; regenerated ${result.changed.length} file(s), removed ${result.removed.length}`,
