@@ -21,6 +21,12 @@ export interface GantryConfig {
   readonly calls: CallsSettings;
   /** Where generated project code lives (`generated/` of the checkout). */
   readonly generatedDir: string;
+  /**
+   * Express's `trust proxy` (TRUST_PROXY): which X-Forwarded-For hops to believe for the
+   * client address that auth rate limits and audit entries use. Off by default: a client
+   * could name any address.
+   */
+  readonly trustProxy: boolean | number | string;
 }
 
 export class ConfigError extends Error {
@@ -39,6 +45,14 @@ function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
 
 function readBool(env: NodeJS.ProcessEnv, name: string): boolean {
   return (env[name] ?? '').toLowerCase() === 'true';
+}
+
+/** `true`, `false`, a hop count, or addresses/subnets/`loopback`… as express's `trust proxy` takes them. */
+function readTrustProxy(env: NodeJS.ProcessEnv): boolean | number | string {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
 }
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -62,5 +76,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
     callsAllowPrivateUrls: readBool(env, 'CALLS_ALLOW_PRIVATE_URLS'),
     calls: readCallsSettings(env),
     generatedDir: path.resolve(env.GANTRY_GENERATED_DIR || path.join(repoRoot, 'generated')),
+    trustProxy: readTrustProxy(env),
   };
 }

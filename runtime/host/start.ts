@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import type { GantryConfig } from '../config.js';
+import { ConfigError, type GantryConfig } from '../config.js';
 import { createCallsApp, startCallsService } from '../calls/app.js';
 import type { Platform } from '../platform/platform.js';
 import { createHostApp, type InFlight } from './app.js';
@@ -43,9 +43,22 @@ function urlOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/** Applies TRUST_PROXY; express rejects what it cannot parse. Mounted routers and apps inherit it. */
+function trustProxy(app: Express, value: GantryConfig['trustProxy']): void {
+  try {
+    app.set('trust proxy', value);
+  } catch (error) {
+    throw new ConfigError(`TRUST_PROXY: ${(error as Error).message}`);
+  }
+}
+
 /** Starts the project host on HOST:PORT and the call-analysis listener on HOST:CALLS_PORT. */
 export async function startHost(platform: Platform, options: StartOptions): Promise<RunningHost> {
   const { log } = options;
+  // First, so that an invalid TRUST_PROXY stops the start before anything runs.
+  const callsApp = express();
+  callsApp.disable('x-powered-by');
+  trustProxy(callsApp, platform.config.trustProxy);
   const inFlight: InFlight = { count: 0 };
   let hostApp: Express | null = null;
   let restFastPath: ((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | null = null;
@@ -63,8 +76,6 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   hostServer.keepAliveTimeout = 65_000;
 
   const calls = await startCallsService(platform, { settings: platform.config.calls, log });
-  const callsApp = express();
-  callsApp.disable('x-powered-by');
   callsApp.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   callsApp.use(createCallsApp(calls));
   const callsServer = http.createServer(callsApp);
@@ -79,6 +90,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null, config);
   await loaded.start();
   hostApp = createHostApp(loaded, log, inFlight);
+  trustProxy(hostApp, platform.config.trustProxy);
   restFastPath = createRestFastPath(loaded, log, inFlight);
 
   let closing: Promise<void> | null = null;

@@ -87,6 +87,9 @@ export async function startTestHost(overrides: Record<string, string> = {}): Pro
     regenerate: async (record) => {
       await generateProject(platform, record);
     },
+  }).catch(async (error: unknown) => {
+    await platform.close();
+    throw error;
   });
   return {
     platform,
