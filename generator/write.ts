@@ -46,23 +46,18 @@ export async function writeGenerated(
   files: ReadonlyMap<string, string>,
   options: { check: boolean },
 ): Promise<WriteResult> {
+  const existing = await readGenerated(dir);
   const changed: string[] = [];
   const report: string[] = [];
   for (const [relative, text] of [...files].sort(([a], [b]) => compareCodePoints(a, b))) {
-    const current = await readOrNull(path.join(dir, relative));
+    // A file without the generator's header is not in `existing`, but is still overwritten.
+    const current = existing.get(relative) ?? (await readOrNull(path.join(dir, relative)));
     if (current === text) continue;
     changed.push(relative);
     report.push(current === null ? `A ${relative}` : `M ${relative}\n${lineDiff(current, text)}`);
   }
-  const removed: string[] = [];
-  for (const relative of (await listFiles(dir)).sort(compareCodePoints)) {
-    if (files.has(relative)) continue;
-    const content = await readOrNull(path.join(dir, relative));
-    if (content !== null && isGenerated(relative, content)) {
-      removed.push(relative);
-      report.push(`D ${relative}`);
-    }
-  }
+  const removed = [...existing.keys()].filter((relative) => !files.has(relative));
+  for (const relative of removed) report.push(`D ${relative}`);
   if (!options.check) {
     for (const relative of changed) {
       const target = path.join(dir, relative);
