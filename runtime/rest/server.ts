@@ -60,10 +60,15 @@ function resourceOf(path: string): { kind: 'table' | 'rpc'; name: string } {
   throw pgrstError('PGRST125', `Invalid path specified in request URL: /rest/v1${path}`);
 }
 
-/** The `Allow` header for a 405 or an OPTIONS request; null when the path names nothing. */
-function allowOf(req: IncomingMessage, definition: ProjectDefinition, path: string): string | null {
+/** The `Allow` header of the resource the path names (OPTIONS); unknown → 404 as any request. */
+function allowFor(req: IncomingMessage, project: ProjectDefinition['project'], path: string): string {
+  return allowedMethods(project, parseProfile(req.headers, 'GET', project.schemas), resourceOf(path));
+}
+
+/** The `Allow` header a 405 carries; null when the path names nothing. */
+function allowOf(req: IncomingMessage, project: ProjectDefinition['project'], path: string): string | null {
   try {
-    return allowedMethods(definition.project, parseProfile(req.headers, 'GET', definition.project.schemas), resourceOf(path));
+    return allowFor(req, project, path);
   } catch {
     return null;
   }
@@ -125,7 +130,7 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
       const claims = authenticate(req.headers, ctx.jwtSecret, apikeyParam(query));
       if (req.method === 'OPTIONS') {
         // CORS preflights never get here (runtime/host/cors.ts); this is PostgREST's OPTIONS: which methods the resource takes.
-        const allow = allowedMethods(project, parseProfile(req.headers, 'GET', project.schemas), resourceOf(path));
+        const allow = allowFor(req, project, path);
         writeResponse(res, { status: 200, headers: { Allow: allow }, body: null });
         return;
       }
@@ -171,7 +176,7 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
       writeResponse(res, profileSent(req) ? { ...response, headers: { ...response.headers, 'Content-Profile': apiRequest.schema } } : response);
     } catch (error) {
       const apiError = toApiError(error);
-      const allow = apiError.status === 405 ? allowOf(req, definition, path) : null;
+      const allow = apiError.status === 405 ? allowOf(req, project, path) : null;
       if (allow !== null) res.setHeader('Allow', allow);
       writeError(res, apiError, head);
     }

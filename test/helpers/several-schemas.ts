@@ -1,8 +1,6 @@
 import path from 'node:path';
-import pg from 'pg';
-import { emitProject } from '../../generator/emit/project.js';
-import { introspectProject } from '../../generator/introspect/introspect.js';
-import { writeGenerated } from '../../generator/write.js';
+import { configureProject } from '../../generator/cli/project-config.js';
+import { readGenerated } from '../../generator/write.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 
 /** A second schema for the demo: `extra`, with a table named like one of the demo's and a function. */
@@ -18,20 +16,11 @@ CREATE FUNCTION extra.label_of(todo_id int) RETURNS text LANGUAGE sql STABLE AS 
 `;
 
 /**
- * Exposes the given schemas as `project config --set api.schemas=…` does: writes the code
- * generated for them into the platform's generated folder, then stores the setting (so a
- * later regeneration keeps them); returns the files. Reload the project on the host
- * afterwards to serve them.
+ * Exposes the given schemas as `project config --set api.schemas=…` does (the code is
+ * regenerated, then the setting stored); returns the generated files. Reload the project
+ * on the host afterwards to serve them.
  */
 export async function generateExposing(platform: Platform, record: ProjectRecord, schemas: readonly string[]): Promise<Map<string, string>> {
-  const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
-  await client.connect();
-  try {
-    const files = emitProject(await introspectProject(client, { schemas: [...schemas] }), { ref: record.ref });
-    await writeGenerated(path.join(platform.config.generatedDir, record.ref), files, { check: false });
-    await platform.setSetting(record.ref, 'api.schemas', schemas);
-    return files;
-  } finally {
-    await client.end();
-  }
+  await configureProject(platform, record, [{ key: 'api.schemas', value: schemas }]);
+  return readGenerated(path.join(platform.config.generatedDir, record.ref));
 }
