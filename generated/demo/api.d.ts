@@ -1283,7 +1283,7 @@ export interface components {
         "application/json": components["schemas"]["Error"];
       };
     };
-    /** @description The table or function does not exist (`PGRST205`, `PGRST202`, `42P01` undefined_table). */
+    /** @description The table or function does not exist (`42P01` undefined_table, `PGRST202` for a function). */
     NotFound: {
       headers: {
         [name: string]: unknown;
@@ -1291,7 +1291,7 @@ export interface components {
       content: {
         /**
          * @example {
-         *       "code": "PGRST205",
+         *       "code": "42P01",
          *       "details": null,
          *       "hint": null,
          *       "message": "Could not find the table 'public.nope' in the schema cache"

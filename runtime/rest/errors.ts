@@ -190,6 +190,10 @@ export function unsupportedMethod(method: string): ApiError {
   return pgrstError('PGRST117', `Unsupported HTTP method: ${method}`);
 }
 
+/**
+ * An unknown table or view: PostgREST's message and hint, but the database's SQLSTATE (undefined_table), as the
+ * service document's error table maps it (PostgREST itself says PGRST205).
+ */
 export function tableNotFound(schema: string, name: string, hint: string | null = null): ApiError {
-  return pgrstError('PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`, null, hint);
+  return new ApiError(statusForCode('42P01'), '42P01', `Could not find the table '${schema}.${name}' in the schema cache`, null, hint);
 }

@@ -52,8 +52,8 @@ export const errorResponses: Readonly<Record<string, JsonSchema>> = {
     { code: '42501', message: 'new row violates row-level security policy for table "todos"' },
   ),
   NotFound: errorResponse(
-    'The table or function does not exist (`PGRST205`, `PGRST202`, `42P01` undefined_table).',
-    { code: 'PGRST205', message: "Could not find the table 'public.nope' in the schema cache" },
+    'The table or function does not exist (`42P01` undefined_table, `PGRST202` for a function).',
+    { code: '42P01', message: "Could not find the table 'public.nope' in the schema cache" },
   ),
   MethodNotAllowed: errorResponse(
     'Method not supported here (`PGRST117`), or a write attempted in a read-only transaction (`25006`, e.g. a volatile function called with GET).',

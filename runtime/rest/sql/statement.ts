@@ -43,7 +43,7 @@ export function finish(text: string, values: readonly unknown[], rest: Omit<Buil
   return { text, values, name: statementName(text), ...rest };
 }
 
-/** The table or view a request names; unknown → 404 PGRST205 with a "Perhaps you meant" hint. */
+/** The table or view a request names; unknown → 404 42P01 with a "Perhaps you meant" hint. */
 export function findTable(meta: ProjectMeta, schema: string, name: string): TableMeta {
   const table = meta.tables[`${schema}.${name}`];
   if (table) return table;

@@ -469,7 +469,7 @@ describe('writes', () => {
     expect(copy.json).toEqual(errorBody('PGRST117', 'Unsupported HTTP method: COPY'));
     const missing = await call('/nothing');
     expect(missing.status).toBe(404);
-    expect(missing.json).toEqual(errorBody('PGRST205', "Could not find the table 'public.nothing' in the schema cache"));
+    expect(missing.json).toEqual(errorBody('42P01', "Could not find the table 'public.nothing' in the schema cache"));
   });
 });
 
@@ -524,7 +524,7 @@ describe('hostile requests', () => {
   it('answers clear 4xx errors, never a 500, for odd paths, deep nesting, long values and big bodies', async () => {
     const unicode = await call(`/${encodeURIComponent('tâble; drop')}`);
     expect(unicode.status).toBe(404);
-    expect(unicode.json).toEqual(errorBody('PGRST205', "Could not find the table 'public.tâble; drop' in the schema cache"));
+    expect(unicode.json).toEqual(errorBody('42P01', "Could not find the table 'public.tâble; drop' in the schema cache"));
     const deeper = await call('/authors/1');
     expect(deeper.status).toBe(404);
     expect((deeper.json as { code: string }).code).toBe('PGRST125');

@@ -301,7 +301,7 @@ describe('rpc', () => {
     expect(await allow('/rpc/add')).toEqual([200, 'OPTIONS,GET,HEAD,POST']);
     expect(await allow('/rpc/hit')).toEqual([200, 'OPTIONS,POST']);
     const unknown = await call('/nope', { method: 'OPTIONS' });
-    expect([unknown.status, (unknown.json as { code: string }).code]).toEqual([404, 'PGRST205']);
+    expect([unknown.status, (unknown.json as { code: string }).code]).toEqual([404, '42P01']);
     const unknownFn = await call('/rpc/nope', { method: 'OPTIONS' });
     expect([unknownFn.status, (unknownFn.json as { code: string }).code]).toEqual([404, 'PGRST202']);
     expect((await call('/orders', { method: 'OPTIONS', apikey: null })).status).toBe(401);

@@ -136,7 +136,7 @@ describe('supabase-js against the data API', () => {
     expect(unknown.error?.code).toBe('42703');
     const missing = await anon.from('nothing').select();
     expect(missing.status).toBe(404);
-    expect(missing.error?.code).toBe('PGRST205');
+    expect(missing.error?.code).toBe('42P01');
   });
 
   it('calls functions with rpc, as POST, GET and HEAD, with filters on sets', async () => {

@@ -94,7 +94,7 @@ describe('project config --set api.schemas', () => {
     const unqualified = await notes();
     expect([unqualified.status, await unqualified.json()]).toEqual([
       404,
-      { code: 'PGRST205', message: "Could not find the table 'public.notes' in the schema cache", details: null, hint: null },
+      { code: '42P01', message: "Could not find the table 'public.notes' in the schema cache", details: null, hint: null },
     ]);
 
     const document = await fetch(`${project.url}/openapi.json?profile=extra`, { headers: { apikey: project.keys.anon_key } });

@@ -236,9 +236,9 @@ describe('embeds', () => {
     expect(st.text).toContain('row_to_json("j5".*) AS "films"');
   });
 
-  it('reports PGRST205 for an unknown table', () => {
+  it('reports 42P01 for an unknown table', () => {
     expect(errorOf(() => read('film', ''))).toEqual({ status: 404, body: {
-      code: 'PGRST205', message: 'Could not find the table \'public.film\' in the schema cache', details: null,
+      code: '42P01', message: 'Could not find the table \'public.film\' in the schema cache', details: null,
       hint: 'Perhaps you meant the table \'public.films\'',
     } });
   });
