@@ -58,11 +58,22 @@ export interface AuthenticatedUser {
   readonly session: SessionRow;
 }
 
+/**
+ * The access token of a user request: the Bearer token, else (service document 5.1: either header may carry
+ * an access token) an `apikey` that is a user's token rather than one of the project's API keys.
+ */
+function accessTokenOf(req: Request, deps: AuthDeps): string {
+  const bearer = bearerOf(req);
+  if (bearer !== null && bearer !== '') return bearer;
+  const apiKey = apiKeyOf(req);
+  if (apiKey !== null && apiKey !== '' && verify(deps, apiKey)?.session_id !== undefined) return apiKey;
+  throw authErrors.noAuthorization();
+}
+
 /** A signed-in user's access token whose user and session still exist and who is not banned. */
 export async function requireUser(req: Request, deps: AuthDeps): Promise<AuthenticatedUser> {
   checkPresentApiKey(req, deps);
-  const token = bearerOf(req);
-  if (token === null || token === '') throw authErrors.noAuthorization();
+  const token = accessTokenOf(req, deps);
   let claims: ProjectClaims;
   try {
     claims = verifyProjectToken(token, deps.ctx.jwtSecret, seconds(deps));

@@ -199,6 +199,14 @@ describe('GET and PUT /user', () => {
     expect(res.body).toEqual(session.user);
   });
 
+  it('takes the access token from the apikey header alone (service document 5.1), but not a project API key', async () => {
+    const { session } = await signUp(strict);
+    const res = await strict.call('GET', '/user', { apikey: session.access_token });
+    expect([res.status, res.body]).toEqual([200, session.user]);
+    const service = await strict.call('GET', '/user', { apikey: strict.serviceKey, headers: V });
+    expect([service.status, service.body]).toEqual([401, { code: 'no_authorization', message: 'This endpoint requires a valid Bearer token' }]);
+  });
+
   it('needs a valid, unexpired user token', async () => {
     const { session } = await signUp(strict);
     const none = await strict.call('GET', '/user', { headers: V });
