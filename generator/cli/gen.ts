@@ -15,18 +15,22 @@ async function openProject(platform: Platform, ref: string | undefined): Promise
   return record;
 }
 
-/** `gantry gen <ref> | --all [--check]`. Returns the exit code: 1 when --check finds drift. */
+/** `gantry gen <ref> | --all [--check]`, `gen --check` (every project). Returns the exit code: 1 when --check finds drift. */
 export async function genCommand(args: string[], out: Output): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: { json: { type: 'boolean' }, all: { type: 'boolean' }, check: { type: 'boolean' } },
   });
-  if (!values.all && positionals.length !== 1) throw new CliError('usage', 'usage: gantry gen <ref> | --all [--check]');
   const check = values.check ?? false;
+  // `gen --check` alone checks every project (the contract lists it so); a bare `gen` must name what it rewrites.
+  const all = values.all === true || (check && positionals.length === 0);
+  if (positionals.length > 1 || (all ? positionals.length !== 0 : positionals.length !== 1)) {
+    throw new CliError('usage', 'usage: gantry gen <ref> | --all | --check [<ref>]');
+  }
   const platform = await Platform.open(loadConfig());
   try {
-    const records = values.all ? await platform.listProjects() : [await openProject(platform, positionals[0])];
+    const records = all ? await platform.listProjects() : [await openProject(platform, positionals[0])];
     const results = [];
     for (const record of records) {
       const result = await generateProject(platform, record, { check });

@@ -12,6 +12,7 @@ const USAGE = `usage: gantry <command>
   project list | keys <ref> | delete <ref> | config <ref> --set KEY=VALUE
   migrate <ref> F.sql                     run a migration and regenerate
   gen <ref> | --all [--check]             regenerate generated/<ref>/
+  gen --check                             check every project's generated code
   calls key create --tenant <id> | calls key revoke <id>
 Every command takes --json.`;
 
