@@ -3,28 +3,47 @@ import path from 'node:path';
 import pg from 'pg';
 import type { GantryConfig } from '../runtime/config.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
+import { headerFingerprint } from './emit/header.js';
 import { emitProject } from './emit/project.js';
 import { introspectProject } from './introspect/introspect.js';
+import { schemaFingerprint } from './model/fingerprint.js';
 import { writeGenerated, type WriteResult } from './write.js';
 
 /**
  * Introspects the schemas the project exposes (its `api.schemas` setting) and writes
- * (or, with check, compares) `generated/<ref>/`.
+ * (or, with check, compares) `generated/<ref>/`. With `unlessCurrent`, stops after the
+ * introspection when the project's index.ts was generated from this very schema: the
+ * host calls it before every load, and emitting is the larger half of the work.
  */
 export async function generateProject(
   platform: Platform,
   record: ProjectRecord,
-  options: { check?: boolean } = {},
+  options: { check?: boolean; unlessCurrent?: boolean } = {},
 ): Promise<WriteResult> {
+  const dir = path.join(platform.config.generatedDir, record.ref);
   const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
   await client.connect();
   try {
     const model = await introspectProject(client, { schemas: record.settings['api.schemas'] });
+    if (options.unlessCurrent && (await generatedFingerprint(dir)) === schemaFingerprint(model)) {
+      return { changed: [], removed: [], diff: '' };
+    }
     const files = emitProject(model, { ref: record.ref });
-    return await writeGenerated(path.join(platform.config.generatedDir, record.ref), files, { check: options.check ?? false });
+    return await writeGenerated(dir, files, { check: options.check ?? false });
   } finally {
     await client.end();
   }
+}
+
+/** What a host runs before loading a project: generated code in line with the live schema, written only when it is not. */
+export async function syncGenerated(platform: Platform, record: ProjectRecord): Promise<void> {
+  await generateProject(platform, record, { unlessCurrent: true });
+}
+
+/** The whole-schema fingerprint in the header of `dir/index.ts`, or null without generated code. */
+async function generatedFingerprint(dir: string): Promise<string | null> {
+  const index = await fs.readFile(path.join(dir, 'index.ts'), 'utf8').catch(() => null);
+  return index === null ? null : headerFingerprint(index);
 }
 
 export async function removeGenerated(config: GantryConfig, ref: string): Promise<void> {

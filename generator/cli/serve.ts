@@ -7,7 +7,7 @@ import { startHost } from '../../runtime/host/start.js';
 import { createProject } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
-import { generateProject } from '../generate.js';
+import { generateProject, syncGenerated } from '../generate.js';
 
 export const DEMO_REF = 'demo';
 const demoSchema = path.resolve(import.meta.dirname, '../../runtime/platform/demo/schema.sql');
@@ -26,11 +26,10 @@ export async function serveCommand(_args: string[]): Promise<number> {
   const host = await startHost(platform, {
     log,
     runtime,
-    regenerate: async (record) => {
-      await generateProject(platform, record);
-    },
+    regenerate: (record) => syncGenerated(platform, record),
   });
-  const keys = projectKeys(config, demo);
+  // The demo's URL on the port bound (PORT=0 picks one).
+  const keys = { ...projectKeys(config, demo), url: `${host.baseUrl}/v1/${DEMO_REF}` };
   process.stdout.write(
     [
       `Gantry is up`,

@@ -29,8 +29,8 @@ export function createHostApp(directory: ProjectDirectory, log: Logger, inFlight
 
   app.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok', projects: directory.refs().length }));
 
-  app.use('/v1/:ref', (req: Request<{ ref: string }>, res: Response, next: NextFunction) => {
-    const project = directory.get(req.params.ref);
+  app.use('/v1/:ref', async (req: Request<{ ref: string }>, res: Response, next: NextFunction) => {
+    const project = directory.get(req.params.ref) ?? (await directory.load(req.params.ref));
     if (!project) {
       sendJson(res, 404, { message: `project "${req.params.ref}" not found`, code: 'PGRST125', details: null, hint: null });
       return;

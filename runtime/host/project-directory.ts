@@ -8,6 +8,7 @@ import type { ProjectContext } from './project-context.js';
 import type { ProjectPools } from './pools.js';
 import { SchemaWatcher } from './schema-watcher.js';
 import type { RestHandler } from '../rest/server.js';
+import { REF_PATTERN } from '../platform/bootstrap.js';
 import { migrateProject } from '../platform/migrations.js';
 
 export interface ServedProject {
@@ -19,8 +20,10 @@ export interface ServedProject {
 }
 
 /**
- * Regenerates a project's code after its database schema changed behind the host's
- * back (the generator is the CLI's, so the host is handed it rather than importing it).
+ * Brings a project's generated code in line with its live schema: writes it when it is missing (a project
+ * created by a CLI on another machine, or before the CLI wrote it) or was generated from another schema
+ * (DDL behind the host's back), and leaves current code alone. The generator is the CLI's, so the host is
+ * handed it rather than importing it.
  */
 export type Regenerate = (record: ProjectRecord) => Promise<void>;
 
@@ -28,9 +31,12 @@ export type Regenerate = (record: ProjectRecord) => Promise<void>;
 export type ServerFactory = (ctx: ProjectContext) => Promise<{ handler: RequestHandler; fingerprint: string | null; rest: RestHandler | null }>;
 
 /**
- * The projects this host serves, kept in step with the registry: LISTEN on the
- * platform database wakes it when a project is created, changed or deleted, so a
- * project is served or dropped within moments and no file is polled.
+ * The projects this host serves. A project is loaded on its first request (so a host
+ * with many idle projects starts at once and holds nothing for them), after its
+ * generated code has been brought in line with its live schema; from then on it is
+ * kept in step with the registry: LISTEN on the platform database wakes the host when
+ * a project is changed or deleted, so it is swapped or dropped within moments and no
+ * file is polled.
  */
 export class ProjectDirectory {
   private readonly served = new Map<string, ServedProject>();
@@ -48,10 +54,22 @@ export class ProjectDirectory {
     private readonly regenerate: Regenerate | null = null,
     private readonly config: GantryConfig = platform.config,
   ) {
-    this.watcher = regenerate ? new SchemaWatcher((ref) => void this.reload(ref, { regenerate: true }), log) : null;
+    this.watcher = regenerate ? new SchemaWatcher((ref) => void this.reload(ref), log) : null;
   }
 
   get(ref: string): ServedProject | undefined {
+    return this.served.get(ref);
+  }
+
+  /**
+   * The served project, loaded first when this host has not served it yet: a project just created (by a
+   * CLI here or on another machine) is answered once its code is ready, never as missing in the meantime.
+   * Undefined when the registry has no such project.
+   */
+  async load(ref: string): Promise<ServedProject | undefined> {
+    const served = this.served.get(ref);
+    if (served || !REF_PATTERN.test(ref)) return served;
+    await (this.pending.get(ref) ?? this.reload(ref));
     return this.served.get(ref);
   }
 
@@ -61,16 +79,20 @@ export class ProjectDirectory {
 
   async start(): Promise<void> {
     await this.listen();
-    await Promise.all((await this.platform.listProjects()).map((record) => this.reload(record.ref)));
+  }
+
+  /** Whether this host serves the project or is loading it: only then do registry changes concern it. */
+  private tracks(ref: string): boolean {
+    return this.served.has(ref) || this.pending.has(ref);
   }
 
   /**
-   * Re-reads one project from the registry and swaps its server in (or drops it);
-   * with regenerate, first rewrites its generated code from the live schema.
+   * Re-reads one project from the registry and swaps its server in (or drops it),
+   * first bringing its generated code in line with the live schema.
    */
-  reload(ref: string, options: { regenerate?: boolean } = {}): Promise<void> {
+  reload(ref: string): Promise<void> {
     const previous = this.pending.get(ref) ?? Promise.resolve();
-    const next = previous.then(() => this.apply(ref, options.regenerate ?? false)).catch((error: unknown) => {
+    const next = previous.then(() => this.apply(ref)).catch((error: unknown) => {
       this.log.error({ ref, err: error }, 'project reload failed');
     });
     this.pending.set(ref, next);
@@ -80,7 +102,7 @@ export class ProjectDirectory {
     return next;
   }
 
-  private async apply(ref: string, regenerate: boolean): Promise<void> {
+  private async apply(ref: string): Promise<void> {
     const record = await this.platform.getProject(ref);
     if (!record) {
       if (this.served.delete(ref)) this.log.info({ ref }, 'project dropped');
@@ -89,7 +111,7 @@ export class ProjectDirectory {
       return;
     }
     await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName));
-    if (regenerate && this.regenerate) await this.regenerate(record);
+    await this.regenerate?.(record);
     const ctx = this.contextFor(record);
     await this.migrate(ctx);
     const { handler, fingerprint, rest } = await this.factory(ctx);
@@ -126,7 +148,7 @@ export class ProjectDirectory {
   private async listen(): Promise<void> {
     const client = new pg.Client(this.platform.cluster.urlFor('gantry'));
     client.on('notification', (message) => {
-      if (message.channel === PROJECTS_CHANNEL && message.payload) void this.reload(message.payload);
+      if (message.channel === PROJECTS_CHANNEL && message.payload && this.tracks(message.payload)) void this.reload(message.payload);
     });
     client.on('error', (error) => {
       this.log.warn({ err: error }, 'registry listener lost; reconnecting');
@@ -138,13 +160,12 @@ export class ProjectDirectory {
     this.listener = client;
   }
 
-  /** After a lost listener: listen again and reload everything we may have missed. */
+  /** After a lost listener: listen again and reload what we serve, whose changes we may have missed. */
   private async resync(): Promise<void> {
     if (this.closed) return;
     try {
       await this.listen();
-      const refs = new Set([...this.served.keys(), ...(await this.platform.listProjects()).map((r) => r.ref)]);
-      await Promise.all([...refs].map((ref) => this.reload(ref)));
+      await Promise.all([...this.served.keys()].map((ref) => this.reload(ref)));
     } catch {
       setTimeout(() => void this.resync(), 1000).unref();
     }

@@ -25,7 +25,7 @@ export interface StartOptions {
   /** The runtime's public entry, handed to generated code. */
   readonly runtime: Readonly<Record<string, unknown>>;
   readonly drainTimeoutMs?: number;
-  /** Given: a schema changed behind the host's back (DDL) is regenerated and served. */
+  /** Given: a project's generated code is brought in line with its live schema before it is served (missing code, DDL). */
   readonly regenerate?: Regenerate;
 }
 

@@ -8,7 +8,7 @@ import * as runtime from '../../runtime/index.js';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/host/logger.js';
 import { startHost, type RunningHost } from '../../runtime/host/start.js';
-import { generateProject } from '../../generator/generate.js';
+import { generateProject, syncGenerated } from '../../generator/generate.js';
 import { createProject } from '../../runtime/platform/bootstrap.js';
 import { projectKeys, type ProjectKeys } from '../../runtime/platform/keys.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
@@ -76,7 +76,7 @@ export interface TestHost {
 
 /**
  * A platform and a running host on ephemeral ports, in-process. Like `gantry serve`,
- * it regenerates a project whose schema changes behind its back.
+ * it brings a project's generated code in line with its live schema before serving it.
  */
 export async function startTestHost(overrides: Record<string, string> = {}): Promise<TestHost> {
   const env = await testEnv(overrides);
@@ -84,9 +84,7 @@ export async function startTestHost(overrides: Record<string, string> = {}): Pro
   const host = await startHost(platform, {
     log: createLogger('silent'),
     runtime,
-    regenerate: async (record) => {
-      await generateProject(platform, record);
-    },
+    regenerate: (record) => syncGenerated(platform, record),
   }).catch(async (error: unknown) => {
     await platform.close();
     throw error;
