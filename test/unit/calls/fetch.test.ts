@@ -2,7 +2,6 @@ import diagnostics from 'node:diagnostics_channel';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addressBlockReason } from '../../../runtime/calls/fetch/address-policy.js';
 import { FetchError } from '../../../runtime/calls/fetch/errors.js';
 import { fetchRecording, type FetchRecordingOptions } from '../../../runtime/calls/fetch/fetch-recording.js';
 import type { Resolver } from '../../../runtime/calls/fetch/guarded-agent.js';
@@ -113,43 +112,6 @@ const resolverFor = (table: Record<string, string[]>, calls: string[] = []): Res
   calls.push(hostname);
   return (table[hostname] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 };
-
-describe('address policy', () => {
-  it.each([
-    ['127.0.0.1', 'a loopback address'],
-    ['::1', 'a loopback address'],
-    ['10.1.2.3', 'a private address'],
-    ['172.16.0.1', 'a private address'],
-    ['192.168.1.1', 'a private address'],
-    ['169.254.1.1', 'a linkLocal address'],
-    ['169.254.169.254', 'a cloud metadata address'],
-    ['fd00:ec2::254', 'a cloud metadata address'],
-    ['fe80::1', 'a linkLocal address'],
-    ['fc00::1', 'a uniqueLocal address'],
-    ['100.64.0.1', 'a carrierGradeNat address'],
-    ['0.0.0.0', 'a unspecified address'],
-    ['::', 'a unspecified address'],
-    ['224.0.0.1', 'a multicast address'],
-    ['ff02::1', 'a multicast address'],
-    ['255.255.255.255', 'a broadcast address'],
-    ['::ffff:127.0.0.1', 'a loopback address'],
-    ['::ffff:169.254.169.254', 'a cloud metadata address'],
-    ['64:ff9b::a00:1', 'a rfc6052 address'],
-    ['2002:a00:1::', 'a 6to4 address'],
-  ])('refuses %s as %s', (ip, reason) => {
-    expect(addressBlockReason(ip, { allowPrivate: false })).toBe(reason);
-  });
-
-  it('allows public unicast, and private ranges only when told to (metadata never)', () => {
-    expect(addressBlockReason('93.184.216.34', { allowPrivate: false })).toBeNull();
-    expect(addressBlockReason('2606:2800:220:1:248:1893:25c8:1946', { allowPrivate: false })).toBeNull();
-    expect(addressBlockReason('10.1.2.3', { allowPrivate: true })).toBeNull();
-    expect(addressBlockReason('::1', { allowPrivate: true })).toBeNull();
-    expect(addressBlockReason('169.254.169.254', { allowPrivate: true })).toBe('a cloud metadata address');
-    expect(addressBlockReason('127.0.0.1', { allowPrivate: false, allowCidrs: ['127.0.0.1/32'] })).toBeNull();
-    expect(addressBlockReason('127.0.0.2', { allowPrivate: false, allowCidrs: ['127.0.0.1/32'] })).toBe('a loopback address');
-  });
-});
 
 describe('URL checks', () => {
   it.each([

@@ -1,0 +1,65 @@
+import { lookup as dnsLookup } from 'node:dns';
+import net, { type LookupFunction, type NetConnectOpts, type Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { parseIpLiteral } from '../../runtime/calls/fetch/ip-literal.js';
+
+/**
+ * Confines this process's outbound TCP to loopback while a hardening test runs: the SSRF table
+ * feeds the guard addresses that route off the machine (IPv4-compatible, NAT64, 6to4, Teredo), and a
+ * regression in the guard must fail the test, never send a packet. undici and fetch open client
+ * sockets through `net.connect`; the guard wraps it, refuses a literal host or a lookup answer that
+ * is not loopback, and records it in `stopped`.
+ */
+export interface LoopbackConfinement {
+  /** `host` of every connection refused, in order. */
+  readonly stopped: string[];
+  release(): void;
+}
+
+const LEAK = 'ERR_TEST_NOT_LOOPBACK';
+
+function isLoopback(address: string): boolean {
+  const parsed = parseIpLiteral(address);
+  if (!parsed) return false;
+  const ip = parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress() ? parsed.toIPv4Address() : parsed;
+  return ip.range() === 'loopback';
+}
+
+function leak(host: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`test refused a connection off loopback: ${host}`), { code: LEAK });
+}
+
+export function confineToLoopback(): LoopbackConfinement {
+  const original = net.connect;
+  const stopped: string[] = [];
+  const guardedLookup = (lookup: LookupFunction): LookupFunction => (hostname, options, callback) => {
+    lookup(hostname, options, (error, address, family) => {
+      if (error) return callback(error, address as string, family);
+      const addresses = typeof address === 'string' ? [address] : address.map((a) => a.address);
+      const outside = addresses.find((a) => !isLoopback(a));
+      if (outside === undefined) return callback(null, address as string, family);
+      stopped.push(outside);
+      callback(leak(outside), '', 0);
+    });
+  };
+  const confined = (...args: unknown[]): Socket => {
+    const opts = args[0] as (NetConnectOpts & { host?: string; path?: string; lookup?: LookupFunction }) | number | string;
+    // undici passes `path: undefined` among its options: only a string path is a Unix socket.
+    if (typeof opts !== 'object' || typeof opts.path === 'string') return (original as (...a: unknown[]) => Socket)(...args);
+    const host = opts.host ?? 'localhost';
+    if (net.isIP(host) && !isLoopback(host)) {
+      stopped.push(host);
+      const socket = new net.Socket();
+      process.nextTick(() => socket.destroy(leak(host)));
+      return socket;
+    }
+    return original({ ...opts, lookup: guardedLookup(opts.lookup ?? (dnsLookup as LookupFunction)) } as NetConnectOpts, ...(args.slice(1) as [() => void]));
+  };
+  net.connect = confined as typeof net.connect;
+  return {
+    stopped,
+    release() {
+      net.connect = original;
+    },
+  };
+}
