@@ -235,7 +235,7 @@ describe('at the socket: a DNS answer, or a literal host handed to the guarded a
     confinement = confineToLoopback();
   });
   afterEach(() => {
-    expect(confinement.stopped).toEqual([]);
+    expect(confinement.stopped.splice(0)).toEqual([]);
   });
   afterAll(() => confinement.release());
 

@@ -36,10 +36,11 @@ export interface CallsHarness {
   close(options?: { dropQueue?: boolean }): Promise<void>;
 }
 
-export function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+/** `host` another loopback address (Linux answers on all of 127/8) when a test needs two distinct local hosts. */
+export function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, host = '127.0.0.1'): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+    server.listen(0, host, () => resolve({ server, url: `http://${host}:${(server.address() as AddressInfo).port}` }));
   });
 }
 

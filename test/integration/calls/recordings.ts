@@ -1,9 +1,10 @@
 import type { Server } from 'node:http';
 import { closeServer, listen, REFERENCE_WAV } from './harness.js';
 
-/** A local server of test recordings, good and bad, on 127.0.0.1; `extra` adds files by path. */
+/** A local server of test recordings, good and bad, on 127.0.0.1 (or `host`); `extra` adds files by path. */
 export async function startRecordingServer(
   extra: Readonly<Record<string, Uint8Array>> = {},
+  host?: string,
 ): Promise<{ url: string; hits: Map<string, number>; close(): Promise<void>; server: Server }> {
   const hits = new Map<string, number>();
   const { server, url } = await listen((req, res) => {
@@ -64,6 +65,6 @@ export async function startRecordingServer(
         res.statusCode = 404;
         res.end('not found');
     }
-  });
+  }, host);
   return { url, hits, server, close: () => closeServer(server) };
 }
