@@ -36,7 +36,9 @@ export function authErrorBody(error: AuthError, versioned: boolean): Record<stri
 
 export const authErrors = {
   validation: (message: string): AuthError => new AuthError(400, 'validation_failed', message),
-  badJson: (): AuthError => new AuthError(400, 'bad_json', 'Could not parse request body as JSON'),
+  /** GoTrue appends the decoder's reason, as Go's `exceeded max depth`. */
+  badJson: (reason?: string): AuthError => new AuthError(400, 'bad_json', reason === undefined ? 'Could not parse request body as JSON' : `Could not parse request body as JSON: ${reason}`),
+  bodyTooLarge: (): AuthError => new AuthError(413, 'request_entity_too_large', 'Request body too large'),
   invalidCredentials: (): AuthError => new AuthError(400, 'invalid_credentials', 'Invalid login credentials'),
   emailNotConfirmed: (): AuthError => new AuthError(400, 'email_not_confirmed', 'Email not confirmed'),
   userBanned: (status: 400 | 403, message = 'User is banned'): AuthError => new AuthError(status, 'user_banned', message),

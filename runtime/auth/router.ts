@@ -5,6 +5,7 @@ import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { AuthDeps, AuthLog } from './auth-deps.js';
 import { API_VERSION_2024, API_VERSION_HEADER, AuthError, authErrors, wantsVersionedErrors } from './errors.js';
 import { sendAuthError } from './http.js';
+import { jsonBody } from './json-body.js';
 import { sharedPasswordPool, type PasswordPool } from './passwords.js';
 import { rateLimitsFrom } from './rate-limits.js';
 import { registerAdmin } from './routes/admin.js';
@@ -47,7 +48,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
     if (wantsVersionedErrors(req.get(API_VERSION_HEADER))) res.setHeader(API_VERSION_HEADER, API_VERSION_2024);
     next();
   });
-  router.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+  router.use(jsonBody());
 
   router.get('/health', (_req, res) => {
     res.status(200).json({ version: 'gantry', name: 'GoTrue', description: 'Gantry auth: a GoTrue-compatible API' });
@@ -75,13 +76,8 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
     sendAuthError(req, res, authErrors.notFound());
   });
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const type = (error as { type?: string }).type;
-    if (type === 'entity.parse.failed') {
-      sendAuthError(req, res, authErrors.badJson());
-      return;
-    }
-    if (type === 'entity.too.large') {
-      sendAuthError(req, res, new AuthError(413, 'request_entity_too_large', 'Request body too large'));
+    if (error instanceof AuthError) {
+      sendAuthError(req, res, error);
       return;
     }
     log.error({ err: error, ref: ctx.ref }, 'auth request failed');

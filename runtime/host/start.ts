@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { ConfigError, type GantryConfig } from '../config.js';
 import { createCallsApp, startCallsService } from '../calls/app.js';
+import { deferContinue } from '../http/expect-continue.js';
 import type { Platform } from '../platform/platform.js';
 import { createHostApp, type InFlight } from './app.js';
 import { sendJson } from './json-response.js';
@@ -74,11 +75,13 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     hostApp(req, res);
   });
   hostServer.keepAliveTimeout = 65_000;
+  deferContinue(hostServer);
 
   const calls = await startCallsService(platform, { settings: platform.config.calls, log });
   callsApp.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   callsApp.use(createCallsApp(calls));
   const callsServer = http.createServer(callsApp);
+  deferContinue(callsServer);
 
   const port = await listen(hostServer, platform.config.port, platform.config.host);
   const callsPort = await listen(callsServer, platform.config.callsPort, platform.config.host);

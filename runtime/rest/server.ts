@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProjectContext } from '../host/project-context.js';
 import type { TxStatement } from '../db/rls-transaction.js';
 import type { ProjectClaims } from '../auth/jwt.js';
+import { BodyTooLargeError, readBody } from '../http/body.js';
 import { allowedMethods } from './allowed-methods.js';
 import { authenticate } from './credentials.js';
 import { ApiError, pgrstError, toApiError } from './errors.js';
@@ -21,35 +22,15 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
-/** A body past MAX_BODY_BYTES is drained (so the client reads its 413) up to this much, then the connection is cut. */
-const DRAIN_LIMIT_BYTES = 4 * MAX_BODY_BYTES;
-
-function readBody(req: IncomingMessage): Promise<string | null> {
-  if (!WRITE_METHODS.has(req.method ?? '')) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (tooLarge) {
-        if (size > DRAIN_LIMIT_BYTES) req.destroy();
-        return;
-      }
-      if (size > MAX_BODY_BYTES) {
-        tooLarge = true;
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (tooLarge) reject(new ApiError(413, 'PGRST413', `Request body is larger than ${MAX_BODY_BYTES} bytes`, null, null, { Connection: 'close' }));
-      else resolve(size === 0 ? null : Buffer.concat(chunks).toString('utf8'));
-    });
-    req.on('error', reject);
-    req.on('close', () => reject(new Error('request closed before its body was read')));
-  });
+async function bodyOf(req: IncomingMessage, res: ServerResponse): Promise<string | null> {
+  if (!WRITE_METHODS.has(req.method ?? '')) return null;
+  try {
+    const body = await readBody(req, res, MAX_BODY_BYTES);
+    return body.length === 0 ? null : body.toString('utf8');
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new ApiError(413, 'PGRST413', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+    throw error;
+  }
 }
 
 /** `/rest/v1/<name>` is a table, `/rest/v1/rpc/<name>` a function. */
@@ -134,7 +115,7 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
         writeResponse(res, { status: 200, headers: { Allow: allow }, body: null });
         return;
       }
-      const body = await readBody(req);
+      const body = await bodyOf(req, res);
       const key = plans.keyOf(req.method ?? 'GET', path, query, req.headers);
       let plan = key === null ? undefined : plans.get(key);
       if (!plan) {
