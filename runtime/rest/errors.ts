@@ -163,8 +163,8 @@ export function unknownPayloadColumn(table: string, column: string): ApiError {
   return pgrstError('PGRST204', `Could not find the '${column}' column of '${table}' in the schema cache`);
 }
 
-export function invalidBody(message: string): ApiError {
-  return pgrstError('PGRST102', message);
+export function invalidBody(message: string, details: string | null = null): ApiError {
+  return pgrstError('PGRST102', message, details);
 }
 
 export type RangeProblem =

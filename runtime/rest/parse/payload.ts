@@ -1,3 +1,4 @@
+import { JsonTextError, parseJsonText } from '../../http/json.js';
 import { invalidBody } from '../errors.js';
 import type { ArgsPayload, RowsPayload } from './ast.js';
 
@@ -14,11 +15,12 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   throw invalidBody(`Content-Type not acceptable: ${type}`);
 }
 
+/** PGRST102 as PostgREST words it; a body nested too deep says why in `details`. */
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text);
-  } catch {
-    throw invalidBody('Empty or invalid json');
+    return parseJsonText(text);
+  } catch (error) {
+    throw invalidBody('Empty or invalid json', error instanceof JsonTextError && error.problem === 'depth' ? error.message : null);
   }
 }
 
