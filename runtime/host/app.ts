@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Logger } from 'pino';
 import { applyCors } from './cors.js';
 import { sendJson } from './json-response.js';
-import type { ProjectDirectory } from './project-directory.js';
+import { ProjectUnavailableError, type ProjectDirectory, type ServedProject } from './project-directory.js';
 import { trackRequest } from './request-tracking.js';
 
 /** Tracks requests in flight so shutdown can wait for them. */
@@ -30,7 +30,16 @@ export function createHostApp(directory: ProjectDirectory, log: Logger, inFlight
   app.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok', projects: directory.refs().length }));
 
   app.use('/v1/:ref', async (req: Request<{ ref: string }>, res: Response, next: NextFunction) => {
-    const project = directory.get(req.params.ref) ?? (await directory.load(req.params.ref));
+    let project: ServedProject | undefined;
+    try {
+      project = directory.get(req.params.ref) ?? (await directory.load(req.params.ref));
+    } catch (error) {
+      if (!(error instanceof ProjectUnavailableError)) throw error;
+      // PostgREST's answer while its schema cache cannot be loaded: retry shortly.
+      res.setHeader('Retry-After', '1');
+      sendJson(res, 503, { message: error.message, code: error.code, details: null, hint: null });
+      return;
+    }
     if (!project) {
       sendJson(res, 404, { message: `project "${req.params.ref}" not found`, code: 'PGRST125', details: null, hint: null });
       return;

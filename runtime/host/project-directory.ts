@@ -27,6 +27,15 @@ export interface ServedProject {
  */
 export type Regenerate = (record: ProjectRecord) => Promise<void>;
 
+/** A project the registry has but this host could not load (its database unreachable, its code not loadable). */
+export class ProjectUnavailableError extends Error {
+  readonly code = 'PGRST002';
+
+  constructor(readonly ref: string) {
+    super(`Could not load project "${ref}". Retrying.`);
+  }
+}
+
 /** Builds the request handler of one project (its generated server, or a fallback). */
 export type ServerFactory = (ctx: ProjectContext) => Promise<{ handler: RequestHandler; fingerprint: string | null; rest: RestHandler | null }>;
 
@@ -42,8 +51,11 @@ export class ProjectDirectory {
   private readonly served = new Map<string, ServedProject>();
   private listener: pg.Client | null = null;
   private closed = false;
-  /** Serialises reloads per ref so a burst of notifications applies in order. */
-  private readonly pending = new Map<string, Promise<void>>();
+  /**
+   * Serialises reloads per ref so a burst of notifications applies in order; each settles to the
+   * reload's error, or null, so a request waiting for a first load can tell a failure from success.
+   */
+  private readonly pending = new Map<string, Promise<unknown>>();
   private readonly watcher: SchemaWatcher | null;
 
   constructor(
@@ -69,7 +81,8 @@ export class ProjectDirectory {
   async load(ref: string): Promise<ServedProject | undefined> {
     const served = this.served.get(ref);
     if (served || !REF_PATTERN.test(ref)) return served;
-    await (this.pending.get(ref) ?? this.reload(ref));
+    const failure = await (this.pending.get(ref) ?? this.schedule(ref));
+    if (failure !== null && !this.served.has(ref)) throw new ProjectUnavailableError(ref);
     return this.served.get(ref);
   }
 
@@ -90,11 +103,19 @@ export class ProjectDirectory {
    * Re-reads one project from the registry and swaps its server in (or drops it),
    * first bringing its generated code in line with the live schema.
    */
-  reload(ref: string): Promise<void> {
-    const previous = this.pending.get(ref) ?? Promise.resolve();
-    const next = previous.then(() => this.apply(ref)).catch((error: unknown) => {
-      this.log.error({ ref, err: error }, 'project reload failed');
-    });
+  async reload(ref: string): Promise<void> {
+    await this.schedule(ref);
+  }
+
+  private schedule(ref: string): Promise<unknown> {
+    const previous = this.pending.get(ref) ?? Promise.resolve(null);
+    const next = previous.then(() => this.apply(ref)).then(
+      () => null,
+      (error: unknown) => {
+        this.log.error({ ref, err: error }, 'project reload failed');
+        return error;
+      },
+    );
     this.pending.set(ref, next);
     void next.finally(() => {
       if (this.pending.get(ref) === next) this.pending.delete(ref);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, deleteProject } from '../../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../../runtime/platform/keys.js';
-import { randomRef, startTestHost, type TestHost } from '../../helpers/platform.js';
+import { createTestProject, randomRef, startTestHost, type TestHost } from '../../helpers/platform.js';
 
 let t: TestHost;
 
@@ -83,6 +83,24 @@ describe('project host', () => {
     const res = await fetch(`${t.host.baseUrl}/v1/${ref}/rest/v1/a`, { headers: { apikey: projectKeys(t.platform.config, record).anon_key } });
     expect([res.status, await res.json()]).toEqual([200, []]);
     expect(await fs.readFile(path.join(dir, 'index.ts'), 'utf8')).not.toContain('0'.repeat(64));
+  });
+
+  it('answers 503 PGRST002 with Retry-After while a project cannot be loaded, and serves it once it can', async () => {
+    const { record, keys } = await createTestProject(t.platform, { sql: 'create table a (id int primary key); grant select on a to anon;', generate: true });
+    const index = path.join(t.platform.config.generatedDir, record.ref, 'index.ts');
+    const good = await fs.readFile(index, 'utf8');
+    // Current fingerprint (so nothing regenerates it), code that does not build.
+    await fs.writeFile(index, `${good.split('\n').slice(0, 2).join('\n')}\nexport const definition = ;\n`);
+    const url = `${t.host.baseUrl}/v1/${record.ref}/rest/v1/a`;
+    const refused = await fetch(url, { headers: { apikey: keys.anon_key } });
+    expect([refused.status, refused.headers.get('retry-after'), await refused.json()]).toEqual([
+      503,
+      '1',
+      { code: 'PGRST002', message: `Could not load project "${record.ref}". Retrying.`, details: null, hint: null },
+    ]);
+    await fs.writeFile(index, good);
+    const served = await fetch(url, { headers: { apikey: keys.anon_key } });
+    expect([served.status, await served.json()]).toEqual([200, []]);
   });
 
   it('answers CORS preflight on every route and exposes Content-Range', async () => {
