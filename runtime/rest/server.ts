@@ -22,11 +22,11 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
-async function bodyOf(req: IncomingMessage, res: ServerResponse): Promise<string | null> {
+async function bodyOf(req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> {
   if (!WRITE_METHODS.has(req.method ?? '')) return null;
   try {
     const body = await readBody(req, res, MAX_BODY_BYTES);
-    return body.length === 0 ? null : body.toString('utf8');
+    return body.length === 0 ? null : body;
   } catch (error) {
     if (error instanceof BodyTooLargeError) throw new ApiError(413, 'PGRST413', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
     throw error;

@@ -127,16 +127,22 @@ export interface RowsPayload {
 }
 
 /** Arguments of an RPC call. */
+/** Parameter types a raw (non-JSON) RPC body goes to: `text/plain`, `text/xml`, `application/octet-stream`. */
+export type RawBodyType = 'text' | 'xml' | 'bytea';
+
 export interface ArgsPayload {
   readonly kind: 'args';
-  /** JSON text of the whole body (POST) or of an object built from query arguments (GET). */
+  /**
+   * JSON text of the whole body (POST) or of an object built from query arguments (GET); for a raw
+   * body its text, or for `application/octet-stream` its bytes in bytea's hex form (`\x…`).
+   */
   readonly json: string;
-  /** Top-level keys sent; null when the body is not a JSON object (only a single json param can take it). */
+  /** Top-level keys sent ("" names an unnamed parameter); null when the JSON body is not an object; [] for a raw body. */
   readonly keys: readonly string[] | null;
-  /** True for a POST JSON body (it may go whole to a single unnamed json/jsonb parameter). */
+  /** True for a POST JSON or raw body (it may go whole to a single unnamed parameter). */
   readonly fromBody: boolean;
-  /** A `text/plain` or `text/xml` POST body: `json` holds the raw text for a single unnamed text/xml parameter. */
-  readonly raw: 'text' | 'xml' | null;
+  /** A raw body: the type of the single unnamed parameter that can take it. */
+  readonly raw: RawBodyType | null;
 }
 
 export type Payload = RowsPayload | ArgsPayload;

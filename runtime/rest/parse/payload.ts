@@ -1,8 +1,18 @@
 import { JsonTextError, parseJsonText } from '../../http/json.js';
 import { invalidBody } from '../errors.js';
-import type { ArgsPayload, RowsPayload } from './ast.js';
+import type { ArgsPayload, RawBodyType, RowsPayload } from './ast.js';
 
-export type BodyFormat = 'json' | 'form' | 'csv' | 'text' | 'xml';
+export type BodyFormat = 'json' | 'form' | 'csv' | 'text' | 'xml' | 'octet';
+
+/** A request body as read: bytes from the network, text in tests and callers that have it. */
+export type RequestBody = string | Buffer | null;
+
+/** Formats that are a single unnamed parameter's raw value, with their type and media type. */
+const RAW_FORMATS: Readonly<Partial<Record<BodyFormat, { readonly type: RawBodyType; readonly media: string }>>> = {
+  text: { type: 'text', media: 'text/plain' },
+  xml: { type: 'xml', media: 'text/xml' },
+  octet: { type: 'bytea', media: 'application/octet-stream' },
+};
 
 /** The body format from `Content-Type`; absent means JSON. Unsupported → PGRST102. */
 export function bodyFormat(contentType: string | undefined): BodyFormat {
@@ -12,7 +22,18 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   if (type === 'text/csv') return 'csv';
   if (type === 'text/plain') return 'text';
   if (type === 'text/xml') return 'xml';
+  if (type === 'application/octet-stream') return 'octet';
   throw invalidBody(`Content-Type not acceptable: ${type}`);
+}
+
+function textOf(body: RequestBody): string {
+  return typeof body === 'string' ? body : body?.toString('utf8') ?? '';
+}
+
+/** bytea's hex input form of the body's bytes. */
+export function byteaHex(body: RequestBody): string {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body ?? Buffer.alloc(0);
+  return `\\x${bytes.toString('hex')}`;
 }
 
 /** PGRST102 as PostgREST words it; a body nested too deep says why in `details`. */
@@ -83,18 +104,19 @@ function formToObject(text: string): Record<string, string> {
  * of the first object; without `columns=` every object must have the same keys. A JSON
  * object is one row; a JSON scalar inserts nothing (as PostgREST).
  */
-export function parseRowsPayload(body: string | null, format: BodyFormat, columns: readonly string[] | null): RowsPayload {
-  if (format === 'text' || format === 'xml') throw invalidBody(`Content-Type not acceptable: text/${format === 'text' ? 'plain' : 'xml'}`);
+export function parseRowsPayload(body: RequestBody, format: BodyFormat, columns: readonly string[] | null): RowsPayload {
+  const raw = RAW_FORMATS[format];
+  if (raw) throw invalidBody(`Content-Type not acceptable: ${raw.media}`);
   if (format === 'csv') {
-    const rows = csvToRows(body ?? '');
+    const rows = csvToRows(textOf(body));
     const keys = columns ?? Object.keys(rows[0] ?? {});
     return { kind: 'rows', json: JSON.stringify(rows), keys, rowCount: rows.length };
   }
   if (format === 'form') {
-    const row = formToObject(body ?? '');
+    const row = formToObject(textOf(body));
     return { kind: 'rows', json: JSON.stringify([row]), keys: columns ?? Object.keys(row), rowCount: 1 };
   }
-  const text = body ?? '';
+  const text = textOf(body);
   const value = parseJson(text);
   if (isObject(value)) {
     return { kind: 'rows', json: `[${text}]`, keys: columns ?? Object.keys(value), rowCount: 1 };
@@ -109,15 +131,20 @@ export function parseRowsPayload(body: string | null, format: BodyFormat, column
   return { kind: 'rows', json: text, keys: columns ?? keys, rowCount: value.length };
 }
 
-/** RPC POST body: named arguments (an object), or any JSON for a single unnamed json/jsonb parameter. */
-export function parseArgsPayload(body: string | null, format: BodyFormat): ArgsPayload {
+/**
+ * RPC POST body: named arguments (an object, where the key "" names an unnamed parameter),
+ * any JSON for a single unnamed json/jsonb parameter, or a raw text/xml/bytea value. A raw
+ * body names no argument, so only defaulted parameters or a single unnamed one can take it.
+ */
+export function parseArgsPayload(body: RequestBody, format: BodyFormat): ArgsPayload {
   if (format === 'form') {
-    const args = formToObject(body ?? '');
+    const args = formToObject(textOf(body));
     return { kind: 'args', json: JSON.stringify(args), keys: Object.keys(args), fromBody: false, raw: null };
   }
   if (format === 'csv') throw invalidBody('Content-Type not acceptable: text/csv');
-  if (format === 'text' || format === 'xml') return { kind: 'args', json: body ?? '', keys: null, fromBody: true, raw: format };
-  const text = body ?? '';
+  const raw = RAW_FORMATS[format];
+  if (raw) return { kind: 'args', json: raw.type === 'bytea' ? byteaHex(body) : textOf(body), keys: [], fromBody: true, raw: raw.type };
+  const text = textOf(body);
   if (text.trim() === '') return { kind: 'args', json: '{}', keys: [], fromBody: true, raw: null };
   const value = parseJson(text);
   return { kind: 'args', json: text, keys: isObject(value) ? Object.keys(value) : null, fromBody: true, raw: null };

@@ -9,7 +9,7 @@ import {
 import { Cursor } from './cursor.js';
 import { parseTreePath } from './field.js';
 import { parseOrder } from './order.js';
-import { argsFromQuery, bodyFormat, parseArgsPayload, parseRowsPayload } from './payload.js';
+import { argsFromQuery, bodyFormat, parseArgsPayload, parseRowsPayload, type RequestBody } from './payload.js';
 import { decodeComponent, parseQueryString } from './query-string.js';
 import { parseColumnList, parseSelect } from './select.js';
 
@@ -20,8 +20,8 @@ export interface RawRequest {
   /** The raw query string (with or without the leading `?`), still percent-encoded. */
   readonly query: string;
   readonly headers: RequestHeaders;
-  /** Raw body text; null when there is none. */
-  readonly body: string | null;
+  /** The body as read (bytes, or text); null when there is none. */
+  readonly body: RequestBody;
   /** The project's exposed schemas; the first is the default profile. */
   readonly schemas: readonly string[];
   /** Query parameters the HTTP layer consumes itself (e.g. `apikey`); never filters. */

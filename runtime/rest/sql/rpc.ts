@@ -1,6 +1,7 @@
 import { pgrstError, type ApiError } from '../errors.js';
 import type { FunctionArgMeta, FunctionMeta, ProjectMeta, TableMeta } from '../metadata.js';
 import type { ApiRequest, ArgsPayload, MediaType } from '../parse/ast.js';
+import { byteaHex } from '../parse/payload.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
 import { qualifiedName, quoteIdent } from './identifiers.js';
 import { Params } from './params.js';
@@ -11,7 +12,10 @@ import { finish, type BuildOptions, type BuiltStatement } from './statement.js';
 
 export interface ResolvedCall {
   readonly fn: FunctionMeta;
-  /** The whole body goes to the function's single unnamed json/jsonb parameter. */
+  /**
+   * The function's one parameter is unnamed: as PostgREST, it takes the whole body (the query
+   * arguments as a JSON object on GET), whether it was chosen by the key "" or as the fallback.
+   */
   readonly wholeBody: boolean;
 }
 
@@ -21,18 +25,24 @@ function isJsonType(type: string): boolean {
   return type === 'json' || type === 'jsonb';
 }
 
-/** A single unnamed parameter of a type that takes the whole body (json/jsonb, or text/xml for raw bodies). */
-function takesWholeBody(fn: FunctionMeta, raw: ArgsPayload['raw']): boolean {
-  const [only] = fn.args;
-  if (fn.args.length !== 1 || only === undefined || only.name !== '') return false;
-  return raw === null ? isJsonType(only.pgType) : only.pgType === raw;
+function singleUnnamed(fn: FunctionMeta): boolean {
+  return fn.args.length === 1 && fn.args[0]?.name === '';
 }
 
-/** Named-argument match: required parameters ⊆ sent keys ⊆ parameter names. */
-function matchesNamed(fn: FunctionMeta, keys: readonly string[]): boolean {
+/** The fallback for a POST body no overload takes by name: a single unnamed parameter of the body's type. */
+function takesWholeBody(fn: FunctionMeta, raw: ArgsPayload['raw']): boolean {
+  const type = fn.args[0]?.pgType ?? '';
+  return singleUnnamed(fn) && (raw === null ? isJsonType(type) : type === raw);
+}
+
+/**
+ * Named match as PostgREST: required parameters ⊆ sent keys ⊆ parameter names, where "" names an
+ * unnamed parameter. A raw body sends no key, yet never calls a function without parameters.
+ */
+function matchesNamed(fn: FunctionMeta, keys: readonly string[], rawBody: boolean): boolean {
+  if (fn.args.length === 0) return keys.length === 0 && !rawBody;
   const names = new Set(fn.args.map((a) => a.name));
-  if (fn.args.some((a) => a.name === '' && !a.hasDefault)) return false;
-  return keys.every((k) => k !== '' && names.has(k)) && fn.args.every((a) => a.hasDefault || keys.includes(a.name));
+  return keys.every((k) => names.has(k)) && fn.args.every((a) => a.hasDefault || keys.includes(a.name));
 }
 
 function signature(fn: FunctionMeta): string {
@@ -70,16 +80,18 @@ export function functionNotFound(meta: ProjectMeta, schema: string, name: string
 }
 
 /**
- * Overload resolution as PostgREST: by argument names; when no named overload fits a POST
- * JSON body, a function with a single unnamed json/jsonb parameter takes the whole body.
+ * Overload resolution as PostgREST: by argument names ("" for an unnamed parameter); when no
+ * overload fits by name, a POST body goes whole to a single unnamed parameter of its type
+ * (json/jsonb for JSON, text, xml or bytea for `text/plain`, `text/xml`, `application/octet-stream`).
  * None → 404 PGRST202; several → 300 PGRST203.
  */
 export function resolveFunction(req: ApiRequest, meta: ProjectMeta): ResolvedCall {
   const payload = argsOf(req);
   const overloads = meta.functions[`${req.schema}.${req.target}`] ?? [];
-  const named = payload.keys === null ? [] : overloads.filter((fn) => matchesNamed(fn, payload.keys ?? []));
+  const keys = payload.keys;
+  const named = keys === null ? [] : overloads.filter((fn) => matchesNamed(fn, keys, payload.raw !== null));
   const candidates: ResolvedCall[] = named.length > 0
-    ? named.map((fn) => ({ fn, wholeBody: false }))
+    ? named.map((fn) => ({ fn, wholeBody: singleUnnamed(fn) }))
     : payload.fromBody ? overloads.filter((fn) => takesWholeBody(fn, payload.raw)).map((fn) => ({ fn, wholeBody: true })) : [];
   if (candidates.length === 1) return candidates[0] as ResolvedCall;
   if (candidates.length === 0) throw notFound(meta, req.schema, req.target, payload, overloads);
@@ -105,7 +117,12 @@ function arrayType(arg: FunctionArgMeta): string {
 function callSql(params: Params, call: ResolvedCall, payload: ArgsPayload): { expr: string; from: string | null } {
   const { fn } = call;
   const name = qualifiedName(fn.schema, fn.name);
-  if (call.wholeBody) return { expr: `${name}(${params.typed(payload.json, fn.args[0]?.pgType ?? 'json')})`, from: null };
+  if (call.wholeBody) {
+    const type = fn.args[0]?.pgType ?? 'json';
+    // A JSON body or query arguments going to a bytea parameter: their UTF-8 bytes.
+    const value = type === 'bytea' && payload.raw !== 'bytea' ? byteaHex(payload.json) : payload.json;
+    return { expr: `${name}(${params.typed(value, type)})`, from: null };
+  }
   const keys = payload.keys ?? [];
   const sent = fn.args.filter((a) => keys.includes(a.name));
   if (sent.length === 0) return { expr: `${name}()`, from: null };

@@ -56,7 +56,7 @@ afterAll(async () => {
 interface Call {
   readonly rpc?: boolean;
   readonly headers?: Record<string, string>;
-  readonly body?: string;
+  readonly body?: string | Buffer;
 }
 
 async function run(method: string, target: string, query: string, call: Call = {}): Promise<ResultRow & { json: unknown }> {
@@ -220,6 +220,15 @@ describe('rpc', () => {
     expect((await run('POST', 'echo', '', { rpc: true, body: '[1,{"x":true}]' })).json).toEqual([1, { x: true }]);
     expect((await run('POST', 'defaults', '', { rpc: true, body: '{"a":1}' })).json).toBe(11);
     expect((await run('POST', 'greet', '', { rpc: true, body: 'you', headers: { 'content-type': 'text/plain' } })).json).toBe('hello you');
+  });
+
+  it('passes the whole body to a single unnamed parameter, chosen by the key "" or by the body\'s type', async () => {
+    expect((await run('POST', 'poly', '', { rpc: true, body: '{"":"test"}' })).json).toBe('text: {"":"test"}');
+    expect((await run('POST', 'poly', '', { rpc: true, body: '{"x":1,"y":2}' })).json).toBe(3);
+    const bytes = Buffer.from([0, 1, 0xfe, 0xff]);
+    const octet = { 'content-type': 'application/octet-stream' };
+    expect((await run('POST', 'bin', '', { rpc: true, body: bytes, headers: octet })).json).toBe('\\x0001feff');
+    expect((await run('POST', 'bin', '', { rpc: true, body: '{"":"é"}' })).json).toBe('\\x7b22223a22c3a9227d');
   });
 
   it('passes variadic arguments from GET repeats and JSON arrays', async () => {

@@ -118,6 +118,12 @@ const functions: FunctionMeta[] = [
   fn('over', [arg('a', 'integer')], 'text'),
   fn('over', [arg('a', 'text')], 'text'),
   fn('defaults', [arg('a', 'integer'), arg('b', 'integer', { hasDefault: true })], 'integer', { volatility: 'immutable' }),
+  // poly(int) exists too, but an unnamed int parameter is not callable: the generator leaves it out.
+  fn('poly', [arg('', 'text')], 'text', { volatility: 'stable' }),
+  fn('poly', [arg('x', 'integer'), arg('y', 'integer')], 'integer', { volatility: 'stable' }),
+  fn('bin', [arg('', 'bytea')], 'bytea'),
+  fn('maybe', [], 'integer'),
+  fn('maybe', [arg('', 'text', { hasDefault: true })], 'text'),
 ];
 
 export const META: ProjectMeta = {

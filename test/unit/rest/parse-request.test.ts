@@ -179,8 +179,19 @@ describe('bodies', () => {
     expect(get.payload).toEqual({ kind: 'args', json: '{"a":"1","v":["x","y"],"b":""}', keys: ['a', 'v', 'b'], fromBody: false, raw: null });
     expect(get.conditions).toHaveLength(1);
     expect(request('POST', 'f', '', { rpc: true, body: 'plain {text', headers: { 'content-type': 'text/plain' } }).payload)
-      .toEqual({ kind: 'args', json: 'plain {text', keys: null, fromBody: true, raw: 'text' });
+      .toEqual({ kind: 'args', json: 'plain {text', keys: [], fromBody: true, raw: 'text' });
     expect(errorOf(() => request('POST', 'films', '', { body: 'x', headers: { 'content-type': 'text/plain' } })).body.message)
       .toBe('Content-Type not acceptable: text/plain');
+  });
+
+  it('names an unnamed parameter with the key "" and keeps raw bodies whole (bytes as bytea hex)', () => {
+    expect(request('POST', 'f', '', { rpc: true, body: '{"":"test"}' }).payload).toEqual({ kind: 'args', json: '{"":"test"}', keys: [''], fromBody: true, raw: null });
+    expect(request('GET', 'f', '=test', { rpc: true }).payload).toEqual({ kind: 'args', json: '{"":"test"}', keys: [''], fromBody: false, raw: null });
+    const octet = request('POST', 'f', '', { rpc: true, body: Buffer.from([0, 0xff, 0x41]), headers: { 'content-type': 'application/octet-stream' } });
+    expect(octet.payload).toEqual({ kind: 'args', json: '\\x00ff41', keys: [], fromBody: true, raw: 'bytea' });
+    expect(request('POST', 'f', '', { rpc: true, body: Buffer.from('<a>é</a>'), headers: { 'content-type': 'text/xml' } }).payload)
+      .toEqual({ kind: 'args', json: '<a>é</a>', keys: [], fromBody: true, raw: 'xml' });
+    expect(errorOf(() => request('POST', 'films', '', { body: 'x', headers: { 'content-type': 'application/octet-stream' } })))
+      .toEqual({ status: 400, body: { code: 'PGRST102', message: 'Content-Type not acceptable: application/octet-stream', details: null, hint: null } });
   });
 });

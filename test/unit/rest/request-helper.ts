@@ -1,11 +1,12 @@
 import type { ApiError } from '../../../runtime/rest/errors.js';
 import type { ApiRequest } from '../../../runtime/rest/parse/ast.js';
+import type { RequestBody } from '../../../runtime/rest/parse/payload.js';
 import { parseRequest } from '../../../runtime/rest/parse/request.js';
 
 export interface RequestOptions {
   readonly rpc?: boolean;
   readonly headers?: Record<string, string>;
-  readonly body?: string | null;
+  readonly body?: RequestBody;
   readonly schemas?: readonly string[];
 }
 

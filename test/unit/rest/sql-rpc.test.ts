@@ -78,6 +78,43 @@ describe('RPC', () => {
     } });
   });
 
+  it('reads the key "" as the name of an unnamed parameter, which takes the whole body (PostgREST)', () => {
+    const st = post('poly', '{"":"test"}');
+    expect(st.text).toBe('WITH pgrst_source AS MATERIALIZED (SELECT "public"."poly"($1::text) AS "pgrst_scalar")'
+      + ENVELOPE('NULL::bigint', 'coalesce((json_agg(_postgrest_t."pgrst_scalar")->0)::text, \'null\')'));
+    expect(st.values).toEqual(['{"":"test"}']);
+    expect(get('poly', '=test').values).toEqual(['{"":"test"}']);
+    expect(post('poly', '{"x":1,"y":2}').text).toContain('"public"."poly"("x" := "pgrst_args"."x", "y" := "pgrst_args"."y")');
+    // A JSON body going to a bytea parameter: its UTF-8 bytes.
+    expect(post('bin', '{"":"é"}').values).toEqual(['\\x7b22223a22c3a9227d']);
+  });
+
+  it('gives an application/octet-stream body to a single unnamed bytea parameter as bytes', () => {
+    const st = buildRpc(request('POST', 'bin', '', { rpc: true, body: Buffer.from([1, 2, 0xfe]), headers: { 'content-type': 'application/octet-stream' } }), META);
+    expect(st.text).toContain('SELECT "public"."bin"($1::bytea) AS "pgrst_scalar")');
+    expect(st.values).toEqual(['\\x0102fe']);
+    expect(errorOf(() => post('poly', 'x', '', { 'content-type': 'application/octet-stream' }))).toEqual({ status: 404, body: {
+      code: 'PGRST202', message: 'Could not find the function public.poly in the schema cache',
+      details: 'Searched for the function public.poly with a single unnamed bytea parameter, but no matches were found in the schema cache.', hint: null,
+    } });
+  });
+
+  it('reports a key "" no overload takes as PGRST202, and a defaulted unnamed parameter against no parameters as PGRST203', () => {
+    expect(errorOf(() => post('add_them', '{"":1}'))).toMatchObject({ status: 404, body: {
+      code: 'PGRST202',
+      message: 'Could not find the function public.add_them() in the schema cache',
+      details: 'Searched for the function public.add_them with parameter  or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+    } });
+    expect(errorOf(() => post('maybe', '{}'))).toEqual({ status: 300, body: {
+      code: 'PGRST203',
+      message: 'Could not choose the best candidate function between: public.maybe(), public.maybe( => text)',
+      details: null,
+      hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
+    } });
+    // A raw body names no parameter, so the function without parameters is out and the defaulted one is chosen.
+    expect(post('maybe', 'raw', '', { 'content-type': 'text/plain' }).text).toContain('"public"."maybe"($1::text)');
+  });
+
   it('passes variadic arguments as an array from GET repeats or a JSON array', () => {
     const st = get('var_sum', 'nums=1&nums=2');
     expect(st.text).toContain('"public"."var_sum"(VARIADIC "nums" := ARRAY(SELECT json_array_elements_text(CASE WHEN json_typeof("pgrst_args"."nums") = \'array\' '
