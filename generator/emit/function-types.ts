@@ -12,11 +12,8 @@ import { tsType, type TypeContext } from './ts-types.js';
  */
 export function functionSignature(fn: FunctionModel, context: TypeContext, indent: string): string {
   const inner = `${indent}  `;
-  // Arguments are passed by name: of several unnamed ones only the first is addressable (as "").
-  const args = sortByKey(
-    inputArgs(fn).filter((arg, index, all) => all.findIndex((other) => other.name === arg.name) === index),
-    (arg) => [arg.name],
-  );
+  // A callable function's only unnamed parameter is its single one, typed under the key "".
+  const args = sortByKey(inputArgs(fn), (arg) => [arg.name]);
   const argFields: Field[] = args.map((arg) => ({ name: arg.name, type: tsType(arg.type, context), optional: arg.hasDefault }));
   const lines = [
     `${inner}Args: ${argFields.length === 0 ? 'never' : objectType(argFields, inner)};\n`,

@@ -1,4 +1,5 @@
 import type { PgProc } from 'pg-introspection';
+import { isCallable } from '../model/callable.js';
 import { sortByKey } from '../model/sort.js';
 import type { ArgMode, FunctionArgModel, FunctionModel, Volatility } from '../model/types.js';
 import type { RawCatalog } from './raw-catalog.js';
@@ -52,6 +53,7 @@ export function buildFunctions(raw: RawCatalog, types: TypeRefs): FunctionModel[
           service_role: grants.get(`${proc._id}:service_role`) ?? false,
         },
       };
-    });
+    })
+    .filter(isCallable);
   return sortByKey(functions, (fn) => [fn.schema, fn.name, fn.identityArguments]);
 }

@@ -1,5 +1,5 @@
 import { inputArgs, resolveDomain, resultColumns } from '../../model/project-meta.js';
-import type { FunctionModel, SchemaModel, TypeRef } from '../../model/types.js';
+import type { FunctionArgModel, FunctionModel, SchemaModel, TypeRef } from '../../model/types.js';
 import type { FunctionModule } from '../context.js';
 import { nullable, schemaRef, typeSchema, type JsonSchema } from './json-schema.js';
 import { API_ROLES, rolesSentence, type ApiRole } from './roles.js';
@@ -41,25 +41,49 @@ function overloadResult(model: SchemaModel, fn: FunctionModel, rowKey: RowKeyOf)
   return { schema: fn.returnsSet ? { type: 'array', items: item } : item, rows: composite && fn.returnsSet };
 }
 
-function argumentsSchema(model: SchemaModel, fn: FunctionModel): JsonSchema | null {
+/** A lone unnamed parameter (the only kind a callable function has): it takes the whole body. */
+function singleUnnamed(fn: FunctionModel): FunctionArgModel | null {
   const args = inputArgs(fn);
-  if (args.length === 1 && args[0]?.name === '' && isJson(args[0].type)) {
-    return { description: 'The whole body is the single unnamed json argument.' };
-  }
-  if (args.some((arg) => arg.name === '' && !arg.hasDefault)) return null;
-  const named = args.filter((arg) => arg.name !== '');
+  return args.length === 1 && args[0]?.name === '' ? args[0] : null;
+}
+
+function argumentsSchema(model: SchemaModel, fn: FunctionModel): JsonSchema {
+  const args = inputArgs(fn);
+  const unnamed = singleUnnamed(fn);
+  if (unnamed !== null && isJson(unnamed.type)) return { description: 'The whole body is the single unnamed json argument.' };
   return {
     type: 'object',
-    required: named.filter((arg) => !arg.hasDefault).map((arg) => arg.name),
+    required: args.filter((arg) => !arg.hasDefault).map((arg) => arg.name),
     properties: Object.fromEntries(
-      named.map((arg) => {
+      args.map((arg) => {
         const schema = typeSchema(arg.type, model);
         const value = arg.mode === 'variadic' && schema.type !== 'array' ? { type: 'array', items: schema } : schema;
-        return [arg.name, { ...nullable(value, true), 'x-pg-type': arg.type.sql, ...(arg.hasDefault ? { description: 'Has a default.' } : {}) }];
+        const notes = [
+          ...(arg.name === '' ? ['The unnamed parameter: it receives the whole body as sent (PostgREST).'] : []),
+          ...(arg.hasDefault ? ['Has a default.'] : []),
+        ];
+        return [arg.name, { ...nullable(value, true), 'x-pg-type': arg.type.sql, ...(notes.length > 0 ? { description: notes.join(' ') } : {}) }];
       }),
     ),
     additionalProperties: false,
   };
+}
+
+/** Raw bodies a single unnamed text, xml or bytea parameter takes, by media type. */
+const RAW_BODIES: Readonly<Record<string, { readonly media: string; readonly schema: JsonSchema }>> = {
+  text: { media: 'text/plain', schema: { type: 'string' } },
+  xml: { media: 'text/xml', schema: { type: 'string' } },
+  bytea: { media: 'application/octet-stream', schema: { type: 'string', format: 'binary' } },
+};
+
+function rawBodies(overloads: readonly FunctionModel[]): Record<string, { schema: JsonSchema }> {
+  const content: Record<string, { schema: JsonSchema }> = {};
+  for (const fn of overloads) {
+    const unnamed = singleUnnamed(fn);
+    const raw = unnamed !== null && unnamed.type.schema === 'pg_catalog' ? RAW_BODIES[unnamed.type.name] : undefined;
+    if (raw) content[raw.media] = { schema: raw.schema };
+  }
+  return content;
 }
 
 function oneOrAny(schemas: readonly JsonSchema[]): JsonSchema {
@@ -145,7 +169,7 @@ export function functionPath(model: SchemaModel, module: FunctionModule, rowKey:
   const shaping = rows ? ['select', 'order', 'limit', 'offset', 'count', 'or', 'and', 'Range'].map(parameterRef) : [];
   const get = overloads.every((fn) => fn.volatility !== 'volatile');
   const description = functionDescription(overloads, roles, get);
-  const bodies = overloads.map((fn) => argumentsSchema(model, fn)).filter((s): s is JsonSchema => s !== null);
+  const bodies = overloads.map((fn) => argumentsSchema(model, fn));
   const noArguments = overloads.some((fn) => inputArgs(fn).every((arg) => arg.hasDefault));
   const item: Record<string, unknown> = {
     post: {
@@ -154,7 +178,7 @@ export function functionPath(model: SchemaModel, module: FunctionModule, rowKey:
       summary: `Call ${module.name}`,
       description,
       parameters: [...shaping, parameterRef('Prefer.read')],
-      requestBody: { required: !noArguments, content: { 'application/json': { schema: oneOrAny(bodies.length > 0 ? bodies : [{ type: 'object' }]) } } },
+      requestBody: { required: !noArguments, content: { 'application/json': { schema: oneOrAny(bodies) }, ...rawBodies(overloads) } },
       responses,
       'x-roles': roles,
     },
