@@ -158,6 +158,11 @@ export function undefinedColumn(table: string, column: string): ApiError {
   return pgrstError('42703', `column ${table}.${column} does not exist`);
 }
 
+/** 42712 (duplicate_alias) before any SQL runs, worded as PostgreSQL words it for PostgREST's query. */
+export function duplicateAlias(alias: string): ApiError {
+  return pgrstError('42712', `table name "${alias}" specified more than once`);
+}
+
 /** PGRST204: a payload or `columns=` key that the table does not have. */
 export function unknownPayloadColumn(table: string, column: string): ApiError {
   return pgrstError('PGRST204', `Could not find the '${column}' column of '${table}' in the schema cache`);

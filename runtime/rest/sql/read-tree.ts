@@ -1,4 +1,4 @@
-import { pgrstError } from '../errors.js';
+import { duplicateAlias, pgrstError } from '../errors.js';
 import type { ProjectMeta, TableMeta } from '../metadata.js';
 import type { ApiRequest, Condition, EmbedSelect, OrderTerm, Range, SelectItem } from '../parse/ast.js';
 import { validateOutputName } from '../parse/names.js';
@@ -35,6 +35,8 @@ export class TreeBuilder {
   private readonly built = new Set<string>();
   /** `path+name` of an aliased embed → its alias, to explain PGRST108 when the name is used. */
   private readonly aliasedNames = new Map<string, string>();
+  /** PostgREST's join alias of the first embed whose name repeats at its level. */
+  private repeatedEmbed: string | null = null;
 
   constructor(
     readonly meta: ProjectMeta,
@@ -71,6 +73,7 @@ export class TreeBuilder {
     const outputs: Output[] = [];
     const joins: string[] = [];
     const joinByLateral = new Map<string, { sql: string; inner: boolean }>();
+    const embedNames = new Set<string>();
 
     for (const item of items) {
       if (item.type === 'star') {
@@ -82,8 +85,11 @@ export class TreeBuilder {
         outputs.push({ key, sql: item.cast === null ? sql : `CAST(${sql} AS ${item.cast})` });
       } else {
         const embed = this.embed(scope, path, item);
-        // A repeated embed key is allowed (duplicate JSON keys, as PostgREST); filters and orders target the first.
-        if (!embeds.has(embed.key)) embeds.set(embed.key, embed.scopeEmbed);
+        // PostgREST names an embed's join `<table>_<alias or name>_<depth>`, so a repeated name is a duplicate alias.
+        const name = item.alias ?? item.name;
+        if (embedNames.has(name)) this.repeatedEmbed ??= `${table.name}_${name}_${path.length + 1}`;
+        embedNames.add(name);
+        embeds.set(embed.key, embed.scopeEmbed);
         outputs.push(...embed.outputs);
         joins.push(embed.join);
         joinByLateral.set(embed.scopeEmbed.lateral, { sql: embed.join, inner: embed.inner });
@@ -160,8 +166,17 @@ export class TreeBuilder {
     return { key, outputs, join, inner: isInner, scopeEmbed: { toOne, lateral, exists, keys } };
   }
 
-  /** PGRST108 for filters, orders or limits on embeds that are not in the select. */
-  checkScopedPaths(): void {
+  /**
+   * After the whole tree is built: PGRST108 for filters, orders or limits on embeds that are not in
+   * the select, then 42712 for an embed name used twice at one level (PostgreSQL refuses PostgREST's
+   * query for it, so it comes after every error PostgREST finds while planning).
+   */
+  validate(): void {
+    this.checkScopedPaths();
+    if (this.repeatedEmbed !== null) throw duplicateAlias(this.repeatedEmbed);
+  }
+
+  private checkScopedPaths(): void {
     const paths = [
       ...this.request.conditions.map((c) => c.path),
       ...this.request.orders.map((o) => o.path),

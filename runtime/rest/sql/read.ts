@@ -57,7 +57,7 @@ export function buildRead(req: ApiRequest, meta: ProjectMeta, options: BuildOpti
   const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null);
   const alias = tree.alias('t');
   const root = tree.level(table, alias, [], req.select);
-  tree.checkScopedPaths();
+  tree.validate();
   const from = `${qualifiedName(table.schema, table.name)} AS ${quoteIdent(alias)}`;
   return readStatement(params, root, { ctes: [], from }, req, options, 'rows');
 }

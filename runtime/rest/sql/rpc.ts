@@ -190,7 +190,7 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
     const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null);
     const alias = tree.alias('t');
     const root = tree.level(table, alias, [], req.select);
-    tree.checkScopedPaths();
+    tree.validate();
     const media: MediaType = !fn.returnsSet && req.media.kind === 'json' ? { kind: 'object', stripNulls: req.media.stripNulls } : req.media;
     return readStatement(params, root, {
       ctes: [`${CALL} AS (SELECT "pgrst_f".* FROM ${source})`],

@@ -79,7 +79,7 @@ function writeStatement(ctx: WriteContext, mutation: string, insert?: { inserted
   }
   const alias = tree.alias('t');
   const level = tree.level(table, alias, [], req.select, false);
-  tree.checkScopedPaths();
+  tree.validate();
   const rows = selectSql(params, {
     outputs: level.outputs,
     from: [`${SOURCE} AS ${quoteIdent(alias)}`, ...level.joins].join(' '),

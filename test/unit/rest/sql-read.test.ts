@@ -230,6 +230,20 @@ describe('embeds', () => {
     });
   });
 
+  it('refuses an embed name used twice at one level with 42712, naming PostgREST\'s join alias', () => {
+    const twice = (alias: string) => ({ status: 400, body: { code: '42712', message: `table name "${alias}" specified more than once`, details: null, hint: null } });
+    expect(errorOf(() => read('films', 'select=id,directors(id),directors(last_name)'))).toEqual(twice('films_directors_1'));
+    expect(errorOf(() => read('films', 'select=id,d:directors(id),d:roles(character)'))).toEqual(twice('films_d_1'));
+    expect(errorOf(() => read('films', 'select=id,directors(id),directors:roles(character)'))).toEqual(twice('films_directors_1'));
+    expect(errorOf(() => read('films', 'select=id,...directors(first_name),...directors(last_name)'))).toEqual(twice('films_directors_1'));
+    expect(errorOf(() => read('directors', 'select=films(id,roles(character),roles(actor_id))'))).toEqual(twice('films_roles_2'));
+    // Planning errors anywhere in the tree come first, as PostgREST finds them before PostgreSQL sees the query.
+    expect(errorOf(() => read('films', 'select=directors(id),directors(id)&roles.limit=1')).body.code).toBe('PGRST108');
+    expect(errorOf(() => read('films', 'select=directors(id),directors(id),nope(id)')).body.code).toBe('PGRST200');
+    const aliased = read('films', 'select=id,a:directors(first_name),b:directors(last_name)');
+    expect(aliased.text).toContain('row_to_json("j2".*) AS "a", row_to_json("j4".*) AS "b"');
+  });
+
   it('nests to any depth', () => {
     const st = read('actors', 'select=first_name,roles(character,films(title,directors(last_name)))');
     expect(st.text).toContain('row_to_json("j4".*) AS "directors"');
