@@ -14,7 +14,7 @@ export interface ApiResponse {
 export interface CallOptions {
   readonly method?: string;
   readonly headers?: Record<string, string>;
-  /** A string goes as is; anything else is JSON-encoded. */
+  /** A string or bytes go as they are; anything else is JSON-encoded. */
   readonly body?: unknown;
   /** Bearer token; the apikey header carries the anon key unless `apikey` says otherwise. */
   readonly token?: string;
@@ -38,9 +38,9 @@ export function restCaller(project: TestProject) {
     const apikey = options.apikey === undefined ? project.keys.anon_key : options.apikey;
     if (apikey !== null) headers.apikey = apikey;
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | undefined;
+    let body: string | Uint8Array | undefined;
     if (options.body !== undefined) {
-      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      body = typeof options.body === 'string' || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body);
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
     }
     const res = await fetch(`${project.url}/rest/v1${path}`, { method: options.method ?? 'GET', headers, body });
