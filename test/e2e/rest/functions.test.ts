@@ -4,6 +4,7 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { compileStrict } from '../../helpers/typescript.js';
 import { errorBody, restCaller, userToken } from './http.js';
 
 /**
@@ -176,4 +177,32 @@ describe('which functions the generated code exposes', () => {
     }
     expect(api).toContain('"/rest/v1/rpc/poly"');
   });
+
+  it('lets supabase-js type .rpc(f, { "": value }) from database.types.ts, and refuses functions that are not exposed', async () => {
+    const dir = path.join(repoRoot, 'test-output', 'typed-functions', project.record.ref);
+    await fs.mkdir(dir, { recursive: true });
+    try {
+      await fs.writeFile(path.join(dir, 'database.types.ts'), await generated('database.types.ts'));
+      await fs.writeFile(path.join(dir, 'client.ts'), TYPED_CLIENT);
+      expect(compileStrict([path.join(dir, 'client.ts')])).toEqual([]);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
+
+const TYPED_CLIENT = `
+import type { SupabaseClient } from '@supabase/supabase-js';
+import type { Database } from './database.types.js';
+
+export async function typed(supabase: SupabaseClient<Database>) {
+  const text: string | null = (await supabase.rpc('poly', { '': 'x' })).data;
+  const sum: number | null = (await supabase.rpc('poly', { x: 1, y: 2 })).data;
+  const bytes: number | null = (await supabase.rpc('byte_length', { '': '\\\\x00' })).data;
+  // @ts-expect-error: an unnamed int parameter is not exposed
+  void supabase.rpc('polymorphic_function_with_unnamed_integer', { '': 1 });
+  // @ts-expect-error: a named and an unnamed parameter are not exposed
+  void supabase.rpc('labelled', { a: 1, '': 'x' });
+  return { text, sum, bytes };
+}
+`;
