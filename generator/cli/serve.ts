@@ -30,6 +30,7 @@ export async function serveCommand(_args: string[]): Promise<number> {
   });
   // The demo's URL on the port bound (PORT=0 picks one).
   const keys = { ...projectKeys(config, demo), url: `${host.baseUrl}/v1/${DEMO_REF}` };
+  const { cluster } = platform;
   process.stdout.write(
     [
       `Gantry is up`,
@@ -38,6 +39,8 @@ export async function serveCommand(_args: string[]): Promise<number> {
       `  demo url:    ${keys.url}`,
       `  anon_key:    ${keys.anon_key}`,
       `  service_key: ${keys.service_key}`,
+      // As root, the postgres user may not reach GANTRY_HOME: say where the data went instead.
+      ...(cluster.relocated ? [`  database:    ${cluster.dataDir} (the postgres user cannot reach ${config.gantryHome})`] : []),
       '',
     ].join('\n'),
   );

