@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { surviveDroppedConnections } from './pool-errors.js';
 
 /** Who the request runs as: set with `set_config(..., true)` at the start of its transaction. */
 export interface RequestIdentity {
@@ -124,8 +125,7 @@ export class RlsExecutor {
     this.pending = Array.from({ length: shared }, () => 0);
     this.used = Array.from({ length: shared }, () => false);
     this.connecting = Array.from({ length: shared }, () => null);
-    this.exclusive = new pg.Pool({ connectionString, max: pooled, idleTimeoutMillis: idleMs, pipeline: true } as pg.PoolConfig);
-    this.exclusive.on('error', () => undefined);
+    this.exclusive = surviveDroppedConnections(new pg.Pool({ connectionString, max: pooled, idleTimeoutMillis: idleMs, pipeline: true } as pg.PoolConfig));
     this.idleSweep = setInterval(() => this.closeIdle(), idleMs);
     this.idleSweep.unref();
   }

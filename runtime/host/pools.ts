@@ -1,5 +1,6 @@
 import os from 'node:os';
 import pg from 'pg';
+import { surviveDroppedConnections } from '../db/pool-errors.js';
 import { RlsExecutor } from '../db/rls-transaction.js';
 
 export interface ProjectConnections {
@@ -39,10 +40,8 @@ export class ProjectPools {
   get(ref: string, urls: ConnectionUrls): ProjectConnections {
     let entry = this.entries.get(ref);
     if (!entry) {
-      const admin = new pg.Pool({ connectionString: urls.admin, max: 4, idleTimeoutMillis: IDLE_CONNECTION_MS });
-      // A dropped database or restarted cluster surfaces on the next query; an idle
-      // client's error must not crash the host.
-      admin.on('error', () => undefined);
+      // A dropped database or restarted cluster surfaces on the next query, not as a crash.
+      const admin = surviveDroppedConnections(new pg.Pool({ connectionString: urls.admin, max: 4, idleTimeoutMillis: IDLE_CONNECTION_MS }));
       entry = { executor: new RlsExecutor(urls.api, { shared: this.muxSize, pooled: 10, maxInFlight: MAX_IN_FLIGHT_PER_SHARED_CONNECTION }), admin };
       this.entries.set(ref, entry);
     }

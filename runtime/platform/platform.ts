@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { GantryConfig } from '../config.js';
 import type { ProjectSettings } from '../host/project-context.js';
 import { acquireCluster, type Cluster, type EmbeddedOptions } from './cluster.js';
+import { surviveDroppedConnections } from '../db/pool-errors.js';
 import { migratePlatform } from './migrations.js';
 import { resolveSettings, type SettingValue } from './settings.js';
 
@@ -58,8 +59,7 @@ export class Platform {
     const cluster = await acquireCluster(config, options);
     try {
       await ensureDatabase(cluster, PLATFORM_DATABASE);
-      const pool = new pg.Pool({ connectionString: cluster.urlFor(PLATFORM_DATABASE), max: 4, idleTimeoutMillis: 10_000 });
-      pool.on('error', () => undefined);
+      const pool = surviveDroppedConnections(new pg.Pool({ connectionString: cluster.urlFor(PLATFORM_DATABASE), max: 4, idleTimeoutMillis: 10_000 }));
       const client = await pool.connect();
       try {
         await migratePlatform(client);
