@@ -1,3 +1,5 @@
+import { isConnectionFailure } from '../db/connection-failure.js';
+
 /**
  * Data API errors: one typed error class and the ONE place where SQLSTATE and PGRST codes
  * become HTTP statuses. Statuses follow section 7 of the service document first and
@@ -109,6 +111,7 @@ function isPgError(err: unknown): err is PgErrorLike & { code: string } {
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (isConnectionFailure(err)) return databaseUnavailable();
   if (!isPgError(err)) return new ApiError(500, 'PGRSTX00', 'Internal server error');
   if (err.code === 'PGRST') return raisedPgrstError(err);
   return new ApiError(statusForCode(err.code, err.message), err.code, err.message, err.detail ?? null, err.hint ?? null);
@@ -141,6 +144,19 @@ function raisedPgrstError(err: PgErrorLike): ApiError {
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Seconds a client should wait before retrying while PostgreSQL is unreachable (a restart takes about that). */
+export const DATABASE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * PGRST000 (503): PostgreSQL cannot be reached or the connection was lost (it is
+ * restarting, or down). The request may be retried: `Retry-After` says when.
+ */
+export function databaseUnavailable(): ApiError {
+  return new ApiError(503, 'PGRST000', 'Database connection error. Retrying the connection.', null, null, {
+    'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
+  });
 }
 
 /** A typed PostgREST-style error whose status comes from the table above. */

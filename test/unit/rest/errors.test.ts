@@ -39,6 +39,28 @@ describe('toApiError', () => {
     expect([e.status, e.toJSON()]).toEqual([500, { code: 'PGRSTX00', message: 'Internal server error', details: null, hint: null }]);
   });
 
+  it('answers 503 PGRST000 with Retry-After when PostgreSQL cannot be reached or the connection broke', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const failures: unknown[] = [
+      refused,
+      new AggregateError([refused, Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED' })]),
+      { code: '57P01', message: 'terminating connection due to administrator command' },
+      { code: '57P02', message: 'terminating connection because of crash of another server process' },
+      { code: '57P03', message: 'the database system is starting up' },
+      { code: '08006', message: 'connection failure' },
+      new Error('Connection terminated unexpectedly'),
+      new Error('Client has encountered a connection error and is not queryable'),
+    ];
+    for (const failure of failures) {
+      const e = toApiError(failure);
+      expect([e.status, e.toJSON(), e.headers]).toEqual([503,
+        { code: 'PGRST000', message: 'Database connection error. Retrying the connection.', details: null, hint: null }, { 'Retry-After': '1' }]);
+    }
+    // A statement's own failure, or a socket error not about reaching the database, stays what it was.
+    expect(toApiError({ code: '57014', message: 'canceling statement due to statement timeout' }).status).toBe(500);
+    expect(toApiError(Object.assign(new Error('x'), { code: 'ERR_INVALID_ARG_TYPE' })).code).toBe('PGRSTX00');
+  });
+
   it('passes ApiError through', () => {
     const e = new ApiError(418, 'X', 'y');
     expect(toApiError(e)).toBe(e);
