@@ -102,6 +102,11 @@ export class CallsQueue {
     this.#workers.set(queue, ids);
   }
 
+  /** Resolves when the queue's own connections reach its tables: the job queue's part of readiness. */
+  async ping(): Promise<void> {
+    await this.boss.getQueue(ANALYZE_QUEUE);
+  }
+
   /**
    * Stops fetching, cancels running jobs (their handlers see the abort and throw, so pg-boss
    * fails them into a retry that the next process picks up), then stops pg-boss and its pool.

@@ -1,6 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { applyCors } from './cors.js';
+import { healthRoutes, type ReadinessReport } from './health.js';
 import { sendJson } from './json-response.js';
 import { ProjectUnavailableError, type ProjectDirectory, type ServedProject } from './project-directory.js';
 import { trackRequest } from './request-tracking.js';
@@ -11,11 +12,11 @@ export interface InFlight {
 }
 
 /**
- * The project host: `/health`, and every project at `/v1/<ref>` dispatched to the
+ * The project host: `/health` (readiness) and `/health/live`, and every project at `/v1/<ref>` dispatched to the
  * server the directory currently holds for it. The directory may swap a project's
  * server at any moment; a request keeps the one it started with.
  */
-export function createHostApp(directory: ProjectDirectory, log: Logger, inFlight: InFlight): Express {
+export function createHostApp(directory: ProjectDirectory, log: Logger, inFlight: InFlight, readiness: () => Promise<ReadinessReport>): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -27,7 +28,7 @@ export function createHostApp(directory: ProjectDirectory, log: Logger, inFlight
     next();
   });
 
-  app.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok', projects: directory.refs().length }));
+  app.use(healthRoutes(readiness, () => ({ projects: directory.refs().length })));
 
   app.use('/v1/:ref', async (req: Request<{ ref: string }>, res: Response, next: NextFunction) => {
     let project: ServedProject | undefined;

@@ -7,6 +7,7 @@ import { createCallsApp, startCallsService } from '../calls/app.js';
 import { deferContinue } from '../http/expect-continue.js';
 import type { Platform } from '../platform/platform.js';
 import { createHostApp, type InFlight } from './app.js';
+import { createReadiness, healthRoutes } from './health.js';
 import { sendJson } from './json-response.js';
 import { ProjectPools } from './pools.js';
 import { ProjectDirectory, type Regenerate } from './project-directory.js';
@@ -67,6 +68,8 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     // Listening comes first (the bound port decides the default PUBLIC_URL); until the
     // projects are loaded every request is answered 503, not ready.
     if (!hostApp) {
+      // Alive, not ready: a liveness probe must not restart a host that is still loading its projects.
+      if (req.url === '/health/live') return sendJson(res, 200, { status: 'ok' });
       res.statusCode = 503;
       res.end();
       return;
@@ -78,7 +81,11 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   deferContinue(hostServer);
 
   const calls = await startCallsService(platform, { settings: platform.config.calls, log });
-  callsApp.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok' }));
+  const readiness = createReadiness({
+    database: () => platform.pool.query('SELECT 1'),
+    queue: () => calls.context.queue.ping(),
+  });
+  callsApp.use(healthRoutes(readiness));
   callsApp.use(createCallsApp(calls));
   const callsServer = http.createServer(callsApp);
   deferContinue(callsServer);
@@ -92,7 +99,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   const pools = new ProjectPools();
   const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null, config);
   await loaded.start();
-  hostApp = createHostApp(loaded, log, inFlight);
+  hostApp = createHostApp(loaded, log, inFlight, readiness);
   trustProxy(hostApp, platform.config.trustProxy);
   restFastPath = createRestFastPath(loaded, log, inFlight);
 

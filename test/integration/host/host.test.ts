@@ -24,13 +24,17 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
 }
 
 describe('project host', () => {
-  it('answers /health on both listeners', async () => {
+  it('answers /health (readiness: the platform database and the job queue) and /health/live on both listeners', async () => {
     const host = await fetch(`${t.host.baseUrl}/health`);
     expect(host.status).toBe(200);
-    expect(await host.json()).toMatchObject({ status: 'ok' });
+    expect(await host.json()).toMatchObject({ status: 'ok', checks: { database: 'ok', queue: 'ok' } });
     const calls = await fetch(`${t.host.apiUrl}/health`);
     expect(calls.status).toBe(200);
-    expect(await calls.json()).toEqual({ status: 'ok' });
+    expect(await calls.json()).toEqual({ status: 'ok', checks: { database: 'ok', queue: 'ok' } });
+    for (const base of [t.host.baseUrl, t.host.apiUrl]) {
+      const live = await fetch(`${base}/health/live`);
+      expect([live.status, await live.json()]).toEqual([200, { status: 'ok' }]);
+    }
   });
 
   it('answers an unknown ref with a JSON 404', async () => {
