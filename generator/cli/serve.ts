@@ -1,22 +1,30 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import * as runtime from '../../runtime/index.js';
 import { loadConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/host/logger.js';
 import { startHost } from '../../runtime/host/start.js';
 import { createProject } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';
+import type { ClusterEvent } from '../../runtime/platform/cluster.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { generateProject, syncGenerated } from '../generate.js';
 
 export const DEMO_REF = 'demo';
 const demoSchema = path.resolve(import.meta.dirname, '../../runtime/platform/demo/schema.sql');
 
+function reportCluster(log: Logger, event: ClusterEvent): void {
+  if (event.kind === 'postmaster-died') log.error({ pid: event.pid }, 'embedded PostgreSQL died; restarting it');
+  else if (event.kind === 'restarted') log.warn({ pid: event.pid, port: event.port, downMs: event.downMs }, 'embedded PostgreSQL restarted');
+  else log.error({ err: event.error }, 'embedded PostgreSQL could not be restarted yet; retrying');
+}
+
 /** `gantry serve`: both listeners, the demo project on first run, clean shutdown on SIGINT/SIGTERM. */
 export async function serveCommand(_args: string[]): Promise<number> {
   const config = loadConfig();
   const log = createLogger();
-  const platform = await Platform.open(config);
+  const platform = await Platform.open(config, { supervise: (event) => reportCluster(log, event) });
   let demo = await platform.getProject(DEMO_REF);
   if (!demo) {
     log.info('creating the demo project');

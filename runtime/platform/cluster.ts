@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import type { GantryConfig } from '../config.js';
 import { ClusterError } from './cluster-error.js';
 import { placeBinaries, placeStorage, type ClusterStorage, type PlacementOptions } from './cluster-placement.js';
+import { freePort, portIsFree } from './ports.js';
 import { unprivilegedUser, type RunAs } from './postgres-user.js';
 
 /**
@@ -39,11 +40,25 @@ interface ClusterState {
   readonly postmasterPid: number;
 }
 
+/** What a supervising process learns about the postmaster it watches. */
+export type ClusterEvent =
+  | { readonly kind: 'postmaster-died'; readonly pid: number }
+  | { readonly kind: 'restarted'; readonly pid: number; readonly port: number; readonly downMs: number }
+  | { readonly kind: 'restart-failed'; readonly error: unknown };
+
 export interface EmbeddedOptions extends PlacementOptions {
   /** Extra `postgres -c` settings, e.g. fsync=off for throwaway test clusters. */
   readonly settings?: Readonly<Record<string, string>>;
   readonly lockTimeoutMs?: number;
+  /**
+   * Given: this process (a long-running server) watches the postmaster and restarts it
+   * (crash recovery) on the same port when it dies, reporting what happened here.
+   */
+  readonly supervise?: (event: ClusterEvent) => void;
 }
+
+/** How often a supervising process looks at the postmaster: a signal 0, no I/O. */
+const SUPERVISE_INTERVAL_MS = 250;
 
 export async function acquireCluster(config: GantryConfig, options: EmbeddedOptions = {}): Promise<Cluster> {
   if (config.databaseUrl) return externalCluster(config.databaseUrl);
@@ -107,29 +122,29 @@ async function acquireEmbedded(home: string, options: EmbeddedOptions): Promise<
   const paths = pathsFor(home);
   await fs.mkdir(paths.leaseDir, { recursive: true });
 
-  const { password, state, postmaster } = await withLock(paths, options.lockTimeoutMs ?? 120_000, async () => {
+  const lockTimeoutMs = options.lockTimeoutMs ?? 120_000;
+  const { password, state, postmaster } = await withLock(paths, lockTimeoutMs, async () => {
     const runAs = await unprivilegedUser();
     const found: Postmaster = { paths, storage: await placeStorage(home, runAs, options), runAs, options };
     const pw = await readOrCreatePassword(paths);
-    let current = await readState(paths);
-    if (!current || !isAlive(current.postmasterPid) || !(await canConnect(current.port, pw))) {
-      await removeDeadLeases(paths);
-      current = await startPostmaster(found, pw);
-    }
-    await fs.writeFile(path.join(paths.leaseDir, String(process.pid)), '');
-    return { password: pw, state: current, postmaster: found };
+    return { password: pw, state: await ensureRunning(found, pw), postmaster: found };
   });
 
+  let current = state;
   let released = false;
+  const stopSupervising = options.supervise
+    ? supervise(() => current, (restarted) => (current = restarted), postmaster, password, options.supervise)
+    : () => undefined;
   return {
     embedded: true,
     dataDir: postmaster.storage.dataDir,
     relocated: postmaster.storage.relocated,
-    urlFor: (database) => embeddedUrl(state.port, database, 'postgres', password),
-    urlAs: (database, user, pw) => embeddedUrl(state.port, database, user, pw),
+    urlFor: (database) => embeddedUrl(current.port, database, 'postgres', password),
+    urlAs: (database, user, pw) => embeddedUrl(current.port, database, user, pw),
     async release() {
       if (released) return;
       released = true;
+      stopSupervising();
       await withLock(paths, options.lockTimeoutMs ?? 120_000, async () => {
         await fs.rm(path.join(paths.leaseDir, String(process.pid)), { force: true });
         await removeDeadLeases(paths);
@@ -138,6 +153,62 @@ async function acquireEmbedded(home: string, options: EmbeddedOptions): Promise<
       });
     },
   };
+}
+
+/**
+ * Under the lock: the running postmaster, or one started now (on the port it had, so
+ * URLs handed out before stay good), with this process's lease taken.
+ */
+async function ensureRunning(postmaster: Postmaster, password: string): Promise<ClusterState> {
+  const { paths } = postmaster;
+  let current = await readState(paths);
+  if (!current || !isAlive(current.postmasterPid) || !(await canConnect(current.port, password))) {
+    await removeDeadLeases(paths);
+    current = await startPostmaster(postmaster, password, current?.port);
+  }
+  await fs.writeFile(path.join(paths.leaseDir, String(process.pid)), '');
+  return current;
+}
+
+/**
+ * Restarts the postmaster when it dies (PostgreSQL's crash recovery replays the WAL),
+ * unless another process sharing the cluster already did. Returns the stop function.
+ */
+function supervise(
+  current: () => ClusterState,
+  restarted: (state: ClusterState) => void,
+  postmaster: Postmaster,
+  password: string,
+  report: (event: ClusterEvent) => void,
+): () => void {
+  let busy = false;
+  let downSince: number | null = null;
+  let failureReported = false;
+  const check = async (): Promise<void> => {
+    const { postmasterPid } = current();
+    if (busy || isAlive(postmasterPid)) return;
+    busy = true;
+    if (downSince === null) {
+      downSince = Date.now();
+      report({ kind: 'postmaster-died', pid: postmasterPid });
+    }
+    try {
+      const state = await withLock(postmaster.paths, postmaster.options.lockTimeoutMs ?? 120_000, () => ensureRunning(postmaster, password));
+      restarted(state);
+      report({ kind: 'restarted', pid: state.postmasterPid, port: state.port, downMs: Date.now() - downSince });
+      downSince = null;
+      failureReported = false;
+    } catch (error) {
+      // Tried again on the next tick (orphaned backends may still hold the old shared memory); said once.
+      if (!failureReported) report({ kind: 'restart-failed', error });
+      failureReported = true;
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void check(), SUPERVISE_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 async function withLock<T>(paths: Paths, timeoutMs: number, work: () => Promise<T>): Promise<T> {
@@ -171,9 +242,22 @@ async function withLock<T>(paths: Paths, timeoutMs: number, work: () => Promise<
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A dead process nobody has reaped yet still answers signal 0: a postmaster whose
+ * parent is a container's PID 1 that does not reap (node itself, say) stays a zombie.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 
@@ -232,18 +316,9 @@ function run(command: string, args: readonly string[], runAs: RunAs, cwd: string
   });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
-async function startPostmaster({ paths, storage, runAs, options }: Postmaster, password: string): Promise<ClusterState> {
+
+async function startPostmaster({ paths, storage, runAs, options }: Postmaster, password: string, previousPort?: number): Promise<ClusterState> {
   const bin = await placeBinaries(runAs, options);
   const chown = async (target: string) => {
     if (runAs.uid !== undefined && runAs.gid !== undefined) await fs.chown(target, runAs.uid, runAs.gid);
@@ -281,7 +356,9 @@ async function startPostmaster({ paths, storage, runAs, options }: Postmaster, p
   };
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+    // The port it had, while nothing else took it: clients of a restarted postmaster reconnect to the same URL.
+    const port = previousPort !== undefined && (await portIsFree(previousPort)) ? previousPort : await freePort();
     const flags = [`-p ${port}`, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
     try {
       await run(bin.pgCtl, ['start', '-D', storage.dataDir, '-l', storage.logFile, '-w', '-t', '60', '-o', flags], runAs, storage.workDir);

@@ -1,0 +1,36 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from './platform.js';
+
+/** `gantry serve` as its own process, as a user runs it. */
+export interface ServeProcess {
+  readonly child: ChildProcess;
+  /** What it printed up to and including the start-up banner. */
+  readonly banner: string;
+  readonly anonKey: string;
+  readonly serviceKey: string;
+  readonly exited: Promise<number | null>;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+}
+
+export async function startServe(env: Record<string, string>, startTimeoutMs = 90_000): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], { cwd: repoRoot, env: { ...process.env, ...env } });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const banner = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), startTimeoutMs);
+    const ready = (): void => {
+      if (!/service_key: .*\n/.test(output)) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', ready);
+      resolve(output);
+    };
+    child.stdout!.on('data', ready);
+    child.on('exit', () => reject(new Error(`serve exited: ${output}`)));
+  });
+  const key = (name: string): string => new RegExp(`${name}: +(\\S+)`).exec(banner)![1]!;
+  return { child, banner, anonKey: key('anon_key'), serviceKey: key('service_key'), exited, output: () => output };
+}
