@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../runtime/platform/ports.js';
-import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { serveEnv, startServe, type ServeProcess } from '../helpers/serve-process.js';
 import { observe, record } from './traffic.js';
 
 /**
@@ -42,17 +41,8 @@ async function demoNames(ids: readonly string[]): Promise<string[]> {
 
 describe('the embedded PostgreSQL dies under traffic', () => {
   it('is restarted by the server, which answers again without losing an acknowledged write', async () => {
-    // PORT=0 would not tell this test the port of a separate process: free ones are picked first.
-    const [port, callsPort] = [await freePort(), await freePort()];
-    server = await startServe({
-      DATABASE_URL: '',
-      GANTRY_HOME: home,
-      GANTRY_GENERATED_DIR: path.join(home, 'generated'),
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      CALLS_PORT: String(callsPort),
-      LOG_LEVEL: 'warn',
-    });
+    const { env, port } = await serveEnv(home);
+    server = await startServe(env);
     const base = `http://127.0.0.1:${port}/v1/demo/rest/v1`;
     const anon = { apikey: server.anonKey };
     const service = { apikey: server.serviceKey, 'content-type': 'application/json', prefer: 'return=representation' };

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { freePort } from '../../runtime/platform/ports.js';
 import { repoRoot } from './platform.js';
 
 /** `gantry serve` as its own process, as a user runs it. */
@@ -12,6 +13,32 @@ export interface ServeProcess {
   readonly exited: Promise<number | null>;
   /** Everything it wrote to stdout and stderr so far. */
   output(): string;
+}
+
+export interface ServeEnv {
+  readonly env: Record<string, string>;
+  readonly port: number;
+  readonly callsPort: number;
+}
+
+/**
+ * Environment of a `gantry serve` with its own GANTRY_HOME (an embedded cluster unless
+ * DATABASE_URL is given) on ports picked free first: PORT=0 would not tell a test which
+ * port a separate process got.
+ */
+export async function serveEnv(home: string, overrides: Record<string, string> = {}): Promise<ServeEnv> {
+  const [port, callsPort] = [await freePort(), await freePort()];
+  const env = {
+    DATABASE_URL: '',
+    GANTRY_HOME: home,
+    GANTRY_GENERATED_DIR: path.join(home, 'generated'),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    CALLS_PORT: String(callsPort),
+    LOG_LEVEL: 'warn',
+    ...overrides,
+  };
+  return { env, port, callsPort };
 }
 
 export async function startServe(env: Record<string, string>, startTimeoutMs = 90_000): Promise<ServeProcess> {
