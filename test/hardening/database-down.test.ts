@@ -25,10 +25,7 @@ beforeAll(async () => {
   cluster = await acquireCluster(loadConfig({ DATABASE_URL: '', GANTRY_HOME: dbHome }), { settings: { fsync: 'off' } });
 });
 afterAll(async () => {
-  if (server) {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  }
+  server?.child.kill('SIGKILL');
   await cluster.release();
   await fs.rm(dbHome, { recursive: true, force: true });
   await fs.rm(serveHome, { recursive: true, force: true });
@@ -82,8 +79,7 @@ describe('PostgreSQL of DATABASE_URL goes down and comes back', () => {
     const serving = await waitFor('data API 200', async () => (await fetch(posts, { headers: anon })).status === 200);
     console.info(`PostgreSQL back -> /health 200 after ${healthy} ms, data API 200 after ${healthy + serving} ms`);
 
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    expect(await server.stop()).toBe(0);
     server = null;
   }, 240_000);
 });

@@ -18,10 +18,7 @@ beforeAll(async () => {
   home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-crash-'));
 });
 afterAll(async () => {
-  if (server) {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  }
+  server?.child.kill('SIGKILL');
   await fs.rm(home, { recursive: true, force: true });
 });
 
@@ -90,8 +87,7 @@ describe('the embedded PostgreSQL dies under traffic', () => {
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect([health.status, await health.json()]).toEqual([200, { status: 'ok', checks: { database: 'ok', queue: 'ok' }, projects: 1 }]);
 
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    expect(await server.stop()).toBe(0);
     server = null;
     // The server that restarted the cluster still stops it on the way out.
     await expect(fs.stat(path.join(home, 'pg.json'))).rejects.toMatchObject({ code: 'ENOENT' });

@@ -13,6 +13,8 @@ export interface ServeProcess {
   readonly exited: Promise<number | null>;
   /** Everything it wrote to stdout and stderr so far. */
   output(): string;
+  /** SIGTERM, then its exit code; throws with its output when it does not exit in time. */
+  stop(timeoutMs?: number): Promise<number | null>;
 }
 
 export interface ServeEnv {
@@ -59,5 +61,17 @@ export async function startServe(env: Record<string, string>, startTimeoutMs = 9
     child.on('exit', () => reject(new Error(`serve exited: ${output}`)));
   });
   const key = (name: string): string => new RegExp(`${name}: +(\\S+)`).exec(banner)![1]!;
-  return { child, banner, anonKey: key('anon_key'), serviceKey: key('service_key'), exited, output: () => output };
+  const stop = async (timeoutMs = 30_000): Promise<number | null> => {
+    child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`serve did not exit within ${timeoutMs} ms of SIGTERM: ${output}`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([exited, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return { child, banner, anonKey: key('anon_key'), serviceKey: key('service_key'), exited, output: () => output, stop };
 }
