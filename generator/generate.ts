@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
 import type { GantryConfig } from '../runtime/config.js';
+import { taskClient } from '../runtime/db/pool-errors.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
 import { headerFingerprint } from './emit/header.js';
 import { emitProject } from './emit/project.js';
@@ -21,7 +21,7 @@ export async function generateProject(
   options: { check?: boolean; unlessCurrent?: boolean } = {},
 ): Promise<WriteResult> {
   const dir = path.join(platform.config.generatedDir, record.ref);
-  const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
+  const client = taskClient(platform.cluster.urlFor(record.databaseName));
   await client.connect();
   try {
     const model = await introspectProject(client, { schemas: record.settings['api.schemas'] });

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { taskClient } from '../../runtime/db/pool-errors.js';
 import { missingSchemas } from '../../runtime/platform/exposed-schemas.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 import { SettingsError, type SettingAssignment } from '../../runtime/platform/settings.js';
@@ -12,7 +12,7 @@ export interface ConfigResult {
 }
 
 async function requireSchemas(platform: Platform, record: ProjectRecord, schemas: readonly string[]): Promise<void> {
-  const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
+  const client = taskClient(platform.cluster.urlFor(record.databaseName));
   await client.connect();
   try {
     const missing = await missingSchemas(client, schemas);

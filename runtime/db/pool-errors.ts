@@ -1,4 +1,6 @@
-import type pg from 'pg';
+import pg from 'pg';
+
+const { Client: PgClient } = pg;
 
 /**
  * A dropped connection (PostgreSQL restarting or killed, a network cut) must not crash
@@ -11,4 +13,14 @@ export function surviveDroppedConnections<T extends pg.Pool>(pool: T): T {
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
+}
+
+/**
+ * A client for one task (connect, a few queries, end) that survives a dropped connection
+ * the same way: the query in flight fails with the error instead of the process crashing.
+ */
+export function taskClient(config: string | pg.ClientConfig): pg.Client {
+  const client = new PgClient(config);
+  client.on('error', () => undefined);
+  return client;
 }

@@ -5,6 +5,7 @@ import type { Platform, ProjectRecord } from './platform.js';
 import { newSecret } from './platform.js';
 import { splitStatements } from './sql-statements.js';
 import { recordProjectMigrations } from './migrations.js';
+import { taskClient } from '../db/pool-errors.js';
 
 export const REF_PATTERN = /^[a-z][a-z0-9_]{2,39}$/;
 
@@ -112,7 +113,7 @@ export async function createProject(platform: Platform, options: CreateProjectOp
   if (await platform.getProject(ref)) throw new ProjectError('project_exists', `project "${ref}" already exists`);
 
   const databaseName = databaseNameFor(ref);
-  const admin = new pg.Client(platform.cluster.urlFor('postgres'));
+  const admin = taskClient(platform.cluster.urlFor('postgres'));
   await admin.connect();
   try {
     try {
@@ -160,7 +161,7 @@ export async function applySchemaFiles(
   files: readonly SchemaFile[],
   finish?: (client: pg.ClientBase) => Promise<void>,
 ): Promise<void> {
-  const client = new pg.Client(platform.cluster.urlFor(databaseName));
+  const client = taskClient(platform.cluster.urlFor(databaseName));
   await client.connect();
   try {
     await client.query('BEGIN');
@@ -179,7 +180,7 @@ export async function applySchemaFiles(
 export async function deleteProject(platform: Platform, ref: string): Promise<void> {
   const record = await platform.getProject(ref);
   if (!record) throw new ProjectError('project_not_found', `project "${ref}" does not exist`);
-  const admin = new pg.Client(platform.cluster.urlFor('postgres'));
+  const admin = taskClient(platform.cluster.urlFor('postgres'));
   await admin.connect();
   try {
     await platform.pool.query('DELETE FROM projects WHERE ref = $1', [ref]);

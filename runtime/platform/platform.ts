@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { GantryConfig } from '../config.js';
 import type { ProjectSettings } from '../host/project-context.js';
 import { acquireCluster, type Cluster, type EmbeddedOptions } from './cluster.js';
-import { surviveDroppedConnections } from '../db/pool-errors.js';
+import { surviveDroppedConnections, taskClient } from '../db/pool-errors.js';
 import { migratePlatform } from './migrations.js';
 import { resolveSettings, type SettingValue } from './settings.js';
 
@@ -104,7 +104,7 @@ export class Platform {
 }
 
 async function ensureDatabase(cluster: Cluster, name: string): Promise<void> {
-  const client = new pg.Client(cluster.urlFor('postgres'));
+  const client = taskClient(cluster.urlFor('postgres'));
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
