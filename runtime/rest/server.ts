@@ -8,6 +8,7 @@ import { authenticate } from './credentials.js';
 import { ApiError, pgrstError, toApiError } from './errors.js';
 import type { ApiRequest } from './parse/ast.js';
 import { parseProfile } from './parse/headers.js';
+import { queryParam } from './parse/query-string.js';
 import { decodePathSegment, parseRequest } from './parse/request.js';
 import { mayCommit, needsCommitDecision, respond, writeError, writeResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
@@ -53,11 +54,6 @@ function allowOf(req: IncomingMessage, project: ProjectDefinition['project'], pa
   } catch {
     return null;
   }
-}
-
-function apikeyParam(query: string): string | null {
-  const match = /(?:^|&)apikey=([^&]*)/.exec(query);
-  return match ? decodeURIComponent(match[1]!) : null;
 }
 
 /** Request headers as PostgREST puts them in `request.headers`: lower-case names, first value. */
@@ -108,7 +104,7 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
   return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
     const head = req.method === 'HEAD';
     try {
-      const claims = authenticate(req.headers, ctx.jwtSecret, apikeyParam(query));
+      const claims = authenticate(req.headers, ctx.jwtSecret, queryParam(query, 'apikey'));
       if (req.method === 'OPTIONS') {
         // CORS preflights never get here (runtime/host/cors.ts); this is PostgREST's OPTIONS: which methods the resource takes.
         const allow = allowFor(req, project, path);

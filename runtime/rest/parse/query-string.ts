@@ -58,3 +58,12 @@ export function parseQueryString(query: string): Array<readonly [string, string 
   }
   return pairs;
 }
+
+/**
+ * The first value of parameter `name`, decoded by the same rules as every other parameter
+ * (its name may be percent-encoded too); null when absent. Malformed escapes are a PGRST100.
+ */
+export function queryParam(query: string, name: string): string | null {
+  for (const [key, value] of parseQueryString(query)) if (key === name && value !== null) return value;
+  return null;
+}

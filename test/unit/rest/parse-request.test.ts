@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeComponent, parseQueryString } from '../../../runtime/rest/parse/query-string.js';
+import { decodeComponent, parseQueryString, queryParam } from '../../../runtime/rest/parse/query-string.js';
 import { decodePathSegment } from '../../../runtime/rest/parse/request.js';
 import { errorOf, request } from './request-helper.js';
 
@@ -18,6 +18,12 @@ describe('query string', () => {
 
   it('decodes path segments without turning + into a space', () => {
     expect(decodePathSegment('my%20table+x%C3%A9')).toBe('my table+xé');
+  });
+
+  it('reads one parameter by the same rules: an encoded name counts, a malformed escape is a PGRST100, not a URIError', () => {
+    expect(queryParam('a=1&%61pikey=k%2B1&apikey=2', 'apikey')).toBe('k+1');
+    expect(queryParam('apikey&x=1', 'apikey')).toBeNull();
+    expect(errorOf(() => queryParam('apikey=%E0%A4%A', 'apikey'))).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
   });
 
   it('keeps order and marks keys without =', () => {
