@@ -211,6 +211,11 @@ export function unsupportedMethod(method: string): ApiError {
   return pgrstError('PGRST117', `Unsupported HTTP method: ${method}`);
 }
 
+/** 405: a write the relation cannot take at all, whatever the grants (the methods OPTIONS leaves out). */
+export function relationNotWritable(method: string, schema: string, name: string): ApiError {
+  return pgrstError('PGRST117', `Cannot use the ${method} method on ${schema}.${name}`, 'The relation is a view PostgreSQL cannot write through for this method.');
+}
+
 /**
  * An unknown table or view: PostgREST's message and hint, but the database's SQLSTATE (undefined_table), as the
  * service document's error table maps it (PostgREST itself says PGRST205).

@@ -1,4 +1,4 @@
-import { pgrstError, unknownPayloadColumn, undefinedColumn } from '../errors.js';
+import { pgrstError, relationNotWritable, unknownPayloadColumn, undefinedColumn } from '../errors.js';
 import type { ColumnMeta, ProjectMeta, TableMeta } from '../metadata.js';
 import type { ApiRequest, RowsPayload } from '../parse/ast.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
@@ -20,8 +20,11 @@ interface WriteContext {
   readonly alias: string;
 }
 
-function context(req: ApiRequest, meta: ProjectMeta): WriteContext {
+function context(req: ApiRequest, meta: ProjectMeta, action: 'insert' | 'update' | 'delete'): WriteContext {
   const table = findTable(meta, req.schema, req.target);
+  // A view PostgreSQL cannot write (aggregates, DISTINCT, no INSTEAD OF trigger) is the client's
+  // mistake, answered like OPTIONS describes it, not a 55000 from inside the statement.
+  if (!table.updatable[action]) throw relationNotWritable(req.method, table.schema, table.name);
   const params = new Params();
   const tree = new TreeBuilder(meta, params, req);
   return { req, meta, table, params, tree, alias: tree.alias('t') };
@@ -119,7 +122,7 @@ function conflictSql(ctx: WriteContext, columns: readonly ColumnMeta[]): string 
  * type, so PostgreSQL converts every value); upsert via ON CONFLICT.
  */
 export function buildInsert(req: ApiRequest, meta: ProjectMeta): BuiltStatement {
-  const ctx = context(req, meta);
+  const ctx = context(req, meta, 'insert');
   const payload = payloadOf(req);
   const { table, params } = ctx;
   const rowType = `NULL::${qualifiedName(table.schema, table.name)}`;
@@ -154,7 +157,7 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta): BuiltStatement 
 
 /** PATCH (and PUT, which the service document defines as PATCH): the body's columns set on the filtered rows. */
 export function buildUpdate(req: ApiRequest, meta: ProjectMeta): BuiltStatement {
-  const ctx = context(req, meta);
+  const ctx = context(req, meta, 'update');
   const payload = payloadOf(req);
   const { table, params } = ctx;
   const columns = payloadColumns(table, payload.keys);
@@ -182,7 +185,7 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta): BuiltStatement 
 
 /** DELETE: the filtered rows (every row without a filter, as the service document says). */
 export function buildDelete(req: ApiRequest, meta: ProjectMeta): BuiltStatement {
-  const ctx = context(req, meta);
+  const ctx = context(req, meta, 'delete');
   const qualified = qualifiedName(ctx.table.schema, ctx.table.name);
   const mutation = `DELETE FROM ${qualified} AS ${quoteIdent(ctx.alias)}${mutationWhere(ctx)}${returning(ctx)}`;
   return writeStatement(ctx, mutation);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ProjectMeta, TableMeta } from '../../../runtime/rest/metadata.js';
 import { buildStatement } from '../../../runtime/rest/sql/build.js';
 import { META } from './fixture-meta.js';
 import { errorOf, request } from './request-helper.js';
@@ -115,5 +116,23 @@ describe('update and delete', () => {
 
   it('checks filter columns before any SQL', () => {
     expect(errorOf(() => build('DELETE', 'films', 'nope=eq.1', null)).body.code).toBe('42703');
+  });
+});
+
+describe('writes to a view PostgreSQL cannot write through', () => {
+  const films = META.tables['public.films'] as TableMeta;
+  const meta: ProjectMeta = {
+    ...META,
+    tables: { ...META.tables, 'public.totals': { ...films, name: 'totals', kind: 'view', updatable: { insert: false, update: true, delete: false } } },
+  };
+
+  it('are a 405 before any SQL (not a 55000 from inside the statement), the methods it can take still build', () => {
+    for (const method of ['POST', 'DELETE']) {
+      expect(errorOf(() => buildStatement(request(method, 'totals', '', { body: '{"id":1}' }), meta))).toEqual({
+        status: 405,
+        body: { code: 'PGRST117', message: `Cannot use the ${method} method on public.totals`, details: 'The relation is a view PostgreSQL cannot write through for this method.', hint: null },
+      });
+    }
+    expect(buildStatement(request('PATCH', 'totals', 'id=eq.1', { body: '{"title":"x"}' }), meta).text).toContain('UPDATE "public"."totals"');
   });
 });
