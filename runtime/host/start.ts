@@ -8,6 +8,7 @@ import { deferContinue } from '../http/expect-continue.js';
 import type { Platform } from '../platform/platform.js';
 import { createHostApp, type InFlight } from './app.js';
 import { createReadiness, healthRoutes } from './health.js';
+import { answerClientError } from './client-error.js';
 import { sendJson } from './json-response.js';
 import { ProjectPools } from './pools.js';
 import { ProjectDirectory, type Regenerate } from './project-directory.js';
@@ -79,6 +80,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   });
   hostServer.keepAliveTimeout = 65_000;
   deferContinue(hostServer);
+  hostServer.on('clientError', answerClientError);
 
   const calls = await startCallsService(platform, { settings: platform.config.calls, log });
   const readiness = createReadiness({
