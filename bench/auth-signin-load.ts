@@ -10,19 +10,13 @@
  * The host runs in this process, as in the tests, on DATABASE_URL when set, else on an
  * embedded cluster in a temporary GANTRY_HOME. The project is a throwaway one, deleted after.
  */
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateProject } from '../generator/generate.js';
 import { signJwt, verifyProjectToken } from '../runtime/auth/jwt.js';
-import { loadConfig } from '../runtime/config.js';
-import { createLogger } from '../runtime/host/logger.js';
-import { startHost } from '../runtime/host/start.js';
-import * as runtime from '../runtime/index.js';
 import { createProject, deleteProject } from '../runtime/platform/bootstrap.js';
 import { projectKeys } from '../runtime/platform/keys.js';
-import { Platform } from '../runtime/platform/platform.js';
+import { startInProcessHost } from './in-process-host.js';
 
 const { values } = parseArgs({
   options: { signins: { type: 'string', default: '20' }, seconds: { type: 'string', default: '3' }, attempts: { type: 'string', default: '10' } },
@@ -75,18 +69,7 @@ async function probeUntil(probe: Probe, stop: () => boolean): Promise<Latencies>
 
 const fmt = (ms: number): string => ms.toFixed(1);
 
-const home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-auth-bench-'));
-const env: Record<string, string> = {
-  GANTRY_HOME: home,
-  GANTRY_GENERATED_DIR: path.join(home, 'generated'),
-  HOST: '127.0.0.1',
-  PORT: '0',
-  CALLS_PORT: '0',
-  LOG_LEVEL: 'silent',
-  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-};
-const platform = await Platform.open(loadConfig(env));
-const host = await startHost(platform, { log: createLogger('silent'), runtime });
+const { platform, host, close } = await startInProcessHost('gantry-auth-bench-');
 const ref = `authbench_${Date.now().toString(36)}`;
 
 try {
@@ -188,8 +171,6 @@ try {
   console.log(`failed sign-in, mean of ${attempts}: unknown e-mail ${fmt(mean(unknownMs))} ms, wrong password ${fmt(mean(wrongMs))} ms (ratio ${(mean(unknownMs) / mean(wrongMs)).toFixed(2)})`);
   console.log(`JWT verify: uncached ${uncachedUs.toFixed(2)} µs, cached ${cachedUs.toFixed(2)} µs`);
 } finally {
-  await host.close();
   if (await platform.getProject(ref)) await deleteProject(platform, ref);
-  await platform.close();
-  await fs.rm(home, { recursive: true, force: true });
+  await close();
 }
