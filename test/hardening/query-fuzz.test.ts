@@ -66,7 +66,7 @@ describe('the root causes the fuzzer found', () => {
     expect(json(answer)).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }]);
   });
 
-  it('a write a view cannot take is a 405 with the Allow header OPTIONS gives, not a 55000 500', async () => {
+  it('a write a view cannot take is a 405 PGRST117, not PostgreSQL\'s 55000 answered 500', async () => {
     for (const method of ['POST', 'PATCH', 'DELETE']) {
       const answer = await send(`${project.url}/rest/v1`, {
         method,

@@ -9,6 +9,7 @@ import { API_ROLES, ROLE_CREDENTIALS, type ApiRole } from './roles.js';
 import { functionPath } from './rpc.js';
 import { commonParameters, ERROR_SCHEMA, errorResponses, errorSchema, FILTER_SYNTAX } from './shared.js';
 import { filterParameters, relationGrants, relationKeys, relationPath, relationSchemas, type RelationKeys } from './tables.js';
+import { relationTag } from './tag-names.js';
 
 /** Served documents replace this server (its `{origin}`) with the URL the request came to. */
 export const SERVER_URL_TEMPLATE = '{origin}/v1/';
@@ -195,14 +196,14 @@ export function buildOpenApiDocument(context: EmitContext, schema: string = defa
     if (relation.schema !== schema) continue;
     const keys = relationKeys(names.key(relation.name));
     const filters = filterParameters(relation, keys.row);
-    const item = relationPath(context, relation, keys, filters.map(([key]) => key), relation.name);
+    const item = relationPath(context, relation, keys, filters.map(([key]) => key), relationTag(relation));
     if (item === null) continue;
     exposed.push({ relation, keys });
     rowKeys.set(relation.name, keys.row);
     schemas.push(...relationSchemas(context.model, relation, keys));
     parameters.push(...filters);
     paths.push([`/rest/v1/${encodeURIComponent(relation.name)}`, profiled(item)]);
-    tags.push({ name: relation.name, ...(relation.comment ? { description: relation.comment } : {}) });
+    tags.push({ name: relationTag(relation), ...(relation.comment ? { description: relation.comment } : {}) });
   }
 
   const rowKey = (relationSchema: string, name: string): string | null => (relationSchema === schema ? (rowKeys.get(name) ?? null) : null);

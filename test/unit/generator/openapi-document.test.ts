@@ -367,3 +367,18 @@ describe('type mapping', () => {
     expect(defaultValue("'[1,2]'::jsonb", {})).toEqual([1, 2]);
   });
 });
+
+describe('tags of relations named like Object.prototype members', () => {
+  it('get their kind appended (Swagger UI drops the operations of a tag named __proto__ or constructor); other names stay as they are', () => {
+    const hostile = buildOpenApiDocument(planProject(model([
+      table('__proto__'),
+      table('constructor', { kind: 'view' }),
+      table('toString'),
+      table('plain'),
+    ]), 'hostile')) as unknown as { tags: { name: string }[]; paths: Record<string, Record<string, { tags: string[] }>> };
+    expect(hostile.tags.map((tag) => tag.name).slice(0, 4)).toEqual(['__proto__ (table)', 'constructor (view)', 'toString (table)', 'plain']);
+    expect(hostile.paths['/rest/v1/__proto__']?.get?.tags).toEqual(['__proto__ (table)']);
+    expect(hostile.paths['/rest/v1/constructor']?.get?.tags).toEqual(['constructor (view)']);
+    expect(hostile.paths['/rest/v1/plain']?.get?.tags).toEqual(['plain']);
+  });
+});

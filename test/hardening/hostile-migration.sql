@@ -1,0 +1,25 @@
+-- A migration after the first generation: more hostile names, in tables, views and functions.
+CREATE TABLE public."<script>alert(1)</script>" (id integer PRIMARY KEY, "<b>bold</b>" text);
+CREATE TABLE public."with space" (id integer PRIMARY KEY, "two words" text);
+CREATE TABLE public."quote""d 'single'" (id integer PRIMARY KEY);
+CREATE TABLE public."a.b" (id integer PRIMARY KEY);
+CREATE TABLE public."a/b" (id integer PRIMARY KEY);
+CREATE TABLE public."?x=1&y#z" (id integer PRIMARY KEY);
+CREATE TABLE public."日本語" (id integer PRIMARY KEY, "名前" text);
+CREATE TABLE public."émoji 💥" (id integer PRIMARY KEY);
+CREATE TABLE public."isPrototypeOf" (id integer PRIMARY KEY);
+CREATE TABLE public."__defineGetter__" (id integer PRIMARY KEY);
+CREATE TABLE public."propertyIsEnumerable" (id integer PRIMARY KEY);
+CREATE TABLE public."toLocaleString" (id integer PRIMARY KEY);
+CREATE TABLE public."length" (id integer PRIMARY KEY);
+CREATE TABLE public."size" (id integer PRIMARY KEY);
+CREATE TABLE public."get" (id integer PRIMARY KEY);
+CREATE TABLE public."set" (id integer PRIMARY KEY);
+CREATE TABLE public."map" (id integer PRIMARY KEY);
+CREATE TABLE public."Functions (RPC)" (id integer PRIMARY KEY);
+CREATE TABLE public."Auth" (id integer PRIMARY KEY);
+CREATE VIEW public."valueOf view" AS SELECT id FROM public."valueOf";
+CREATE FUNCTION public."<img src=x onerror=alert(1)>"() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1';
+CREATE FUNCTION public."isPrototypeOf"(v integer) RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT v';
+CREATE FUNCTION public."a/b"() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1';
+CREATE FUNCTION public."__lookupGetter__"() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1';
