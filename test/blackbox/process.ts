@@ -182,6 +182,20 @@ export async function serve(inst: Installation): Promise<Server> {
   return inst.env.DATABASE_URL ? withStartLock(inst.env.DATABASE_URL, start) : start();
 }
 
+/** What `project create` and `project keys` print. */
+export interface PrintedKeys {
+  readonly ref: string;
+  readonly url: string;
+  readonly anon_key: string;
+  readonly service_key: string;
+  readonly jwt_secret: string;
+}
+
+/** The host's answer for a ref it does not serve (yet, or any more). */
+export function projectNotFound(ref: string): Record<string, unknown> {
+  return { message: `project "${ref}" not found`, code: 'PGRST125', details: null, hint: null };
+}
+
 /** A throwaway project ref (refs are global to a shared cluster's platform database). */
 export function uniqueRef(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
@@ -231,4 +245,50 @@ export async function eventually(
     if (Date.now() > deadline) throw new Error(`not within ${ms} ms; last answer ${answer.status} ${answer.text}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** Polls one table of a project on one host while the project comes into being. */
+export interface TableWatch {
+  /** From now on poll with this key (before, a served project asks for one: 401 PGRST302). */
+  useKey(key: string): void;
+  /** Stops polling; resolves with every answer that was not allowed. */
+  stop(): Promise<Answer[]>;
+}
+
+/**
+ * Starts polling `{baseUrl}/v1/<ref>/rest/v1/<table>` at once. A project that is being
+ * created may answer "project not found", "not ready yet" (503 PGRST002), ask for a key,
+ * or serve the table; never may it answer as if the table did not exist (42P01,
+ * PGRST205, "no route") nor fail otherwise.
+ */
+export function watchTable(baseUrl: string, ref: string, table: string): TableWatch {
+  const url = `${baseUrl}/v1/${ref}/rest/v1/${table}`;
+  const notFound = JSON.stringify(projectNotFound(ref));
+  const unexpected: Answer[] = [];
+  let key: string | null = null;
+  let stopped = false;
+  const allowed = (answer: Answer, withKey: boolean): boolean =>
+    (answer.status === 404 && JSON.stringify(answer.body) === notFound) ||
+    // PostgREST's "schema cache not ready": the host knows the project but cannot serve it yet.
+    (answer.status === 503 && (answer.body as { code?: string }).code === 'PGRST002') ||
+    (!withKey && answer.status === 401 && (answer.body as { code?: string }).code === 'PGRST302') ||
+    (withKey && answer.status === 200);
+  const polling = (async () => {
+    while (!stopped) {
+      const withKey = key;
+      const answer = await request(url, withKey ? { headers: { apikey: withKey } } : {});
+      if (!allowed(answer, withKey !== null)) unexpected.push(answer);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    useKey(value) {
+      key = value;
+    },
+    async stop() {
+      stopped = true;
+      await polling;
+      return unexpected;
+    },
+  };
 }

@@ -1,19 +1,22 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   cli,
   cliOk,
   eventually,
   installation,
   jsonObject,
+  projectNotFound,
   removeInstallation,
   request,
   serve,
   sqlFile,
   uniqueRef,
+  watchTable,
   type Answer,
   type Installation,
+  type PrintedKeys as Keys,
   type Server,
 } from './process.js';
 
@@ -21,6 +24,9 @@ import {
  * The project commands of the CLI, each run as its own process beside a running
  * `gantry serve`, their effect asserted through the server's HTTP API only.
  */
+
+// Every CLI run is a fresh Node process that loads the generator: seconds each on a loaded machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
 
 const SHOP = `CREATE TABLE products (id int PRIMARY KEY, name text NOT NULL, price numeric NOT NULL);
 INSERT INTO products VALUES (1, 'Kettle', 25.5), (2, 'Teapot', 18);
@@ -31,13 +37,6 @@ const ROWS = [
   { id: 2, name: 'Teapot', price: 18 },
 ];
 
-interface Keys {
-  ref: string;
-  url: string;
-  anon_key: string;
-  service_key: string;
-  jwt_secret: string;
-}
 
 let inst: Installation;
 let server: Server;
@@ -55,8 +54,6 @@ afterAll(async () => {
   expect(await server.stop(), server.output()).toBe(0);
   await removeInstallation(inst);
 });
-
-const projectNotFound = (ref: string) => ({ message: `project "${ref}" not found`, code: 'PGRST125', details: null, hint: null });
 
 function get(keys: Keys, pathAndQuery: string, key = keys.anon_key): Promise<Answer> {
   return request(`${keys.url}/${pathAndQuery}`, { headers: { apikey: key } });
@@ -80,38 +77,23 @@ describe('gantry project create --schema', () => {
   it('prints the keys object and the running server serves its rows within 2 s, never answering as if the table were missing', async () => {
     const ref = uniqueRef('bb');
     const url = `${inst.baseUrl}/v1/${ref}`;
-    const table = `${url}/rest/v1/products?select=id,name,price&order=id`;
-    const unexpected: Answer[] = [];
-    let keys = null as Keys | null;
-    let done = false;
-    // Polls from before the command starts: without a key until create printed one
-    // (a served project then wants it: 401 PGRST302), with the anon key after.
-    const allowed = (answer: Answer): boolean =>
-      (answer.status === 404 && JSON.stringify(answer.body) === JSON.stringify(projectNotFound(ref))) ||
-      (keys === null && answer.status === 401 && (answer.body as { code?: string }).code === 'PGRST302') ||
-      (keys !== null && answer.status === 200 && JSON.stringify(answer.body) === JSON.stringify(ROWS));
-    const polling = (async () => {
-      while (!done) {
-        const answer = await request(table, keys ? { headers: { apikey: keys.anon_key } } : {});
-        if (!allowed(answer)) unexpected.push(answer);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
+    // Polls from before the command starts until the rows are served after it returned.
+    const watch = watchTable(inst.baseUrl, ref, 'products?select=id,name,price&order=id');
+    let unexpected: Answer[] = [];
     try {
       const run = await cli(['project', 'create', ref, '--schema', shopSql, '--json'], inst.env);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
-      const printed = jsonObject(run) as unknown as Keys;
-      expect(Object.keys(printed).sort()).toEqual(['anon_key', 'jwt_secret', 'ref', 'service_key', 'url']);
-      expect(printed).toMatchObject({ ref, url });
-      for (const value of [printed.anon_key, printed.service_key]) expect(value).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-      expect(printed.jwt_secret).toMatch(/^\S{32,}$/);
-      keys = printed;
-      const served = await eventually(2000, () => request(table, { headers: { apikey: printed.anon_key } }), (a) => a.status === 200);
+      const keys = jsonObject(run) as unknown as Keys;
+      expect(Object.keys(keys).sort()).toEqual(['anon_key', 'jwt_secret', 'ref', 'service_key', 'url']);
+      expect(keys).toMatchObject({ ref, url });
+      for (const value of [keys.anon_key, keys.service_key]) expect(value).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(keys.jwt_secret).toMatch(/^\S{32,}$/);
+      watch.useKey(keys.anon_key);
+      const served = await eventually(2000, () => get(keys, 'rest/v1/products?select=id,name,price&order=id'), (a) => a.status === 200);
       expect(served.body).toEqual(ROWS);
     } finally {
-      done = true;
-      await polling;
+      unexpected = await watch.stop();
     }
     expect(unexpected).toEqual([]);
   });
