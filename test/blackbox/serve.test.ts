@@ -1,42 +1,28 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from '../../helpers/platform.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { cli, cliOk, eventually, installation, jsonObject, removeInstallation, request, serve, sqlFile, type Installation, type Server } from './process.js';
 
-/** `gantry serve` as a user runs it: its own embedded cluster, real ports, signals. */
-let home: string;
-let port: number;
+/**
+ * `gantry serve` as a user runs it with nothing set up: its own embedded cluster under
+ * GANTRY_HOME (no DATABASE_URL), real ports, signals; the CLI beside it shares that
+ * cluster through GANTRY_HOME/pg.json. The platform here holds only this file's
+ * projects, so the commands over every project (`gen --all`, `gen --check`) run here.
+ */
 
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port: p } = server.address() as { port: number };
-      server.close(() => resolve(p));
-    });
-  });
-}
+// Every CLI run is a fresh Node process that loads the generator: seconds each on a loaded machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
 
-function env(): Record<string, string> {
-  return {
-    DATABASE_URL: '',
-    GANTRY_HOME: home,
-    GANTRY_GENERATED_DIR: path.join(home, 'generated'),
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    CALLS_PORT: '0',
-    LOG_LEVEL: 'silent',
-  };
-}
+let inst: Installation;
+let server: Server | null = null;
 
-/** A superuser query on the demo database of the running embedded cluster. */
-async function queryDemo(sql: string): Promise<unknown[]> {
-  const { port: pgPort } = JSON.parse(await fs.readFile(path.join(home, 'pg.json'), 'utf8')) as { port: number };
-  const password = (await fs.readFile(path.join(home, 'pg.password'), 'utf8')).trim();
-  const client = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'postgres', password, database: 'project_demo' });
+const pgState = async () => JSON.parse(await fs.readFile(path.join(inst.home, 'pg.json'), 'utf8')) as { port: number };
+
+/** A superuser query on a database of the running embedded cluster, as psql would run it. */
+async function query(database: string, sql: string): Promise<unknown[]> {
+  const password = (await fs.readFile(path.join(inst.home, 'pg.password'), 'utf8')).trim();
+  const client = new pg.Client({ host: '127.0.0.1', port: (await pgState()).port, user: 'postgres', password, database });
   await client.connect();
   try {
     return (await client.query(sql)).rows;
@@ -45,79 +31,98 @@ async function queryDemo(sql: string): Promise<unknown[]> {
   }
 }
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly banner: string;
-  readonly exited: Promise<number | null>;
-}
-
-async function serve(): Promise<Served> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], { cwd: repoRoot, env: { ...process.env, ...env() } });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let output = '';
-  const banner = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('service_key:') && output.endsWith('\n')) {
-        clearTimeout(timer);
-        resolve(output);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', () => reject(new Error(`serve exited: ${output}`)));
-  });
-  return { child, banner, exited };
+interface GenReport {
+  check: boolean;
+  projects: { ref: string; changed: string[]; removed: string[] }[];
 }
 
 beforeAll(async () => {
-  home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-serve-'));
-  port = await freePort();
+  inst = await installation({ databaseUrl: null });
+  server = await serve(inst);
 });
 afterAll(async () => {
-  await fs.rm(home, { recursive: true, force: true });
+  if (server) expect(await server.stop(), server.output()).toBe(0);
+  await removeInstallation(inst);
 });
 
-describe('gantry serve', () => {
-  it('creates the demo project on first start, serves it, and shares its cluster with the CLI', async () => {
-    const server = await serve();
-    try {
-      expect(server.banner).toContain(`base_url:    http://127.0.0.1:${port}`);
-      expect(server.banner).toContain(`demo url:    http://127.0.0.1:${port}/v1/demo`);
-      const health = await fetch(`http://127.0.0.1:${port}/health`);
-      expect(health.status).toBe(200);
-      const state = JSON.parse(await fs.readFile(path.join(home, 'pg.json'), 'utf8')) as { port: number };
-      await queryDemo(`INSERT INTO authors (name) VALUES ('Persisted Person')`);
-
-      const keys = await runCli(['project', 'keys', 'demo', '--json'], env());
-      expect(keys.code).toBe(0);
-      const demo = JSON.parse(keys.stdout) as { anon_key: string; url: string };
-      expect(server.banner).toContain(demo.anon_key);
-      expect(JSON.parse(await fs.readFile(path.join(home, 'pg.json'), 'utf8'))).toEqual(state);
-
-      const created = await runCli(['project', 'create', 'live_one', '--json'], env());
-      expect(created.stderr).toBe('');
-      expect(created.code).toBe(0);
-      const { anon_key: anon } = JSON.parse(created.stdout) as { anon_key: string };
-      // Served at once: the first request after create already reaches the project's data API.
-      const res = await fetch(`http://127.0.0.1:${port}/v1/live_one/rest/v1/nothing`, { headers: { apikey: anon } });
-      expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([404, '42P01']);
-    } finally {
-      server.child.kill('SIGTERM');
-    }
-    expect(await server.exited).toBe(0);
-    await expect(fs.stat(path.join(home, 'pg.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+describe('gantry serve on its own embedded cluster', () => {
+  it('creates the demo project on first start, prints the urls and the demo keys, and shares its cluster with the CLI', async () => {
+    expect(server!.output()).toContain(`base_url:    ${inst.baseUrl}\n`);
+    expect(server!.output()).toContain(`api_url:     ${inst.apiUrl}\n`);
+    expect(server!.output()).toContain(`demo url:    ${inst.baseUrl}/v1/demo\n`);
+    const state = await pgState();
+    const keys = await cli(['project', 'keys', 'demo', '--json'], inst.env);
+    expect(keys.code).toBe(0);
+    const demo = jsonObject(keys) as { anon_key: string; url: string };
+    expect(demo.url).toBe(`${inst.baseUrl}/v1/demo`);
+    expect(server!.output()).toContain(`anon_key:    ${demo.anon_key}\n`);
+    expect(await pgState()).toEqual(state);
+    const authors = await request(`${demo.url}/rest/v1/authors?select=id&limit=1`, { headers: { apikey: demo.anon_key } });
+    expect(authors.status).toBe(200);
   });
 
-  it('keeps projects and rows across a restart', async () => {
-    const server = await serve();
-    try {
-      const list = await runCli(['project', 'list', '--json'], env());
-      expect((JSON.parse(list.stdout) as { projects: { ref: string }[] }).projects.map((p) => p.ref)).toEqual(['demo', 'live_one']);
-      expect(await queryDemo(`SELECT name FROM authors WHERE name = 'Persisted Person'`)).toEqual([{ name: 'Persisted Person' }]);
-    } finally {
-      server.child.kill('SIGINT');
-    }
-    expect(await server.exited).toBe(0);
+  it('serves a project the CLI created through the shared cluster within 2 s', async () => {
+    const schema = await sqlFile(inst, 'notes.sql', `CREATE TABLE notes (id int PRIMARY KEY, body text);\nINSERT INTO notes VALUES (1, 'hello');\n`);
+    const keys = jsonObject(await cliOk(['project', 'create', 'live_one', '--schema', schema, '--json'], inst.env)) as { url: string; anon_key: string };
+    const served = await eventually(2000, () => request(`${keys.url}/rest/v1/notes`, { headers: { apikey: keys.anon_key } }), (a) => a.status === 200);
+    expect(served.body).toEqual([{ id: 1, body: 'hello' }]);
+    // Served by its data API, not a stand-in: an unknown table is PostgreSQL's 42P01.
+    const unknown = await request(`${keys.url}/rest/v1/nothing`, { headers: { apikey: keys.anon_key } });
+    expect([unknown.status, (unknown.body as { code?: string }).code]).toEqual([404, '42P01']);
+  });
+
+  it('gen --check with no ref checks every project: 0 in sync, 1 naming the edited one, the file left as edited', async () => {
+    const clean = await cli(['gen', '--check', '--json'], inst.env);
+    expect(clean.code).toBe(0);
+    const report = jsonObject(clean) as unknown as GenReport;
+    expect(report.check).toBe(true);
+    expect(report.projects.map((p) => [p.ref, p.changed, p.removed])).toEqual([
+      ['demo', [], []],
+      ['live_one', [], []],
+    ]);
+    const file = path.join(inst.generatedDir, 'live_one/tables/notes.ts');
+    const original = await fs.readFile(file, 'utf8');
+    const edited = `${original}// edited by hand\n`;
+    await fs.writeFile(file, edited);
+    const drift = await cli(['gen', '--check'], inst.env);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toMatch(/^demo: up to date\nlive_one: differs\n/);
+    expect(await fs.readFile(file, 'utf8')).toBe(edited);
+    await fs.writeFile(file, original);
+  });
+
+  it('gen --all rewrites the generated code of every project', async () => {
+    const deleted = path.join(inst.generatedDir, 'demo/openapi.json');
+    await fs.rm(deleted);
+    const edited = path.join(inst.generatedDir, 'live_one/tables/notes.ts');
+    await fs.appendFile(edited, '// edited by hand\n');
+    const run = await cli(['gen', '--all', '--json'], inst.env);
+    expect(run.code).toBe(0);
+    const report = jsonObject(run) as unknown as GenReport;
+    expect(report.projects.map((p) => [p.ref, p.changed])).toEqual([
+      ['demo', ['openapi.json']],
+      ['live_one', ['tables/notes.ts']],
+    ]);
+    expect(JSON.parse(await fs.readFile(deleted, 'utf8'))).toHaveProperty('paths');
+    expect(await fs.readFile(edited, 'utf8')).not.toContain('// edited by hand');
+    expect((await cli(['gen', '--check'], inst.env)).code).toBe(0);
+  });
+
+  it('stops cleanly on SIGTERM, the embedded cluster with it', async () => {
+    await query('project_demo', `INSERT INTO authors (name) VALUES ('Persisted Person')`);
+    const code = await server!.stop();
+    expect(code, server!.output()).toBe(0);
+    server = null;
+    await expect(fs.stat(path.join(inst.home, 'pg.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('keeps projects and rows across a restart, and stops on SIGINT too', async () => {
+    server = await serve(inst);
+    const list = jsonObject(await cliOk(['project', 'list', '--json'], inst.env)) as { projects: { ref: string }[] };
+    expect(list.projects.map((p) => p.ref)).toEqual(['demo', 'live_one']);
+    expect(await query('project_demo', `SELECT name FROM authors WHERE name = 'Persisted Person'`)).toEqual([{ name: 'Persisted Person' }]);
+    const code = await server.stop('SIGINT');
+    expect(code, server.output()).toBe(0);
+    server = null;
   });
 });
