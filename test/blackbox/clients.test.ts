@@ -5,11 +5,10 @@ import {
   cli,
   cliOk,
   eventually,
-  installation,
   jsonObject,
-  removeInstallation,
   request,
-  serve,
+  servedInstallation,
+  shutDown,
   sqlFile,
   uniqueRef,
   type Installation,
@@ -36,15 +35,14 @@ let server: Server;
 let keys: Keys;
 
 beforeAll(async () => {
-  inst = await installation();
-  server = await serve(inst);
+  server = await servedInstallation();
+  inst = server.inst;
   const schema = await sqlFile(inst, 'shop.sql', SHOP);
   keys = jsonObject(await cliOk(['project', 'create', uniqueRef('bbc'), '--schema', schema, '--autoconfirm', '--json'], inst.env)) as unknown as Keys;
   await eventually(2000, () => request(`${keys.url}/rest/v1/products`, { headers: { apikey: keys.anon_key } }), (a) => a.status === 200);
 });
 afterAll(async () => {
-  expect(await server.stop(), server.output()).toBe(0);
-  await removeInstallation(inst);
+  await shutDown(server);
 });
 
 describe('supabase-js on a project created by the CLI', () => {

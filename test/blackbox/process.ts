@@ -191,6 +191,19 @@ export interface PrintedKeys {
   readonly jwt_secret: string;
 }
 
+/** The schema file of the black-box tests (products with two rows, and an RPC). */
+export const SHOP_SQL = path.join(repoRoot, 'test/fixtures/schemas/shop.sql');
+
+/** `project create <ref> --json` with the given extra arguments; the keys it printed. */
+export async function createProject(inst: Installation, args: readonly string[]): Promise<PrintedKeys> {
+  return jsonObject(await cliOk(['project', 'create', uniqueRef('bb'), ...args, '--json'], inst.env)) as unknown as PrintedKeys;
+}
+
+/** A request to a project with a key in the apikey header (the anon key by default). */
+export function getProject(keys: PrintedKeys, pathAndQuery: string, key = keys.anon_key): Promise<Answer> {
+  return request(`${keys.url}/${pathAndQuery}`, { headers: { apikey: key } });
+}
+
 /** The host's answer for a ref it does not serve (yet, or any more). */
 export function projectNotFound(ref: string): Record<string, unknown> {
   return { message: `project "${ref}" not found`, code: 'PGRST125', details: null, hint: null };
@@ -291,4 +304,16 @@ export function watchTable(baseUrl: string, ref: string, table: string): TableWa
       return unexpected;
     },
   };
+}
+
+/** A fresh installation on the suite's cluster with `gantry serve` running on it. */
+export async function servedInstallation(): Promise<Server> {
+  return serve(await installation());
+}
+
+/** Stops the server, removes its installation, and fails unless it exited with 0. */
+export async function shutDown(server: Server): Promise<void> {
+  const code = await server.stop();
+  await removeInstallation(server.inst);
+  if (code !== 0) throw new Error(`gantry serve exited with ${code}:\n${server.output()}`);
 }
