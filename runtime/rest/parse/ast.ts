@@ -17,11 +17,22 @@ export interface Field {
 
 export interface StarSelect { readonly type: 'star' }
 
+export type AggregateFunction = 'sum' | 'avg' | 'count' | 'max' | 'min';
+
+/** `col.sum()::cast`: the function and the cast of its result (the input cast is the column's `cast`). */
+export interface Aggregate {
+  readonly fn: AggregateFunction;
+  readonly cast: string | null;
+}
+
 export interface ColumnSelect {
   readonly type: 'column';
+  /** `count()` without a column has the field `*`. */
   readonly field: Field;
   readonly alias: string | null;
   readonly cast: string | null;
+  /** Present for `col.sum()`, `count()`...; absent for a plain column. */
+  readonly aggregate?: Aggregate;
 }
 
 export type JoinType = 'inner' | 'left';
@@ -113,6 +124,15 @@ export interface MediaType {
   readonly stripNulls: boolean;
 }
 
+export type PlanOption = 'analyze' | 'verbose' | 'settings' | 'buffers' | 'wal';
+
+/** `Accept: application/vnd.pgrst.plan+json; for="…"; options=analyze|verbose`: EXPLAIN the statement instead of running it. */
+export interface PlanRequest {
+  readonly format: 'json' | 'text';
+  /** Known options in PostgREST's order; unknown ones are ignored. */
+  readonly options: readonly PlanOption[];
+}
+
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type Action = 'read' | 'insert' | 'update' | 'delete' | 'call';
 
@@ -165,7 +185,10 @@ export interface ApiRequest {
   /** From `?count=` or `Prefer: count=` (the query parameter wins). */
   readonly count: CountMode | null;
   readonly preferences: Preferences;
+  /** The representation; with `plan`, the one whose statement is explained (the `for` parameter). */
   readonly media: MediaType;
+  /** Set when the client asked for the execution plan (only offered when the project enables it). */
+  readonly plan: PlanRequest | null;
   readonly payload: Payload | null;
   /** `columns=` list for inserts/updates. */
   readonly columns: readonly string[] | null;

@@ -1,14 +1,10 @@
-import { pgrstError } from '../errors.js';
-import type { EmbedSelect, JoinType, SelectItem } from './ast.js';
+import type { AggregateFunction, ColumnSelect, EmbedSelect, JoinType, SelectItem } from './ast.js';
 import { Cursor, MAX_NESTING } from './cursor.js';
 import { parseField, parseFieldName, parseIdentifier } from './field.js';
 import { validateCast, validateOutputName } from './names.js';
 
-const AGGREGATES = ['sum', 'avg', 'count', 'max', 'min'];
-
-function aggregatesNotAllowed(): never {
-  throw pgrstError('PGRST123', 'Use of aggregate functions is not allowed');
-}
+const AGGREGATES: readonly AggregateFunction[] = ['sum', 'avg', 'count', 'max', 'min'];
+const END_OF_ITEM = '"->", "->>", "::", "," or ")"';
 
 function atItemEnd(c: Cursor): boolean {
   return c.eof || c.peek() === ',' || c.peek() === ')';
@@ -65,7 +61,7 @@ function parseItem(c: Cursor, depth: number): SelectItem {
   }
   const alias = parseAlias(c);
   if (alias !== null) validateOutputName(alias, c.what, c.input);
-  if (c.startsWith('count()')) aggregatesNotAllowed();
+  if (c.eat('count()')) return endOfColumn(c, { type: 'column', field: { name: '*', jsonPath: [] }, alias, cast: null, aggregate: { fn: 'count', cast: parseCast(c) } });
   const afterAlias = c.pos;
   const name = parseFieldName(c);
   if (name !== 'count' && (c.peek() === '!' || c.peek() === '(')) {
@@ -76,10 +72,16 @@ function parseItem(c: Cursor, depth: number): SelectItem {
   c.pos = afterAlias;
   const field = parseField(c);
   const cast = parseCast(c);
-  if (c.peek() === '.' && AGGREGATES.some((agg) => c.startsWith(`.${agg}()`))) aggregatesNotAllowed();
+  const fn = c.peek() === '.' ? AGGREGATES.find((agg) => c.startsWith(`.${agg}()`)) : undefined;
+  if (fn === undefined) return endOfColumn(c, { type: 'column', field, alias, cast });
+  c.pos += fn.length + 3;
+  return endOfColumn(c, { type: 'column', field, alias, cast, aggregate: { fn, cast: parseCast(c) } });
+}
+
+function endOfColumn(c: Cursor, item: ColumnSelect): ColumnSelect {
   c.skipSpaces();
-  if (!atItemEnd(c)) c.fail('"->", "->>", "::", "," or ")"');
-  return { type: 'column', field, alias, cast };
+  if (!atItemEnd(c)) c.fail(END_OF_ITEM);
+  return item;
 }
 
 function embed(c: Cursor, depth: number, head: Omit<EmbedSelect, 'type' | 'select'>): EmbedSelect {

@@ -9,9 +9,9 @@ import { buildDelete, buildInsert, buildUpdate } from './write.js';
 export function buildStatement(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
   switch (req.action) {
     case 'read': return buildRead(req, meta, options);
-    case 'insert': return buildInsert(req, meta);
-    case 'update': return buildUpdate(req, meta);
-    case 'delete': return buildDelete(req, meta);
+    case 'insert': return buildInsert(req, meta, options);
+    case 'update': return buildUpdate(req, meta, options);
+    case 'delete': return buildDelete(req, meta, options);
     case 'call': return buildRpc(req, meta, options);
   }
 }

@@ -1,6 +1,6 @@
 import { duplicateAlias, pgrstError } from '../errors.js';
 import type { ProjectMeta, TableMeta } from '../metadata.js';
-import type { ApiRequest, Condition, EmbedSelect, OrderTerm, Range, SelectItem } from '../parse/ast.js';
+import type { Aggregate, ApiRequest, ColumnSelect, Condition, EmbedSelect, OrderTerm, Range, SelectItem } from '../parse/ast.js';
 import { validateOutputName } from '../parse/names.js';
 import { conditionSql, fieldKey, fieldSql, orderSql, type Scope, type ScopeEmbed } from './expressions.js';
 import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
@@ -9,7 +9,25 @@ import { findRelation } from './relations.js';
 
 export interface Output {
   readonly key: string;
+  /** The value; for an aggregate, the argument of its function (`*` for `count()`). */
   readonly sql: string;
+  readonly aggregate?: Aggregate;
+  /** A json value (embeds): grouped as jsonb, since json has no equality operator. */
+  readonly json?: boolean;
+}
+
+function usesAggregates(items: readonly SelectItem[]): boolean {
+  return items.some((item) => (item.type === 'column' && item.aggregate !== undefined) || (item.type === 'embed' && usesAggregates(item.select)));
+}
+
+/**
+ * An output of a to-one spread as its own level selects it: aggregates are hoisted to the
+ * level the spread is part of (PostgREST's rule), so here the argument goes out bare.
+ */
+function hoistable(output: Output): Output {
+  if (output.aggregate === undefined) return output;
+  // `count()` counts the spread's rows: a value that is NULL exactly when the lateral found none.
+  return { key: output.key, sql: output.sql === '*' ? 'TRUE' : output.sql };
 }
 
 /** One level of the read tree, ready to be rendered as a SELECT over its table. */
@@ -44,6 +62,8 @@ export class TreeBuilder {
     readonly request: ScopedRequest,
     /** db-max-rows: caps every to-many embed (the root is capped by the caller). */
     readonly maxRows: number | null = null,
+    /** PostgREST's db-aggregates-enabled: off, any `col.sum()` or `count()` is a 400 PGRST123. */
+    readonly aggregates = false,
   ) {
     for (const c of request.conditions) {
       const key = JSON.stringify(c.path);
@@ -67,6 +87,9 @@ export class TreeBuilder {
    */
   level(table: TableMeta, alias: string, path: readonly string[], items: readonly SelectItem[], rootConditions = true): Level {
     const pathKey = JSON.stringify(path);
+    if (path.length === 0 && !this.aggregates && usesAggregates(items)) {
+      throw pgrstError('PGRST123', 'Use of aggregate functions is not allowed');
+    }
     this.built.add(pathKey);
     const embeds = new Map<string, ScopeEmbed>();
     const scope: Scope = { table, alias, embeds };
@@ -79,10 +102,7 @@ export class TreeBuilder {
       if (item.type === 'star') {
         for (const column of table.columns) outputs.push({ key: column.name, sql: columnRef(alias, column.name) });
       } else if (item.type === 'column') {
-        const key = fieldKey(item.field, item.alias);
-        validateOutputName(key, 'select parameter', key);
-        const sql = fieldSql(this.params, scope, item.field, 'select');
-        outputs.push({ key, sql: item.cast === null ? sql : `CAST(${sql} AS ${item.cast})` });
+        outputs.push(this.column(scope, item));
       } else {
         const embed = this.embed(scope, path, item);
         // PostgREST names an embed's join `<table>_<alias or name>_<depth>`, so a repeated name is a duplicate alias.
@@ -104,6 +124,16 @@ export class TreeBuilder {
       .filter(([lateral, j]) => j.inner || where.some((w) => w.includes(quoteIdent(lateral))))
       .map(([, j]) => j.sql);
     return { scope, outputs, joins, rowJoins, where, order };
+  }
+
+  private column(scope: Scope, item: ColumnSelect): Output {
+    const { aggregate } = item;
+    const key = aggregate === undefined ? fieldKey(item.field, item.alias) : item.alias ?? aggregate.fn;
+    validateOutputName(key, 'select parameter', key);
+    if (aggregate?.fn === 'count' && item.field.name === '*') return { key, sql: '*', aggregate };
+    const sql = isLegacyCount(scope, item) ? 'pg_catalog.count(*)' : fieldSql(this.params, scope, item.field, 'select');
+    const value = item.cast === null ? sql : `CAST(${sql} AS ${item.cast})`;
+    return aggregate === undefined ? { key, sql: value } : { key, sql: value, aggregate };
   }
 
   private embed(parent: Scope, path: readonly string[], item: EmbedSelect): {
@@ -128,8 +158,12 @@ export class TreeBuilder {
       const join = relation.join;
       joinConds.push(...join.to.map((c, i) => `${columnRef(childAlias, c)} = ${columnRef(parent.alias, join.from[i] ?? '')}`));
     }
+    const hoisting = item.spread && toOne;
+    if (item.spread && !toOne && child.outputs.some((o) => o.aggregate !== undefined)) {
+      throw pgrstError('PGRST127', 'Feature not implemented', 'Aggregates are not implemented for one-to-many or many-to-many spreads.');
+    }
     const inner = selectSql(this.params, {
-      outputs: child.outputs,
+      outputs: hoisting ? child.outputs.map(hoistable) : child.outputs,
       from: [from, ...child.joins].join(' '),
       where: [...joinConds, ...child.where],
       order: child.order,
@@ -147,18 +181,18 @@ export class TreeBuilder {
       body = inner;
       exists = `${lat} IS DISTINCT FROM NULL`;
       outputs = item.spread
-        ? keys.map((k) => ({ key: k, sql: `${lat}.${quoteIdent(k)}` }))
-        : keys.length === 0 ? [] : [{ key, sql: `row_to_json(${lat}.*)` }];
+        ? child.outputs.map((o) => ({ ...o, sql: `${lat}.${quoteIdent(o.key)}` }))
+        : keys.length === 0 ? [] : [{ key, sql: `row_to_json(${lat}.*)`, json: true }];
     } else {
       const agg = quoteIdent(this.alias('a'));
       if (item.spread && keys.length > 0) {
         body = `SELECT ${keys.map((k) => `json_agg(${agg}.${quoteIdent(k)}) AS ${quoteIdent(k)}`).join(', ')} FROM (${inner}) AS ${agg}`;
         exists = `${lat}.${quoteIdent(keys[0] ?? '')} IS NOT NULL`;
-        outputs = keys.map((k) => ({ key: k, sql: `coalesce(${lat}.${quoteIdent(k)}, '[]')` }));
+        outputs = keys.map((k) => ({ key: k, sql: `coalesce(${lat}.${quoteIdent(k)}, '[]')`, json: true }));
       } else {
         body = `SELECT json_agg(${agg}) AS "body" FROM (${inner}) AS ${agg}`;
         exists = `${lat}."body" IS NOT NULL`;
-        outputs = item.spread || keys.length === 0 ? [] : [{ key, sql: `coalesce(${lat}."body", '[]')` }];
+        outputs = item.spread || keys.length === 0 ? [] : [{ key, sql: `coalesce(${lat}."body", '[]')`, json: true }];
       }
     }
     const on = isInner && !toOne ? exists : 'TRUE';
@@ -222,10 +256,37 @@ export function rangeSql(params: Params, range: Range | null): string {
   return range.offset > 0 ? ` OFFSET ${params.add(range.offset)}` : '';
 }
 
+/** `count` selected bare where the table has no such column: PostgreSQL reads `t.count` as `count(t)` (PostgREST's legacy count). */
+function isLegacyCount(scope: Scope, item: ColumnSelect): boolean {
+  return item.aggregate === undefined && item.field.name === 'count' && item.field.jsonPath.length === 0
+    && !scope.table.columns.some((c) => c.name === 'count');
+}
+
+function outputSql(output: Output, grouped: boolean): string {
+  const { aggregate } = output;
+  if (aggregate !== undefined) {
+    const call = `pg_catalog.${aggregate.fn}(${output.sql})`;
+    return aggregate.cast === null ? call : `CAST(${call} AS ${aggregate.cast})`;
+  }
+  return grouped && output.json ? `(${output.sql})::jsonb` : output.sql;
+}
+
+/**
+ * With an aggregate in the list, every other output is a grouping key (PostgREST's automatic
+ * GROUP BY), named by position so that any expression, embeds included, groups as selected.
+ */
+function groupSql(outputs: readonly Output[]): string {
+  if (!outputs.some((o) => o.aggregate !== undefined)) return '';
+  const keys = outputs.flatMap((o, i) => (o.aggregate === undefined ? [String(i + 1)] : []));
+  return keys.length === 0 ? '' : ` GROUP BY ${keys.join(', ')}`;
+}
+
 export function selectSql(params: Params, parts: SelectParts): string {
-  const list = parts.outputs.map((o) => `${o.sql} AS ${quoteIdent(o.key)}`).join(', ');
+  const grouped = parts.outputs.some((o) => o.aggregate !== undefined);
+  const list = parts.outputs.map((o) => `${outputSql(o, grouped)} AS ${quoteIdent(o.key)}`).join(', ');
   let sql = `SELECT ${list} FROM ${parts.from}`;
   if (parts.where.length > 0) sql += ` WHERE ${parts.where.join(' AND ')}`;
+  sql += groupSql(parts.outputs);
   if (parts.order.length > 0) sql += ` ORDER BY ${parts.order.join(', ')}`;
   return sql + rangeSql(params, parts.range);
 }

@@ -54,7 +54,7 @@ export function readStatement(
 export function buildRead(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
   const table = findTable(meta, req.schema, req.target);
   const params = new Params();
-  const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null);
+  const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null, options.aggregates ?? false);
   const alias = tree.alias('t');
   const root = tree.level(table, alias, [], req.select);
   tree.validate();

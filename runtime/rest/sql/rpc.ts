@@ -187,7 +187,7 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
     }
     const table = (fn.returnRelation && meta.tables[`${fn.returnRelation.schema}.${fn.returnRelation.name}`]) || resultTable(fn);
     const source = from === null ? `${expr} AS "pgrst_f"` : `${from} CROSS JOIN LATERAL ${expr} AS "pgrst_f"`;
-    const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null);
+    const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null, options.aggregates ?? false);
     const alias = tree.alias('t');
     const root = tree.level(table, alias, [], req.select);
     tree.validate();

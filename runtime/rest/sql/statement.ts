@@ -35,6 +35,8 @@ export interface BuildOptions {
   readonly estimatedCountThreshold?: number;
   /** PostgREST's db-max-rows: caps the rows of every read level (not write RETURNING). Unset: no cap. */
   readonly maxRows?: number;
+  /** PostgREST's db-aggregates-enabled (the project's `api.aggregates`). Unset: refused with PGRST123. */
+  readonly aggregates?: boolean;
 }
 
 export const DEFAULT_ESTIMATE_THRESHOLD = 1000;

@@ -6,7 +6,7 @@ import { conditionSql, type Scope } from './expressions.js';
 import { qualifiedName, quoteIdent } from './identifiers.js';
 import { Params } from './params.js';
 import { selectSql, TreeBuilder } from './read-tree.js';
-import { finish, findTable, type BuiltStatement } from './statement.js';
+import { finish, findTable, type BuildOptions, type BuiltStatement } from './statement.js';
 
 const BODY = 'pgrst_body';
 
@@ -20,13 +20,13 @@ interface WriteContext {
   readonly alias: string;
 }
 
-function context(req: ApiRequest, meta: ProjectMeta, action: 'insert' | 'update' | 'delete'): WriteContext {
+function context(req: ApiRequest, meta: ProjectMeta, action: 'insert' | 'update' | 'delete', options: BuildOptions): WriteContext {
   const table = findTable(meta, req.schema, req.target);
   // A view PostgreSQL cannot write (aggregates, DISTINCT, no INSTEAD OF trigger) is the client's
   // mistake, answered like OPTIONS describes it, not a 55000 from inside the statement.
   if (!table.updatable[action]) throw relationNotWritable(req.method, table.schema, table.name);
   const params = new Params();
-  const tree = new TreeBuilder(meta, params, req);
+  const tree = new TreeBuilder(meta, params, req, null, options.aggregates ?? false);
   return { req, meta, table, params, tree, alias: tree.alias('t') };
 }
 
@@ -121,8 +121,8 @@ function conflictSql(ctx: WriteContext, columns: readonly ColumnMeta[]): string 
  * POST: one INSERT … SELECT from the JSON body (`json_populate_recordset` with the table's row
  * type, so PostgreSQL converts every value); upsert via ON CONFLICT.
  */
-export function buildInsert(req: ApiRequest, meta: ProjectMeta): BuiltStatement {
-  const ctx = context(req, meta, 'insert');
+export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
+  const ctx = context(req, meta, 'insert', options);
   const payload = payloadOf(req);
   const { table, params } = ctx;
   const rowType = `NULL::${qualifiedName(table.schema, table.name)}`;
@@ -156,8 +156,8 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta): BuiltStatement 
 }
 
 /** PATCH (and PUT, which the service document defines as PATCH): the body's columns set on the filtered rows. */
-export function buildUpdate(req: ApiRequest, meta: ProjectMeta): BuiltStatement {
-  const ctx = context(req, meta, 'update');
+export function buildUpdate(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
+  const ctx = context(req, meta, 'update', options);
   const payload = payloadOf(req);
   const { table, params } = ctx;
   const columns = payloadColumns(table, payload.keys);
@@ -184,8 +184,8 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta): BuiltStatement 
 }
 
 /** DELETE: the filtered rows (every row without a filter, as the service document says). */
-export function buildDelete(req: ApiRequest, meta: ProjectMeta): BuiltStatement {
-  const ctx = context(req, meta, 'delete');
+export function buildDelete(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
+  const ctx = context(req, meta, 'delete', options);
   const qualified = qualifiedName(ctx.table.schema, ctx.table.name);
   const mutation = `DELETE FROM ${qualified} AS ${quoteIdent(ctx.alias)}${mutationWhere(ctx)}${returning(ctx)}`;
   return writeStatement(ctx, mutation);

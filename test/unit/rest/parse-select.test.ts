@@ -57,11 +57,50 @@ describe('select grammar', () => {
     ]);
   });
 
-  it('refuses aggregates like PostgREST with aggregates disabled', () => {
-    expect(errorOf(() => parseSelect('count()'))).toEqual({ status: 400, body: {
-      code: 'PGRST123', message: 'Use of aggregate functions is not allowed', details: null, hint: null,
+  it('parses aggregates: count() without a column, col.fn(), input and output casts, aliases before the field', () => {
+    expect(parseSelect('count(),total:count()::text')).toEqual([
+      { ...col('*'), aggregate: { fn: 'count', cast: null } },
+      { ...col('*'), alias: 'total', aggregate: { fn: 'count', cast: 'text' } },
+    ]);
+    expect(parseSelect('amount.sum(),amount.avg()::int,total:amount::numeric.max()::text,x.min(),x.count()')).toEqual([
+      { ...col('amount'), aggregate: { fn: 'sum', cast: null } },
+      { ...col('amount'), aggregate: { fn: 'avg', cast: 'int' } },
+      { ...col('amount'), alias: 'total', cast: 'numeric', aggregate: { fn: 'max', cast: 'text' } },
+      { ...col('x'), aggregate: { fn: 'min', cast: null } },
+      { ...col('x'), aggregate: { fn: 'count', cast: null } },
+    ]);
+    expect(parseSelect('meta->tax::numeric.sum()')).toEqual([{
+      type: 'column', field: { name: 'meta', jsonPath: [{ arrow: '->', key: 'tax', index: false }] }, alias: null, cast: 'numeric',
+      aggregate: { fn: 'sum', cast: null },
+    }]);
+  });
+
+  it('parses aggregates inside embeds and spreads, and keeps bare `count` a column', () => {
+    expect(parseSelect('name,orders(amount.sum(),count()),...customers(since.max())')).toEqual([
+      col('name'),
+      { type: 'embed', name: 'orders', alias: null, hint: null, joinType: null, spread: false, select: [
+        { ...col('amount'), aggregate: { fn: 'sum', cast: null } }, { ...col('*'), aggregate: { fn: 'count', cast: null } },
+      ] },
+      { type: 'embed', name: 'customers', alias: null, hint: null, joinType: null, spread: true, select: [
+        { ...col('since'), aggregate: { fn: 'max', cast: null } },
+      ] },
+    ]);
+    expect(parseSelect('orders(count)')).toEqual([
+      { type: 'embed', name: 'orders', alias: null, hint: null, joinType: null, spread: false, select: [col('count')] },
+    ]);
+  });
+
+  it('refuses unknown functions, an alias after the aggregate and anything after it as PGRST100', () => {
+    expect(errorOf(() => parseSelect('amount.median()'))).toEqual({ status: 400, body: {
+      code: 'PGRST100',
+      message: '"failed to parse select parameter (amount.median())" (line 1, column 7)',
+      details: 'unexpected "." expecting "->", "->>", "::", "," or ")"',
+      hint: null,
     } });
-    expect(errorOf(() => parseSelect('amount.sum()')).body.code).toBe('PGRST123');
+    expect(errorOf(() => parseSelect('amount.sum():total')).body.code).toBe('PGRST100');
+    expect(errorOf(() => parseSelect('amount.sum()x')).body.code).toBe('PGRST100');
+    expect(errorOf(() => parseSelect('count()->a')).body.code).toBe('PGRST100');
+    expect(errorOf(() => parseSelect('amount.sum()::')).body.code).toBe('PGRST100');
   });
 
   it('reports grammar errors as PGRST100 with the column', () => {

@@ -306,3 +306,54 @@ describe('counts, media types and HEAD', () => {
     expect(body('application/json', 'HEAD')).toBe('NULL::text');
   });
 });
+
+describe('aggregates', () => {
+  const agg = (table: string, query: string) => buildRead(request('GET', table, query), META, { aggregates: true });
+  /** The page query of a read: what pgrst_source holds. */
+  const page = (table: string, query: string) => /^WITH pgrst_source AS \((.*)\) SELECT NULL::bigint/.exec(agg(table, query).text)?.[1];
+
+  it('applies the functions and groups by every other selected output, by position', () => {
+    expect(page('films', 'select=year.sum(),count(),director_id')).toBe('SELECT pg_catalog.sum("t0"."year") AS "sum", '
+      + 'pg_catalog.count(*) AS "count", "t0"."director_id" AS "director_id" FROM "public"."films" AS "t0" GROUP BY 3');
+    expect(page('films', 'select=total:year::numeric.avg()::int,year.min(),year.max(),id.count()&year=gt.1')).toBe('SELECT '
+      + 'CAST(pg_catalog.avg(CAST("t0"."year" AS numeric)) AS int) AS "total", pg_catalog.min("t0"."year") AS "min", '
+      + 'pg_catalog.max("t0"."year") AS "max", pg_catalog.count("t0"."id") AS "count" FROM "public"."films" AS "t0" WHERE "t0"."year" > $1');
+  });
+
+  it('groups by embeds as jsonb (json has no equality)', () => {
+    expect(page('films', 'select=year.sum(),directors(last_name)')).toBe('SELECT pg_catalog.sum("t0"."year") AS "sum", '
+      + '(row_to_json("j2".*))::jsonb AS "directors" FROM "public"."films" AS "t0" LEFT JOIN LATERAL (SELECT "t1"."last_name" AS "last_name" '
+      + 'FROM "public"."directors" AS "t1" WHERE "t1"."id" = "t0"."director_id") AS "j2" ON TRUE GROUP BY 2');
+  });
+
+  it('aggregates inside a to-many embed per parent row, grouped by its other columns', () => {
+    expect(page('directors', 'select=last_name,films(year.max(),title)')).toContain('LEFT JOIN LATERAL (SELECT json_agg("a3") AS "body" FROM '
+      + '(SELECT pg_catalog.max("t1"."year") AS "max", "t1"."title" AS "title" FROM "public"."films" AS "t1" '
+      + 'WHERE "t1"."director_id" = "t0"."id" GROUP BY 2) AS "a3") AS "j2" ON TRUE');
+  });
+
+  it('hoists aggregates of a to-one spread to the level it spreads into', () => {
+    expect(page('films', 'select=title,...directors(id.max(),n:count())')).toBe('SELECT "t0"."title" AS "title", '
+      + 'pg_catalog.max("j2"."max") AS "max", pg_catalog.count("j2"."n") AS "n" FROM "public"."films" AS "t0" LEFT JOIN LATERAL '
+      + '(SELECT "t1"."id" AS "max", TRUE AS "n" FROM "public"."directors" AS "t1" WHERE "t1"."id" = "t0"."director_id") AS "j2" ON TRUE GROUP BY 1');
+    expect(page('films', 'select=year.sum(),...directors(last_name)')).toContain('"j2"."last_name" AS "last_name" FROM');
+  });
+
+  it('refuses aggregates in a to-many spread with PGRST127', () => {
+    expect(errorOf(() => agg('directors', 'select=last_name,...films(year.sum())'))).toEqual({ status: 400, body: {
+      code: 'PGRST127', message: 'Feature not implemented', details: 'Aggregates are not implemented for one-to-many or many-to-many spreads.', hint: null,
+    } });
+  });
+
+  it('refuses any aggregate, at any depth, with PGRST123 unless enabled', () => {
+    const refusal = { status: 400, body: { code: 'PGRST123', message: 'Use of aggregate functions is not allowed', details: null, hint: null } };
+    expect(errorOf(() => read('films', 'select=count()'))).toEqual(refusal);
+    expect(errorOf(() => read('directors', 'select=id,films(year.sum())'))).toEqual(refusal);
+  });
+
+  it('keeps the legacy bare `count` (no column of that name) without the setting and without grouping', () => {
+    expect(/^WITH pgrst_source AS \((.*?)\) SELECT/.exec(read('films', 'select=count').text)?.[1])
+      .toBe('SELECT pg_catalog.count(*) AS "count" FROM "public"."films" AS "t0"');
+    expect(read('directors', 'select=id,films(count)').text).toContain('(SELECT pg_catalog.count(*) AS "count" FROM "public"."films" AS "t1" WHERE');
+  });
+});
