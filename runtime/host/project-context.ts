@@ -6,6 +6,10 @@ import type { RlsExecutor } from '../db/rls-transaction.js';
 export interface ProjectSettings {
   /** Exposed schemas in order, the first the default profile (PostgREST's `db-schemas`); the generated code serves exactly these. */
   readonly 'api.schemas': readonly string[];
+  /** Aggregate functions in `select` (`amount.sum()`, `count()`), PostgREST's `db-aggregates-enabled`; off: 400 PGRST123. */
+  readonly 'api.aggregates': boolean;
+  /** `Accept: application/vnd.pgrst.plan` answers with the EXPLAIN output, PostgREST's `db-plan-enabled`; off: 406 PGRST107. */
+  readonly 'api.plan': boolean;
   readonly 'auth.autoconfirm': boolean;
   /** GoTrue's refresh-token reuse grace window, in seconds (0 = none). */
   readonly 'auth.refresh_reuse_interval': number;

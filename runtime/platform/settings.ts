@@ -83,6 +83,8 @@ const isNumber = (stored: unknown): boolean => typeof stored === 'number';
 /** Every per-project setting, its parser and its default (rate limits: GoTrue's defaults, per client IP and 5 minutes). */
 const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'api.schemas': { parse: parseSchemaList, accepts: isStoredSchemaList, fallback: DEFAULT_EXPOSED_SCHEMAS },
+  'api.aggregates': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'api.plan': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.autoconfirm': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.refresh_reuse_interval': { parse: parseSeconds, accepts: isNumber, fallback: 0 },
   'auth.rate_limit.token_refresh': { parse: parseRequestLimit, accepts: isNumber, fallback: 150 },
@@ -126,6 +128,8 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
   };
   return {
     'api.schemas': pick('api.schemas'),
+    'api.aggregates': pick('api.aggregates'),
+    'api.plan': pick('api.plan'),
     'auth.autoconfirm': pick('auth.autoconfirm'),
     'auth.refresh_reuse_interval': pick('auth.refresh_reuse_interval'),
     'auth.rate_limit.token_refresh': pick('auth.rate_limit.token_refresh'),

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ApiError, rangeError, singularityError } from './errors.js';
-import type { ApiRequest } from './parse/ast.js';
+import type { ApiRequest, MediaType, PlanRequest } from './parse/ast.js';
 import type { BuiltStatement } from './sql/statement.js';
 import type { ResultRow } from './sql/envelope.js';
 
@@ -19,6 +19,23 @@ function contentType(req: ApiRequest, built: BuiltStatement): string {
   if (req.media.kind === 'csv') return 'text/csv; charset=utf-8';
   if (req.media.kind === 'object' && built.result === 'rows') return 'application/vnd.pgrst.object+json; charset=utf-8';
   return 'application/json; charset=utf-8';
+}
+
+/** The media type a plan was asked `for`, as PostgREST names it in the plan's Content-Type. */
+function mediaName(media: MediaType): string {
+  const stripped = media.stripNulls ? ';nulls=stripped' : '';
+  switch (media.kind) {
+    case 'json': return media.stripNulls ? `application/vnd.pgrst.array+json${stripped}` : 'application/json';
+    case 'object': return `application/vnd.pgrst.object+json${stripped}`;
+    case 'csv': return 'text/csv';
+  }
+}
+
+/** 200 with the EXPLAIN output; `Content-Type: application/vnd.pgrst.plan+json; for="application/json"; options=analyze; charset=utf-8`. */
+export function planResponse(media: MediaType, plan: PlanRequest, body: string): RestResponse {
+  const options = plan.options.length > 0 ? `; options=${plan.options.join('|')}` : '';
+  const type = `application/vnd.pgrst.plan+${plan.format}; for="${mediaName(media)}"${options}; charset=utf-8`;
+  return { status: 200, headers: { 'Content-Type': type }, body };
 }
 
 /** `START-END/TOTAL`, `*` for an unknown total, `*\/TOTAL` for an empty page (PostgREST's rules). */

@@ -1,20 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProjectContext } from '../host/project-context.js';
-import type { TxStatement } from '../db/rls-transaction.js';
+import type { RequestIdentity, TxStatement } from '../db/rls-transaction.js';
 import type { ProjectClaims } from '../auth/jwt.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
 import { allowedMethods } from './allowed-methods.js';
 import { authenticate } from './credentials.js';
 import { ApiError, pgrstError, toApiError } from './errors.js';
-import type { ApiRequest } from './parse/ast.js';
+import type { ApiRequest, PlanRequest } from './parse/ast.js';
 import { parseProfile } from './parse/headers.js';
 import { queryParam } from './parse/query-string.js';
 import { decodePathSegment, parseRequest } from './parse/request.js';
-import { mayCommit, needsCommitDecision, respond, writeError, writeResponse } from './respond.js';
+import { mayCommit, needsCommitDecision, planResponse, respond, writeError, writeResponse, type RestResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
 import { PlanCache } from './plan-cache.js';
 import { buildStatement } from './sql/build.js';
 import type { ResultRow } from './sql/envelope.js';
+import { explainSql, planText } from './sql/explain.js';
 import { statementName } from './sql/params.js';
 import { plannedRowsFromExplain, type BuiltStatement } from './sql/statement.js';
 
@@ -90,6 +91,17 @@ function locationOf(req: ApiRequest): (pk: string) => string | null {
   };
 }
 
+/** `Accept: application/vnd.pgrst.plan…`: the statement's EXPLAIN, in the request's transaction and role. */
+async function explain(ctx: ProjectContext, identity: RequestIdentity, req: ApiRequest, plan: PlanRequest, built: BuiltStatement): Promise<RestResponse> {
+  const statement = explainSql(built, plan);
+  const [result] = await ctx.executor.run(identity, [{ name: statementName(statement.text), ...statement }], {
+    readOnly: built.readOnly,
+    slow: plan.options.includes('analyze'),
+    commitIf: req.preferences.tx === 'rollback' ? () => false : undefined,
+  });
+  return planResponse(req.media, plan, planText((result?.rows ?? []) as Record<string, unknown>[]));
+}
+
 /** Serves one data API request; `path` is the part after `/rest/v1`, `query` the raw query string. */
 export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: string, query: string) => Promise<void>;
 
@@ -123,22 +135,28 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
           body,
           schemas: project.schemas,
           ignoredParams: ['apikey'],
+          plans: ctx.settings['api.plan'],
         });
-        plan = { request, built: buildStatement(request, project) };
+        plan = { request, built: buildStatement(request, project, { aggregates: ctx.settings['api.aggregates'] }) };
         if (key !== null) plans.set(key, plan);
       }
       const { request: apiRequest, built } = plan;
+      const identity: RequestIdentity = {
+        role: claims.role,
+        claims: claimsJson(claims),
+        method: req.method ?? 'GET',
+        path: `/rest/v1${path}`,
+        headers: headersJson(req),
+      };
+      if (apiRequest.plan) {
+        writeResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
+        return;
+      }
       const statements: TxStatement[] = [built];
       if (built.plannedCount) statements.push({ name: statementName(built.plannedCount.text), ...built.plannedCount });
       const decide = needsCommitDecision(apiRequest, built);
       const results = await ctx.executor.run(
-        {
-          role: claims.role,
-          claims: claimsJson(claims),
-          method: req.method ?? 'GET',
-          path: `/rest/v1${path}`,
-          headers: headersJson(req),
-        },
+        identity,
         statements,
         {
           readOnly: built.readOnly,

@@ -1,5 +1,5 @@
 import { pgrstError, rangeError } from '../errors.js';
-import type { CountMode, HttpMethod, MediaType, Preferences, Range } from './ast.js';
+import type { CountMode, HttpMethod, MediaType, PlanOption, PlanRequest, Preferences, Range } from './ast.js';
 
 export type HeaderValue = string | readonly string[] | undefined;
 /** Request headers with lower-case names (node's `IncomingHttpHeaders` fits). */
@@ -101,14 +101,39 @@ function mediaFor(entry: AcceptEntry): MediaType | null {
   }
 }
 
-/** The first acceptable media type in q-order; none → 406 PGRST107. */
-export function parseAccept(headers: RequestHeaders): MediaType {
+const PLAN_OPTIONS: readonly PlanOption[] = ['analyze', 'verbose', 'settings', 'buffers', 'wal'];
+const PLAN_FORMATS: Readonly<Record<string, PlanRequest['format']>> = {
+  'application/vnd.pgrst.plan': 'text', 'application/vnd.pgrst.plan+text': 'text', 'application/vnd.pgrst.plan+json': 'json',
+};
+
+/** `vnd.pgrst.plan[+json|+text]; for="<media type>"; options=a|b`: the plan of the `for` representation (default JSON). */
+function planFor(entry: AcceptEntry): { media: MediaType; plan: PlanRequest } | null {
+  const format = PLAN_FORMATS[entry.type];
+  if (format === undefined) return null;
+  const media = mediaFor(parseAcceptEntries(entry.params.for ?? 'application/json')[0] ?? entry);
+  if (media === null) return null;
+  const asked = (entry.params.options ?? '').split('|');
+  return { media, plan: { format, options: PLAN_OPTIONS.filter((o) => asked.includes(o)) } };
+}
+
+export interface Negotiated {
+  readonly media: MediaType;
+  readonly plan: PlanRequest | null;
+}
+
+/**
+ * The first acceptable media type in q-order; none → 406 PGRST107. Plan media types count
+ * only when `plans` is on (PostgREST's db-plan-enabled); otherwise they are unknown types.
+ */
+export function parseAccept(headers: RequestHeaders, plans = false): Negotiated {
   const header = values(headers, 'accept').join(',');
-  if (header.trim() === '') return { kind: 'json', stripNulls: false };
+  if (header.trim() === '') return { media: { kind: 'json', stripNulls: false }, plan: null };
   const entries = parseAcceptEntries(header);
   for (const entry of entries) {
     const media = mediaFor(entry);
-    if (media) return media;
+    if (media) return { media, plan: null };
+    const planned = plans ? planFor(entry) : null;
+    if (planned) return planned;
   }
   const listed = header.split(',').map((t) => t.split(';')[0]?.trim() ?? '').filter((t) => t !== '');
   throw pgrstError('PGRST107', `None of these media types are available: ${listed.join(', ')}`);

@@ -26,6 +26,8 @@ export interface RawRequest {
   readonly schemas: readonly string[];
   /** Query parameters the HTTP layer consumes itself (e.g. `apikey`); never filters. */
   readonly ignoredParams?: readonly string[];
+  /** Whether `Accept: application/vnd.pgrst.plan…` is offered (the project's `api.plan`). */
+  readonly plans?: boolean;
 }
 
 const RESERVED = new Set(['select', 'columns', 'on_conflict']);
@@ -168,7 +170,7 @@ export function parseRequest(input: RawRequest): ApiRequest {
     range,
     count: countParam ?? preferences.count,
     preferences,
-    media: parseAccept(input.headers),
+    ...parseAccept(input.headers, input.plans ?? false),
     payload,
     columns,
     onConflict,

@@ -69,7 +69,7 @@ describe('project config --set auth.rate_limit.*', () => {
     });
     const unknown = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.signup=5'], host.env);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('unknown setting "auth.rate_limit.signup" (known: api.schemas, auth.autoconfirm, auth.rate_limit.otp, auth.rate_limit.token_refresh, auth.rate_limit.verify, auth.refresh_reuse_interval)');
+    expect(unknown.stderr).toContain('unknown setting "auth.rate_limit.signup" (known: api.aggregates, api.plan, api.schemas, auth.autoconfirm, auth.rate_limit.otp, auth.rate_limit.token_refresh, auth.rate_limit.verify, auth.refresh_reuse_interval)');
     expect((await host.platform.getProject(project.record.ref))?.settings['auth.rate_limit.token_refresh']).toBe(150);
   });
 });

@@ -140,6 +140,8 @@ describe('project bootstrap', () => {
     expect(Buffer.from(record.jwtSecret, 'base64url').length).toBeGreaterThanOrEqual(32);
     expect(record.settings).toEqual({
       'api.schemas': ['public'],
+      'api.aggregates': false,
+      'api.plan': false,
       'auth.autoconfirm': true,
       'auth.refresh_reuse_interval': 0,
       'auth.rate_limit.token_refresh': 150,
