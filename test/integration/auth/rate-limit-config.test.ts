@@ -34,6 +34,8 @@ describe('project config --set auth.rate_limit.*', () => {
       ref: project.record.ref,
       settings: {
         'api.schemas': ['public'],
+        'api.aggregates': false,
+        'api.plan': false,
         'auth.autoconfirm': false,
         'auth.refresh_reuse_interval': 0,
         'auth.rate_limit.token_refresh': 150,
