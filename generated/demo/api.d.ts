@@ -1425,7 +1425,7 @@ export interface components {
     "Prefer.write": string;
     /** @description Rows by position as `START-END` (zero-based, inclusive, e.g. `0-9`) or `START-`; combined with `limit`/`offset`. */
     Range: string;
-    /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+    /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
     select: string;
   };
   requestBodies: never;
@@ -2604,7 +2604,7 @@ export interface operations {
         or?: components["parameters"]["or"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -2668,7 +2668,7 @@ export interface operations {
         name?: components["parameters"]["filter.authors.name"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -2719,7 +2719,7 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -2781,7 +2781,7 @@ export interface operations {
         name?: components["parameters"]["filter.authors.name"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -2836,7 +2836,7 @@ export interface operations {
         name?: components["parameters"]["filter.authors.name"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -2903,7 +2903,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.comments.post_id"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `user_id` (uuid): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         user_id?: components["parameters"]["filter.comments.user_id"];
@@ -2971,7 +2971,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.comments.post_id"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `user_id` (uuid): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         user_id?: components["parameters"]["filter.comments.user_id"];
@@ -3024,7 +3024,7 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -3088,7 +3088,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.comments.post_id"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `user_id` (uuid): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         user_id?: components["parameters"]["filter.comments.user_id"];
@@ -3147,7 +3147,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.comments.post_id"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `user_id` (uuid): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         user_id?: components["parameters"]["filter.comments.user_id"];
@@ -3210,7 +3210,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.post_tags.post_id"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `tag_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         tag_id?: components["parameters"]["filter.post_tags.tag_id"];
@@ -3272,7 +3272,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.post_tags.post_id"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `tag_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         tag_id?: components["parameters"]["filter.post_tags.tag_id"];
@@ -3325,7 +3325,7 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -3383,7 +3383,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.post_tags.post_id"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `tag_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         tag_id?: components["parameters"]["filter.post_tags.tag_id"];
@@ -3436,7 +3436,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `post_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         post_id?: components["parameters"]["filter.post_tags.post_id"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `tag_id` (bigint): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         tag_id?: components["parameters"]["filter.post_tags.tag_id"];
@@ -3509,7 +3509,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `search` (tsvector): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         search?: components["parameters"]["filter.posts.search"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `status` (public.post_status): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         status?: components["parameters"]["filter.posts.status"];
@@ -3583,7 +3583,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `search` (tsvector): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         search?: components["parameters"]["filter.posts.search"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `status` (public.post_status): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         status?: components["parameters"]["filter.posts.status"];
@@ -3638,7 +3638,7 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -3706,7 +3706,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `search` (tsvector): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         search?: components["parameters"]["filter.posts.search"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `status` (public.post_status): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         status?: components["parameters"]["filter.posts.status"];
@@ -3771,7 +3771,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Filter on `search` (tsvector): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         search?: components["parameters"]["filter.posts.search"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `status` (public.post_status): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         status?: components["parameters"]["filter.posts.status"];
@@ -3981,7 +3981,7 @@ export interface operations {
         order?: components["parameters"]["order"];
         /** @description Argument `q` (text). */
         q: string;
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -4040,7 +4040,7 @@ export interface operations {
         or?: components["parameters"]["or"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -4111,7 +4111,7 @@ export interface operations {
         or?: components["parameters"]["or"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -4173,7 +4173,7 @@ export interface operations {
         name?: components["parameters"]["filter.tags.name"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -4224,7 +4224,7 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -4284,7 +4284,7 @@ export interface operations {
         name?: components["parameters"]["filter.tags.name"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -4337,7 +4337,7 @@ export interface operations {
         name?: components["parameters"]["filter.tags.name"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -4402,7 +4402,7 @@ export interface operations {
         or?: components["parameters"]["or"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `task` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         task?: components["parameters"]["filter.todos.task"];
@@ -4470,7 +4470,7 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `task` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         task?: components["parameters"]["filter.todos.task"];
@@ -4525,7 +4525,7 @@ export interface operations {
         columns?: components["parameters"]["columns"];
         /** @description Upsert target: the unique columns that decide a conflict (with `Prefer: resolution=merge-duplicates|ignore-duplicates`). */
         on_conflict?: components["parameters"]["on_conflict"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
       };
       header?: {
@@ -4587,7 +4587,7 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `task` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         task?: components["parameters"]["filter.todos.task"];
@@ -4646,7 +4646,7 @@ export interface operations {
         limit?: components["parameters"]["limit"];
         /** @description Ordering: `column.asc` or `column.desc`, optionally `.nullsfirst`/`.nullslast`, comma-separated for several columns, e.g. `id.desc,name.asc`. */
         order?: components["parameters"]["order"];
-        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. */
+        /** @description Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` (to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`). */
         select?: components["parameters"]["select"];
         /** @description Filter on `task` (text): `<operator>.<value>`, e.g. `eq.<value>`, `in.(a,b)`, `is.null`, `not.eq.<value>`. */
         task?: components["parameters"]["filter.todos.task"];

@@ -112,7 +112,10 @@ export const commonParameters: Readonly<Record<string, JsonSchema>> = {
     'select',
     'Columns to return, comma-separated; `*` or absent = all. Embed related rows by foreign key with `related(cols)` ' +
       '(to-one: an object, to-many: an array), rename with `alias:column`, cast with `column::type`, ' +
-      'read JSON with `column->key` / `column->>key`.',
+      'read JSON with `column->key` / `column->>key`. Aggregates, when the project enables them (`api.aggregates`; ' +
+      'otherwise 400 `PGRST123`): `count()`, `column.sum()`, `column.avg()`, `column.min()`, `column.max()`, `column.count()`, ' +
+      'with an alias before and casts around them (`total:amount::numeric.sum()::int`); every other selected column and ' +
+      'embed groups the result (`select=placed,amount.sum()`), inside embeds too (`related(amount.sum())`).',
     { type: 'string' },
   ),
   order: query(
