@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseAccept } from '../../../runtime/rest/parse/headers.js';
 import { decodeComponent, parseQueryString, queryParam } from '../../../runtime/rest/parse/query-string.js';
 import { decodePathSegment } from '../../../runtime/rest/parse/request.js';
 import { errorOf, request } from './request-helper.js';
@@ -131,6 +132,27 @@ describe('Accept', () => {
     expect(errorOf(() => media('text/html, application/xml;q=0.5'))).toEqual({ status: 406, body: {
       code: 'PGRST107', message: 'None of these media types are available: text/html, application/xml', details: null, hint: null,
     } });
+  });
+});
+
+describe('Accept: application/vnd.pgrst.plan (execution plans)', () => {
+  const JSON_MEDIA = { kind: 'json', stripNulls: false };
+
+  it('reads format, the `for` representation (default JSON) and the options in PostgREST\'s order, unknown ones ignored', () => {
+    expect(parseAccept({ accept: 'application/vnd.pgrst.plan' }, true)).toEqual({ media: JSON_MEDIA, plan: { format: 'text', options: [] } });
+    expect(parseAccept({ accept: 'application/vnd.pgrst.plan+json; options=wal|nope|analyze' }, true))
+      .toEqual({ media: JSON_MEDIA, plan: { format: 'json', options: ['analyze', 'wal'] } });
+    // supabase-js's .single().explain(): the previous Accept goes into `for`, a trailing `;` and an empty option list.
+    expect(parseAccept({ accept: 'application/vnd.pgrst.plan+text; for="application/vnd.pgrst.object+json"; options=;' }, true))
+      .toEqual({ media: { kind: 'object', stripNulls: false }, plan: { format: 'text', options: [] } });
+    expect(parseAccept({ accept: 'text/csv' }, true)).toEqual({ media: { kind: 'csv', stripNulls: false }, plan: null });
+  });
+
+  it('is an unknown media type (406 PGRST107) when plans are off or the `for` type is not offered', () => {
+    const refusal = (type: string) => ({ status: 406, body: { code: 'PGRST107', message: `None of these media types are available: ${type}`, details: null, hint: null } });
+    expect(errorOf(() => parseAccept({ accept: 'application/vnd.pgrst.plan+json' }))).toEqual(refusal('application/vnd.pgrst.plan+json'));
+    expect(errorOf(() => parseAccept({ accept: 'application/vnd.pgrst.plan; for="text/xml"' }, true))).toEqual(refusal('application/vnd.pgrst.plan'));
+    expect(parseAccept({ accept: 'application/vnd.pgrst.plan, application/json;q=0.5' })).toEqual({ media: JSON_MEDIA, plan: null });
   });
 });
 

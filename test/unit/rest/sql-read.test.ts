@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { explainSql, planText } from '../../../runtime/rest/sql/explain.js';
 import { buildRead } from '../../../runtime/rest/sql/read.js';
 import { plannedRowsFromExplain } from '../../../runtime/rest/sql/statement.js';
 import { META } from './fixture-meta.js';
@@ -355,5 +356,18 @@ describe('aggregates', () => {
     expect(/^WITH pgrst_source AS \((.*?)\) SELECT/.exec(read('films', 'select=count').text)?.[1])
       .toBe('SELECT pg_catalog.count(*) AS "count" FROM "public"."films" AS "t0"');
     expect(read('directors', 'select=id,films(count)').text).toContain('(SELECT pg_catalog.count(*) AS "count" FROM "public"."films" AS "t1" WHERE');
+  });
+});
+
+describe('execution plans', () => {
+  it('explains the one statement with the same values', () => {
+    const st = read('films', 'select=id&title=eq.x');
+    expect(explainSql(st, { format: 'json', options: ['analyze', 'buffers'] })).toEqual({ text: `EXPLAIN (FORMAT JSON, ANALYZE, BUFFERS) ${st.text}`, values: ['x'] });
+    expect(explainSql(st, { format: 'text', options: [] }).text).toBe(`EXPLAIN (FORMAT TEXT) ${st.text}`);
+  });
+
+  it('joins EXPLAIN rows into one text, a JSON plan back to its text', () => {
+    expect(planText([{ 'QUERY PLAN': 'Seq Scan on films' }, { 'QUERY PLAN': '  Filter: (x)' }])).toBe('Seq Scan on films\n  Filter: (x)\n');
+    expect(planText([{ 'QUERY PLAN': [{ Plan: { 'Node Type': 'Result' } }] }])).toBe('[{"Plan":{"Node Type":"Result"}}]\n');
   });
 });
