@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { GantryConfig } from '../runtime/config.js';
 import { taskClient } from '../runtime/db/pool-errors.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
 import { headerFingerprint } from './emit/header.js';
@@ -44,8 +43,4 @@ export async function syncGenerated(platform: Platform, record: ProjectRecord): 
 async function generatedFingerprint(dir: string): Promise<string | null> {
   const index = await fs.readFile(path.join(dir, 'index.ts'), 'utf8').catch(() => null);
   return index === null ? null : headerFingerprint(index);
-}
-
-export async function removeGenerated(config: GantryConfig, ref: string): Promise<void> {
-  await fs.rm(path.join(config.generatedDir, ref), { recursive: true, force: true });
 }

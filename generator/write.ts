@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { GantryConfig } from '../runtime/config.js';
 import { compareCodePoints } from './model/sort.js';
 import { headerMarker } from './emit/header.js';
 import { lineDiff } from './line-diff.js';
@@ -88,4 +89,9 @@ export function compareGenerated(before: ReadonlyMap<string, string>, after: Rea
     changed: [...after].filter(([relative, text]) => before.get(relative) !== text).map(([relative]) => relative),
     removed: [...before.keys()].filter((relative) => !after.has(relative)),
   };
+}
+
+/** Removes a deleted project's generated folder. */
+export async function removeGenerated(config: GantryConfig, ref: string): Promise<void> {
+  await fs.rm(path.join(config.generatedDir, ref), { recursive: true, force: true });
 }

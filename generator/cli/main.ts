@@ -1,10 +1,6 @@
 import { ProjectError } from '../../runtime/platform/bootstrap.js';
 import { SettingsError } from '../../runtime/platform/settings.js';
-import { callsCommand } from './calls.js';
-import { genCommand, migrateCommand } from './gen.js';
 import { CliError, createOutput } from './output.js';
-import { projectCommand } from './project.js';
-import { serveCommand } from './serve.js';
 
 const USAGE = `usage: gantry <command>
   serve                                   run the project host and the call-analysis API
@@ -21,19 +17,21 @@ export async function main(argv: string[]): Promise<number> {
   const out = createOutput(argv.includes('--json'));
   const [command, ...rest] = argv;
   try {
+    // Each command loads only what it runs: the generator (TypeScript, ts-morph) takes seconds
+    // to load, and `project list`, `keys` or `calls key` never need it.
     switch (command) {
       case 'serve':
-        return await serveCommand(rest);
+        return await (await import('./serve.js')).serveCommand(rest);
       case 'project':
-        await projectCommand(rest, out);
+        await (await import('./project.js')).projectCommand(rest, out);
         return 0;
       case 'gen':
-        return await genCommand(rest, out);
+        return await (await import('./gen.js')).genCommand(rest, out);
       case 'calls':
-        await callsCommand(rest, out);
+        await (await import('./calls.js')).callsCommand(rest, out);
         return 0;
       case 'migrate':
-        await migrateCommand(rest, out);
+        await (await import('./gen.js')).migrateCommand(rest, out);
         return 0;
       default:
         out.failure('usage', USAGE);

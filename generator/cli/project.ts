@@ -4,9 +4,8 @@ import { createProject, deleteProject, readSchemaFiles } from '../../runtime/pla
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { formatSetting, parseSetting } from '../../runtime/platform/settings.js';
-import { generateProject, removeGenerated } from '../generate.js';
+import { removeGenerated } from '../write.js';
 import { CliError, type Output } from './output.js';
-import { configureProject } from './project-config.js';
 
 async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promise<T> {
   const platform = await Platform.open(loadConfig());
@@ -45,6 +44,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       const schemaFiles = await readSchemaFiles(values.schema ?? []);
       const keys = await withPlatform(async (platform) => {
         const record = await createProject(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined });
+        const { generateProject } = await import('../generate.js');
         await generateProject(platform, record);
         return projectKeys(config, record);
       });
@@ -73,6 +73,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
     }
     case 'config': {
       const assignments = (values.set ?? []).map(parseSetting);
+      const { configureProject } = await import('./project-config.js');
       const { record, generated } = await withPlatform(async (platform) => configureProject(platform, await requireProject(platform, ref), assignments));
       const lines = Object.entries(record.settings).map(([key, value]) => `${key}=${formatSetting(value)}`);
       if (generated) lines.push(`regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`);
