@@ -5,10 +5,10 @@ import * as runtime from '../../runtime/index.js';
 import { loadConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/host/logger.js';
 import { startHost } from '../../runtime/host/start.js';
-import { createProject } from '../../runtime/platform/bootstrap.js';
+import { createProject, ProjectError } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';
 import type { ClusterEvent } from '../../runtime/platform/cluster.js';
-import { Platform } from '../../runtime/platform/platform.js';
+import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { generateProject, syncGenerated } from '../generate.js';
 
 export const DEMO_REF = 'demo';
@@ -20,17 +20,29 @@ function reportCluster(log: Logger, event: ClusterEvent): void {
   else log.error({ err: event.error }, 'embedded PostgreSQL could not be restarted yet; retrying');
 }
 
+/**
+ * The demo project of a first run. Two hosts starting at once on one database both find it missing:
+ * the one that loses the race serves the winner's (its code is generated on the first request).
+ */
+async function createDemo(platform: Platform, log: Logger): Promise<ProjectRecord> {
+  log.info('creating the demo project');
+  try {
+    const demo = await createProject(platform, { ref: DEMO_REF, schemaFiles: [{ name: demoSchema, sql: await fs.readFile(demoSchema, 'utf8') }] });
+    await generateProject(platform, demo);
+    return demo;
+  } catch (error) {
+    const existing = error instanceof ProjectError && error.code === 'project_exists' ? await platform.getProject(DEMO_REF) : null;
+    if (!existing) throw error;
+    return existing;
+  }
+}
+
 /** `gantry serve`: both listeners, the demo project on first run, clean shutdown on SIGINT/SIGTERM. */
 export async function serveCommand(_args: string[]): Promise<number> {
   const config = loadConfig();
   const log = createLogger();
   const platform = await Platform.open(config, { supervise: (event) => reportCluster(log, event) });
-  let demo = await platform.getProject(DEMO_REF);
-  if (!demo) {
-    log.info('creating the demo project');
-    demo = await createProject(platform, { ref: DEMO_REF, schemaFiles: [{ name: demoSchema, sql: await fs.readFile(demoSchema, 'utf8') }] });
-    await generateProject(platform, demo);
-  }
+  const demo = (await platform.getProject(DEMO_REF)) ?? (await createDemo(platform, log));
   const host = await startHost(platform, {
     log,
     runtime,
