@@ -26,6 +26,13 @@ const MAX_IN_FLIGHT_PER_SHARED_CONNECTION = 12;
 /** Idle connections of the admin pool close after this; an unused project holds few connections. */
 const IDLE_CONNECTION_MS = 30_000;
 
+/** How long an unloaded project's pools stay open for the requests still running on them. */
+const RETIRE_GRACE_MS = 60_000;
+
+async function closeConnections(entry: ProjectConnections): Promise<void> {
+  await Promise.all([entry.executor.close(), entry.admin.end()]);
+}
+
 /**
  * The database connections of each project, created on first use: the data API's
  * executor (a few pipelined connections as authenticator, about one per core, plus a
@@ -34,6 +41,8 @@ const IDLE_CONNECTION_MS = 30_000;
  */
 export class ProjectPools {
   private readonly entries = new Map<string, ProjectConnections>();
+  /** Pools of unloaded projects, closed after RETIRE_GRACE_MS. */
+  private readonly retiring = new Map<NodeJS.Timeout, ProjectConnections>();
 
   constructor(private readonly muxSize: number = Math.max(2, os.availableParallelism())) {}
 
@@ -52,10 +61,29 @@ export class ProjectPools {
     const entry = this.entries.get(ref);
     if (!entry) return;
     this.entries.delete(ref);
-    await Promise.all([entry.executor.close(), entry.admin.end()]);
+    await closeConnections(entry);
+  }
+
+  /**
+   * Detaches a project's pools (its next load gets new ones) and closes them a little later, so a
+   * request still running on them finishes first.
+   */
+  retire(ref: string): void {
+    const entry = this.entries.get(ref);
+    if (!entry) return;
+    this.entries.delete(ref);
+    const timer = setTimeout(() => {
+      this.retiring.delete(timer);
+      void closeConnections(entry);
+    }, RETIRE_GRACE_MS);
+    timer.unref();
+    this.retiring.set(timer, entry);
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all([...this.entries.keys()].map((ref) => this.close(ref)));
+    const retiring = [...this.retiring];
+    this.retiring.clear();
+    for (const [timer] of retiring) clearTimeout(timer);
+    await Promise.all([...[...this.entries.keys()].map((ref) => this.close(ref)), ...retiring.map(([, entry]) => closeConnections(entry))]);
   }
 }

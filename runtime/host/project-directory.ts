@@ -39,13 +39,18 @@ export class ProjectUnavailableError extends Error {
 /** Builds the request handler of one project (its generated server, or a fallback). */
 export type ServerFactory = (ctx: ProjectContext) => Promise<{ handler: RequestHandler; fingerprint: string | null; rest: RestHandler | null }>;
 
+/** How long a project may go without a request before the host unloads it (and closes its connections). */
+export const PROJECT_IDLE_MS = 10 * 60_000;
+
 /**
  * The projects this host serves. A project is loaded on its first request (so a host
  * with many idle projects starts at once and holds nothing for them), after its
  * generated code has been brought in line with its live schema; from then on it is
  * kept in step with the registry: LISTEN on the platform database wakes the host when
  * a project is changed or deleted, so it is swapped or dropped within moments and no
- * file is polled.
+ * file is polled. A project without requests for `idleMs` is unloaded: its schema
+ * watch and connections close, and its next request loads it again, noticing any
+ * schema change made meanwhile.
  */
 export class ProjectDirectory {
   private readonly served = new Map<string, ServedProject>();
@@ -57,6 +62,10 @@ export class ProjectDirectory {
    */
   private readonly pending = new Map<string, Promise<unknown>>();
   private readonly watcher: SchemaWatcher | null;
+  /** When each served project last had a request (ms since the epoch). */
+  private readonly lastUsed = new Map<string, number>();
+  private readonly idleMs: number;
+  private readonly idleSweep: NodeJS.Timeout;
 
   constructor(
     private readonly platform: Platform,
@@ -65,12 +74,18 @@ export class ProjectDirectory {
     private readonly log: Logger,
     private readonly regenerate: Regenerate | null = null,
     private readonly config: GantryConfig = platform.config,
+    options: { readonly idleMs?: number } = {},
   ) {
     this.watcher = regenerate ? new SchemaWatcher((ref) => void this.reload(ref), log) : null;
+    this.idleMs = options.idleMs ?? PROJECT_IDLE_MS;
+    this.idleSweep = setInterval(() => this.unloadIdle(), Math.min(this.idleMs, 60_000));
+    this.idleSweep.unref();
   }
 
   get(ref: string): ServedProject | undefined {
-    return this.served.get(ref);
+    const project = this.served.get(ref);
+    if (project) this.lastUsed.set(ref, Date.now());
+    return project;
   }
 
   /**
@@ -126,6 +141,7 @@ export class ProjectDirectory {
   private async apply(ref: string): Promise<void> {
     const record = await this.platform.getProject(ref);
     if (!record) {
+      this.lastUsed.delete(ref);
       if (this.served.delete(ref)) this.log.info({ ref }, 'project dropped');
       await this.watcher?.unwatch(ref);
       await this.pools.close(ref);
@@ -137,6 +153,7 @@ export class ProjectDirectory {
     await this.migrate(ctx);
     const { handler, fingerprint, rest } = await this.factory(ctx);
     this.served.set(ref, { ctx, handler, fingerprint, rest });
+    this.lastUsed.set(ref, Date.now());
     this.log.info({ ref, fingerprint }, 'project served');
   }
 
@@ -192,8 +209,21 @@ export class ProjectDirectory {
     }
   }
 
+  private unloadIdle(): void {
+    const before = Date.now() - this.idleMs;
+    for (const [ref, at] of this.lastUsed) {
+      if (at > before || this.pending.has(ref)) continue;
+      this.lastUsed.delete(ref);
+      this.served.delete(ref);
+      this.pools.retire(ref);
+      void this.watcher?.unwatch(ref);
+      this.log.info({ ref }, 'project unloaded (idle)');
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.idleSweep);
     await this.listener?.end().catch(() => undefined);
     await this.watcher?.close();
     await Promise.all(this.pending.values());

@@ -28,6 +28,8 @@ export interface StartOptions {
   /** The runtime's public entry, handed to generated code. */
   readonly runtime: Readonly<Record<string, unknown>>;
   readonly drainTimeoutMs?: number;
+  /** A project without requests for this long is unloaded (default PROJECT_IDLE_MS). */
+  readonly projectIdleMs?: number;
   /** Given: a project's generated code is brought in line with its live schema before it is served (missing code, DDL). */
   readonly regenerate?: Regenerate;
 }
@@ -99,7 +101,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   const config: GantryConfig = platform.config.publicUrlSet ? platform.config : { ...platform.config, publicUrl: baseUrl };
 
   const pools = new ProjectPools();
-  const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null, config);
+  const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null, config, { idleMs: options.projectIdleMs });
   await loaded.start();
   hostApp = createHostApp(loaded, log, inFlight, readiness);
   trustProxy(hostApp, platform.config.trustProxy);

@@ -78,12 +78,13 @@ export interface TestHost {
  * A platform and a running host on ephemeral ports, in-process. Like `gantry serve`,
  * it brings a project's generated code in line with its live schema before serving it.
  */
-export async function startTestHost(overrides: Record<string, string> = {}): Promise<TestHost> {
+export async function startTestHost(overrides: Record<string, string> = {}, options: { projectIdleMs?: number } = {}): Promise<TestHost> {
   const env = await testEnv(overrides);
   const platform = await Platform.open(loadConfig(env));
   const host = await startHost(platform, {
     log: createLogger('silent'),
     runtime,
+    projectIdleMs: options.projectIdleMs,
     regenerate: (record) => syncGenerated(platform, record),
   }).catch(async (error: unknown) => {
     await platform.close();
