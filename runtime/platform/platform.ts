@@ -52,7 +52,7 @@ export class Platform {
     readonly config: GantryConfig,
     readonly cluster: Cluster,
     readonly pool: pg.Pool,
-    readonly authenticatorPassword: string,
+    private readonly apiLogin: ApiLogin,
   ) {}
 
   static async open(config: GantryConfig, options: EmbeddedOptions = {}): Promise<Platform> {
@@ -63,8 +63,7 @@ export class Platform {
       const client = await pool.connect();
       try {
         await migratePlatform(client);
-        const password = await ensureApiRoles(client);
-        return new Platform(config, cluster, pool, password);
+        return new Platform(config, cluster, pool, await ensureApiRoles(client));
       } finally {
         client.release();
       }
@@ -74,9 +73,9 @@ export class Platform {
     }
   }
 
-  /** URL the data API uses: the `authenticator` login role on a project database. */
+  /** URL the data API uses: the authenticator login role (see ensureApiRoles) on a project database. */
   authenticatorUrl(databaseName: string): string {
-    return this.cluster.urlAs(databaseName, 'authenticator', this.authenticatorPassword);
+    return this.cluster.urlAs(databaseName, this.apiLogin.role, this.apiLogin.password);
   }
 
   async listProjects(): Promise<ProjectRecord[]> {
@@ -120,19 +119,40 @@ async function ensureDatabase(cluster: Cluster, name: string): Promise<void> {
   }
 }
 
-async function ensureApiRoles(client: pg.PoolClient): Promise<string> {
+/** The login role the data API connects as, and its password. */
+interface ApiLogin {
+  readonly role: string;
+  readonly password: string;
+}
+
+/**
+ * The cluster-wide API roles, and the login role the data API uses. Gantry sets a password only
+ * on a login role it created itself, once: `authenticator` when the cluster had none, else (a
+ * PostgREST or Supabase stack sharing the cluster owns it) a `gantry_authenticator` of its own,
+ * granted the same API roles, so that credentials others rely on are never changed.
+ */
+async function ensureApiRoles(client: pg.PoolClient): Promise<ApiLogin> {
   await client.query('SELECT pg_advisory_lock(hashtext($1))', ['gantry.roles']);
   try {
+    const login = async (role: string): Promise<ApiLogin | null> => {
+      const { rows } = await client.query<{ value: string }>('SELECT value FROM cluster_secrets WHERE name = $1', [`${role}_password`]);
+      return rows[0] ? { role, password: rows[0].value } : null;
+    };
+    const authenticatorExisted = (await client.query(`SELECT 1 FROM pg_roles WHERE rolname = 'authenticator'`)).rowCount === 1;
     await client.query(await fs.readFile(path.join(import.meta.dirname, 'sql', 'roles.sql'), 'utf8'));
-    await client.query(
-      `INSERT INTO cluster_secrets (name, value) VALUES ('authenticator_password', $1) ON CONFLICT (name) DO NOTHING`,
-      [newSecret()],
-    );
-    const { rows } = await client.query<{ value: string }>(`SELECT value FROM cluster_secrets WHERE name = 'authenticator_password'`);
-    const password = rows[0]!.value;
-    const { rows: alter } = await client.query<{ sql: string }>(`SELECT format('ALTER ROLE authenticator WITH LOGIN PASSWORD %L', $1::text) AS sql`, [password]);
+    const known = (await login('authenticator')) ?? (await login('gantry_authenticator'));
+    if (known) return known;
+    const role = authenticatorExisted ? 'gantry_authenticator' : 'authenticator';
+    const password = newSecret();
+    if (role === 'gantry_authenticator') {
+      const exists = (await client.query(`SELECT 1 FROM pg_roles WHERE rolname = 'gantry_authenticator'`)).rowCount === 1;
+      if (!exists) await client.query('CREATE ROLE gantry_authenticator LOGIN NOINHERIT');
+      await client.query('GRANT anon, authenticated, service_role TO gantry_authenticator');
+    }
+    const { rows: alter } = await client.query<{ sql: string }>(`SELECT format('ALTER ROLE %I WITH LOGIN PASSWORD %L', $1::text, $2::text) AS sql`, [role, password]);
     await client.query(alter[0]!.sql);
-    return password;
+    await client.query('INSERT INTO cluster_secrets (name, value) VALUES ($1, $2)', [`${role}_password`, password]);
+    return { role, password };
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['gantry.roles']);
   }
