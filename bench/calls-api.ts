@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { createCallsApp, startCallsService } from '../runtime/calls/app.js';
 import { createApiKey } from '../runtime/calls/keys.js';
 import { loadConfig } from '../runtime/config.js';
-import { createLogger } from '../runtime/host/logger.js';
+import { createLogger } from '../runtime/logger.js';
 import { Platform } from '../runtime/platform/platform.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '40' }, minutes: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '2' } } });

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../runtime/config.js';
-import { createLogger } from '../runtime/host/logger.js';
+import { createLogger } from '../runtime/logger.js';
 import { startHost, type RunningHost } from '../runtime/host/start.js';
 import * as runtime from '../runtime/index.js';
 import { Platform } from '../runtime/platform/platform.js';

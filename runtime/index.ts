@@ -2,6 +2,6 @@
  * The runtime's public entry: the only module generated code imports.
  */
 export type * from './rest/metadata.js';
-export type { ProjectContext, ProjectSettings } from './host/project-context.js';
+export type { ProjectContext, ProjectSettings } from './platform/project-context.js';
 export { rpcRoutes, tableRoutes } from './rest/routes.js';
 export type { ProjectDefinition, RpcRoutes, TableRoutes } from './rest/routes.js';

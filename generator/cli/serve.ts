@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import * as runtime from '../../runtime/index.js';
 import { loadConfig } from '../../runtime/config.js';
-import { createLogger } from '../../runtime/host/logger.js';
+import { createLogger } from '../../runtime/logger.js';
 import { startHost } from '../../runtime/host/start.js';
 import { createProject, ProjectError } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';

@@ -1,4 +1,4 @@
-import type { ProjectContext } from '../host/project-context.js';
+import type { ProjectContext } from '../platform/project-context.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { PasswordPool } from './passwords.js';
 import type { RateLimitConfig } from './rate-limits.js';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/transaction.js';
-import type { ProjectSettings } from '../host/project-context.js';
+import type { ProjectSettings } from '../platform/project-context.js';
 
 export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'user' | 'verify';
 

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { createLogger } from '../host/logger.js';
-import type { ProjectContext } from '../host/project-context.js';
+import { createLogger } from '../logger.js';
+import type { ProjectContext } from '../platform/project-context.js';
 import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { AuthDeps, AuthLog } from './auth-deps.js';
 import { API_VERSION_2024, API_VERSION_HEADER, AuthError, authErrors, wantsVersionedErrors } from './errors.js';

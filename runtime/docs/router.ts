@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import Handlebars from 'handlebars';
-import type { ProjectContext } from '../host/project-context.js';
+import type { ProjectContext } from '../platform/project-context.js';
 import { ApiError, toApiError } from '../rest/errors.js';
 import { writeError } from '../rest/respond.js';
 import { requireDocsKey } from './api-key.js';

@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Logger } from 'pino';
 import { applyCors } from './cors.js';
 import { healthRoutes, type ReadinessReport } from './health.js';
-import { sendJson } from './json-response.js';
+import { sendJson } from '../http/json-response.js';
 import { ProjectUnavailableError, type ProjectDirectory, type ServedProject } from './project-directory.js';
 import { trackRequest } from './request-tracking.js';
 

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { sendJson } from './json-response.js';
+import { sendJson } from '../http/json-response.js';
 
 /** One dependency of readiness: resolves when it answers. */
 export type Probe = () => Promise<unknown>;

@@ -4,7 +4,7 @@ import type { GantryConfig } from '../config.js';
 import type { Logger } from 'pino';
 import type { Platform, ProjectRecord } from '../platform/platform.js';
 import { PROJECTS_CHANNEL } from '../platform/platform.js';
-import type { ProjectContext } from './project-context.js';
+import type { ProjectContext } from '../platform/project-context.js';
 import type { ProjectPools } from './pools.js';
 import { SchemaWatcher } from './schema-watcher.js';
 import type { RestHandler } from '../rest/server.js';

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { InFlight } from './app.js';
 import { applyCors } from './cors.js';
-import { sendJson } from './json-response.js';
+import { sendJson } from '../http/json-response.js';
 import type { ProjectDirectory } from './project-directory.js';
 import { trackRequest } from './request-tracking.js';
 

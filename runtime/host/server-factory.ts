@@ -4,7 +4,7 @@ import { createAuthRouter } from '../auth/router.js';
 import { loadOpenApiDocuments } from '../docs/document.js';
 import { createDocsRouter } from '../docs/router.js';
 import { createRestHandler } from '../rest/server.js';
-import { sendJson } from './json-response.js';
+import { sendJson } from '../http/json-response.js';
 import { loadGeneratedDefinition } from './project-loader.js';
 import type { ServerFactory } from './project-directory.js';
 

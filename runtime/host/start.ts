@@ -9,7 +9,7 @@ import type { Platform } from '../platform/platform.js';
 import { createHostApp, type InFlight } from './app.js';
 import { createReadiness, healthRoutes } from './health.js';
 import { answerClientError } from './client-error.js';
-import { sendJson } from './json-response.js';
+import { sendJson } from '../http/json-response.js';
 import { ProjectPools } from './pools.js';
 import { ProjectDirectory, type Regenerate } from './project-directory.js';
 import { createRestFastPath } from './rest-fast-path.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { GantryConfig } from '../config.js';
-import type { ProjectSettings } from '../host/project-context.js';
+import type { ProjectSettings } from './project-context.js';
 import { acquireCluster, type Cluster, type EmbeddedOptions } from './cluster.js';
 import { surviveDroppedConnections, taskClient } from '../db/pool-errors.js';
 import { migratePlatform } from './migrations.js';

@@ -1,4 +1,4 @@
-import type { ProjectSettings } from '../host/project-context.js';
+import type { ProjectSettings } from './project-context.js';
 import { DEFAULT_EXPOSED_SCHEMAS, isForbiddenSchema } from './exposed-schemas.js';
 
 export class SettingsError extends Error {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ProjectContext } from '../host/project-context.js';
+import type { ProjectContext } from '../platform/project-context.js';
 import type { RequestIdentity, TxStatement } from '../db/rls-transaction.js';
 import type { ProjectClaims } from '../auth/jwt.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import * as runtime from '../../runtime/index.js';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';
-import { createLogger } from '../../runtime/host/logger.js';
+import { createLogger } from '../../runtime/logger.js';
 import { startHost, type RunningHost } from '../../runtime/host/start.js';
 import { generateProject, syncGenerated } from '../../generator/generate.js';
 import { createProject } from '../../runtime/platform/bootstrap.js';

@@ -10,7 +10,7 @@ import { publicId } from '../ids.js';
 import { DELIVER_QUEUE } from '../queue.js';
 import { parseCheckInRequest, parseOperatorUpdate } from '../validation.js';
 import { recordEvent } from '../webhooks/outbox.js';
-import { sendJson } from '../../host/json-response.js';
+import { sendJson } from '../../http/json-response.js';
 import { principalOf } from './principal.js';
 
 interface CheckInRow {

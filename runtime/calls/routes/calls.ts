@@ -10,7 +10,7 @@ import { findIdempotencyRecord, recordIdempotencyKey, tryLockIdempotencyKey } fr
 import { parsePublicId } from '../ids.js';
 import { ANALYZE_QUEUE } from '../queue.js';
 import { decodeCursor, encodeCursor, isValidIdempotencyKey, parseAnalyzeRequest, parseListQuery, type AnalyzeRequest } from '../validation.js';
-import { sendJson } from '../../host/json-response.js';
+import { sendJson } from '../../http/json-response.js';
 import { principalOf } from './principal.js';
 
 function requestHash(request: AnalyzeRequest): string {

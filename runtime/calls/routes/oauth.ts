@@ -7,7 +7,7 @@ import { CallsApiError } from '../errors.js';
 import { findApiKeyByHash, findApiKeyById, isWellFormedApiKey } from '../keys.js';
 import { hitRateLimit } from '../rate-limit.js';
 import { ALL_SCOPES, isScope, issueAccessToken, type Scope } from '../tokens.js';
-import { sendJson } from '../../host/json-response.js';
+import { sendJson } from '../../http/json-response.js';
 
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
 

@@ -7,7 +7,7 @@ import { parsePublicId, publicId } from '../ids.js';
 import { readJson } from '../body.js';
 import { parseRotateRequest, parseWebhookRequest } from '../validation.js';
 import { generateWebhookSecret } from '../webhooks/signing.js';
-import { sendJson } from '../../host/json-response.js';
+import { sendJson } from '../../http/json-response.js';
 import { principalOf } from './principal.js';
 
 interface EndpointRow {

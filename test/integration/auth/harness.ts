@@ -4,7 +4,7 @@ import express from 'express';
 import pg from 'pg';
 import { createAuthRouter, type AuthRouterOptions } from '../../../runtime/auth/router.js';
 import { RlsExecutor } from '../../../runtime/db/rls-transaction.js';
-import type { ProjectContext, ProjectSettings } from '../../../runtime/host/project-context.js';
+import type { ProjectContext, ProjectSettings } from '../../../runtime/platform/project-context.js';
 import type { Platform, ProjectRecord } from '../../../runtime/platform/platform.js';
 import { Platform as PlatformClass } from '../../../runtime/platform/platform.js';
 import { resolveSettings } from '../../../runtime/platform/settings.js';

@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { createCallsApp, startCallsService, type CallsService } from '../../../runtime/calls/app.js';
 import type { Resolver } from '../../../runtime/calls/fetch/guarded-agent.js';
 import { createApiKey } from '../../../runtime/calls/keys.js';
-import { createLogger } from '../../../runtime/host/logger.js';
+import { createLogger } from '../../../runtime/logger.js';
 import { Platform, PLATFORM_DATABASE } from '../../../runtime/platform/platform.js';
 import { testConfig } from '../../helpers/platform.js';
 import { referenceCall, synthesize } from '../../unit/calls/helpers/synth.js';

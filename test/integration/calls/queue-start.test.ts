@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCallsSettings } from '../../../runtime/calls/settings.js';
 import { CallsQueue } from '../../../runtime/calls/queue.js';
-import { createLogger } from '../../../runtime/host/logger.js';
+import { createLogger } from '../../../runtime/logger.js';
 
 const schema = `pgboss_race_${process.pid}`;
 const url = (() => {

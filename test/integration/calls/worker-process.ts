@@ -4,7 +4,7 @@
  */
 import { createCallsApp, startCallsService } from '../../../runtime/calls/app.js';
 import { loadConfig } from '../../../runtime/config.js';
-import { createLogger } from '../../../runtime/host/logger.js';
+import { createLogger } from '../../../runtime/logger.js';
 import { Platform } from '../../../runtime/platform/platform.js';
 import { listen } from './harness.js';
 

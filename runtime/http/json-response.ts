@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 
-/** Writes a JSON body with its length; the one way the host answers with JSON. */
+/** Writes a JSON body with its length: the one way the host and the APIs it serves answer with plain JSON. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
