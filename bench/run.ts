@@ -17,7 +17,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,6 +29,7 @@ import * as runtime from '../runtime/index.js';
 import { createProject } from '../runtime/platform/bootstrap.js';
 import { projectKeys } from '../runtime/platform/keys.js';
 import { Platform } from '../runtime/platform/platform.js';
+import { freePort } from '../runtime/platform/ports.js';
 import { parseRequest } from '../runtime/rest/parse/request.js';
 import { buildStatement } from '../runtime/rest/sql/build.js';
 import { runLoad, type LoadResult } from './load.js';
@@ -83,17 +83,6 @@ const bigRows = Number(opts['big-rows']);
 const peerSpecs = selectPeers(opts.peers ?? 'express');
 const cacheDir = process.env.BENCH_CACHE_DIR ?? path.join(import.meta.dirname, '.cache');
 const peersSourceDir = process.env.BENCH_PEERS_DIR ?? path.resolve(repoRoot, '..', 'shared', 'bench', 'peers');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
