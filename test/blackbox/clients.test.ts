@@ -4,17 +4,19 @@ import WebSocket from 'ws';
 import {
   cli,
   cliOk,
-  eventually,
   jsonObject,
-  request,
   servedInstallation,
   shutDown,
+  type Installation,
+  type Server,
+} from '../helpers/serve-process.js';
+import {
+  eventually,
+  request,
   sqlFile,
   uniqueRef,
-  type Installation,
   type PrintedKeys as Keys,
-  type Server,
-} from './process.js';
+} from './projects.js';
 
 /**
  * The clients users point at a project the CLI created: supabase-js with the printed

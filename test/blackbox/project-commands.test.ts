@@ -2,23 +2,25 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   cli,
   cliOk,
+  jsonObject,
+  servedInstallation,
+  shutDown,
+  type Installation,
+  type Server,
+} from '../helpers/serve-process.js';
+import {
   createProject,
   eventually,
   getProject,
-  jsonObject,
   projectNotFound,
   request,
-  servedInstallation,
   SHOP_SQL,
-  shutDown,
   sqlFile,
   uniqueRef,
   watchTable,
   type Answer,
-  type Installation,
   type PrintedKeys as Keys,
-  type Server,
-} from './process.js';
+} from './projects.js';
 
 /**
  * The project commands of the CLI, each run as its own process beside a running

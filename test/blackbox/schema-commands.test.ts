@@ -4,19 +4,21 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   cli,
   cliOk,
+  jsonObject,
+  servedInstallation,
+  shutDown,
+  type Installation,
+  type Server,
+} from '../helpers/serve-process.js';
+import {
   createProject,
   eventually,
   getProject,
-  jsonObject,
   projectNotFound,
-  servedInstallation,
   SHOP_SQL,
-  shutDown,
   sqlFile,
-  type Installation,
   type PrintedKeys as Keys,
-  type Server,
-} from './process.js';
+} from './projects.js';
 
 /**
  * The commands that change a project's schema, code or existence (migrate, gen,

@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cli, cliOk, eventually, installation, jsonObject, removeInstallation, request, serve, sqlFile, type Installation, type Server } from './process.js';
+import { cli, cliOk, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
+import { eventually, request, sqlFile } from './projects.js';
 
 /**
  * `gantry serve` as a user runs it with nothing set up: its own embedded cluster under

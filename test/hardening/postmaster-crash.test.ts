@@ -1,9 +1,8 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveEnv, startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { installation, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
 import { observe, record } from './traffic.js';
 
 /**
@@ -11,22 +10,22 @@ import { observe, record } from './traffic.js';
  * restarts the cluster it owns (crash recovery), its pools reconnect, and every write
  * it acknowledged is still there.
  */
-let home: string;
-let server: ServeProcess | null = null;
+let inst: Installation;
+let server: Server | null = null;
 
 beforeAll(async () => {
-  home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-crash-'));
+  inst = await installation({ databaseUrl: null });
 });
 afterAll(async () => {
   server?.child.kill('SIGKILL');
-  await fs.rm(home, { recursive: true, force: true });
+  await removeInstallation(inst);
 });
 
-const clusterState = async () => JSON.parse(await fs.readFile(path.join(home, 'pg.json'), 'utf8')) as { port: number; postmasterPid: number };
+const clusterState = async () => JSON.parse(await fs.readFile(path.join(inst.home, 'pg.json'), 'utf8')) as { port: number; postmasterPid: number };
 
 async function demoNames(ids: readonly string[]): Promise<string[]> {
   const { port } = await clusterState();
-  const password = (await fs.readFile(path.join(home, 'pg.password'), 'utf8')).trim();
+  const password = (await fs.readFile(path.join(inst.home, 'pg.password'), 'utf8')).trim();
   const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'project_demo' });
   await client.connect();
   try {
@@ -38,9 +37,8 @@ async function demoNames(ids: readonly string[]): Promise<string[]> {
 
 describe('the embedded PostgreSQL dies under traffic', () => {
   it('is restarted by the server, which answers again without losing an acknowledged write', async () => {
-    const { env, port } = await serveEnv(home);
-    server = await startServe(env);
-    const base = `http://127.0.0.1:${port}/v1/demo/rest/v1`;
+    server = await serve(inst);
+    const base = `${inst.baseUrl}/v1/demo/rest/v1`;
     const anon = { apikey: server.anonKey };
     const service = { apikey: server.serviceKey, 'content-type': 'application/json', prefer: 'return=representation' };
 
@@ -84,12 +82,12 @@ describe('the embedded PostgreSQL dies under traffic', () => {
     expect(seen.acknowledged.length).toBeGreaterThan(0);
     expect(await demoNames(seen.acknowledged)).toEqual([...seen.acknowledged].sort());
 
-    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    const health = await fetch(`${inst.baseUrl}/health`);
     expect([health.status, await health.json()]).toEqual([200, { status: 'ok', checks: { database: 'ok', queue: 'ok' }, projects: 1 }]);
 
     expect(await server.stop()).toBe(0);
     server = null;
     // The server that restarted the cluster still stops it on the way out.
-    await expect(fs.stat(path.join(home, 'pg.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(fs.stat(path.join(inst.home, 'pg.json'))).rejects.toMatchObject({ code: 'ENOENT' });
   }, 240_000);
 });

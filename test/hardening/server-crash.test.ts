@@ -1,11 +1,10 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.js';
 import { acquireCluster } from '../../runtime/platform/cluster.js';
-import { serveEnv, startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { installation, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
 import { observe, record } from './traffic.js';
 
 /**
@@ -13,23 +12,23 @@ import { observe, record } from './traffic.js';
  * so the bulk insert is all or nothing, and every write the server acknowledged is kept.
  */
 const BULK_ROWS = 50_000;
-let home: string;
-let server: ServeProcess | null = null;
+let inst: Installation;
+let server: Server | null = null;
 
 beforeAll(async () => {
-  home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-server-crash-'));
+  inst = await installation({ databaseUrl: null });
 });
 afterAll(async () => {
   server?.child.kill('SIGKILL');
   // The killed server never released the embedded cluster: the last lease holder out stops it.
-  const cluster = await acquireCluster(loadConfig({ DATABASE_URL: '', GANTRY_HOME: home }));
+  const cluster = await acquireCluster(loadConfig({ DATABASE_URL: '', GANTRY_HOME: inst.home }));
   await cluster.release();
-  await fs.rm(home, { recursive: true, force: true });
+  await removeInstallation(inst);
 });
 
 async function demoDatabase(): Promise<pg.Client> {
-  const { port } = JSON.parse(await fs.readFile(path.join(home, 'pg.json'), 'utf8')) as { port: number };
-  const password = (await fs.readFile(path.join(home, 'pg.password'), 'utf8')).trim();
+  const { port } = JSON.parse(await fs.readFile(path.join(inst.home, 'pg.json'), 'utf8')) as { port: number };
+  const password = (await fs.readFile(path.join(inst.home, 'pg.password'), 'utf8')).trim();
   const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'project_demo' });
   await client.connect();
   return client;
@@ -37,9 +36,8 @@ async function demoDatabase(): Promise<pg.Client> {
 
 describe('the server process is killed during a bulk insert', () => {
   it('leaves the bulk insert all or nothing and every acknowledged write in place', async () => {
-    const { env, port } = await serveEnv(home);
-    server = await startServe(env);
-    const authors = `http://127.0.0.1:${port}/v1/demo/rest/v1/authors`;
+    server = await serve(inst);
+    const authors = `${inst.baseUrl}/v1/demo/rest/v1/authors`;
     const headers = { apikey: server.serviceKey, 'content-type': 'application/json', prefer: 'return=representation' };
 
     const seen = observe();

@@ -1,77 +1,203 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import { freePort } from '../../runtime/platform/ports.js';
-import { repoRoot } from './platform.js';
+import { repoRoot, runCli } from './platform.js';
 
-/** `gantry serve` as its own process, as a user runs it. */
-export interface ServeProcess {
-  readonly child: ChildProcess;
-  /** What it printed up to and including the start-up banner. */
-  readonly banner: string;
-  readonly anonKey: string;
-  readonly serviceKey: string;
-  readonly exited: Promise<number | null>;
-  /** Everything it wrote to stdout and stderr so far. */
-  output(): string;
-  /** SIGTERM, then its exit code; throws with its output when it does not exit in time. */
-  stop(timeoutMs?: number): Promise<number | null>;
-}
+/**
+ * Gantry driven as users drive it: `node bin/gantry.mjs serve` as a child process on
+ * real ports, CLI commands as child processes beside it.
+ */
 
-export interface ServeEnv {
-  readonly env: Record<string, string>;
+/** The environment of one Gantry installation: its home, its generated/ folder and its ports. */
+export interface Installation {
+  readonly home: string;
+  readonly generatedDir: string;
   readonly port: number;
   readonly callsPort: number;
+  readonly baseUrl: string;
+  readonly apiUrl: string;
+  /** What `serve` and the CLI beside it run with. */
+  readonly env: Record<string, string>;
 }
 
 /**
- * Environment of a `gantry serve` with its own GANTRY_HOME (an embedded cluster unless
- * DATABASE_URL is given) on ports picked free first: PORT=0 would not tell a test which
- * port a separate process got.
+ * A fresh installation in a new GANTRY_HOME, on ports picked free first: PORT=0 would not
+ * tell a test which port a separate process got. `databaseUrl` shares an existing cluster
+ * (the suite's, by default); `null` leaves DATABASE_URL empty, so the installation owns an
+ * embedded cluster under its GANTRY_HOME.
  */
-export async function serveEnv(home: string, overrides: Record<string, string> = {}): Promise<ServeEnv> {
+export async function installation(options: { databaseUrl?: string | null; env?: Record<string, string> } = {}): Promise<Installation> {
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-serve-'));
+  const generatedDir = path.join(home, 'generated');
   const [port, callsPort] = [await freePort(), await freePort()];
-  const env = {
-    DATABASE_URL: '',
-    GANTRY_HOME: home,
-    GANTRY_GENERATED_DIR: path.join(home, 'generated'),
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    CALLS_PORT: String(callsPort),
-    LOG_LEVEL: 'warn',
-    ...overrides,
+  const databaseUrl = options.databaseUrl === undefined ? inject('databaseUrl') : options.databaseUrl;
+  return {
+    home,
+    generatedDir,
+    port,
+    callsPort,
+    baseUrl: `http://127.0.0.1:${port}`,
+    apiUrl: `http://127.0.0.1:${callsPort}`,
+    env: {
+      DATABASE_URL: databaseUrl ?? '',
+      GANTRY_HOME: home,
+      GANTRY_GENERATED_DIR: generatedDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CALLS_PORT: String(callsPort),
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
   };
-  return { env, port, callsPort };
 }
 
-export async function startServe(env: Record<string, string>, startTimeoutMs = 90_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], { cwd: repoRoot, env: { ...process.env, ...env } });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const banner = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), startTimeoutMs);
-    const ready = (): void => {
-      if (!/service_key: .*\n/.test(output)) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', ready);
-      resolve(output);
+export async function removeInstallation(inst: Installation): Promise<void> {
+  await fs.rm(inst.home, { recursive: true, force: true });
+}
+
+/** A running `gantry serve`. */
+export interface Server {
+  readonly inst: Installation;
+  readonly child: ChildProcess;
+  /** The demo keys of the start-up banner. */
+  readonly anonKey: string;
+  readonly serviceKey: string;
+  /** Its exit code once it has exited. */
+  readonly exited: Promise<number | null>;
+  /** Everything it wrote to stdout and stderr so far (for failure messages). */
+  output(): string;
+  /** Sends the signal, then its exit code; throws with its output (and kills it) when it does not exit in time. */
+  stop(signal?: 'SIGTERM' | 'SIGINT', timeoutMs?: number): Promise<number | null>;
+}
+
+const START_TIMEOUT_MS = 90_000;
+
+/** Resolves once `output` holds the whole banner: it is printed after both listeners are up. */
+function banner(child: ChildProcess, output: () => string, deadline: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`gantry serve printed no banner within ${START_TIMEOUT_MS} ms:\n${output()}`)), deadline - Date.now());
+    const check = (): void => {
+      if (/service_key: .*\n/.test(output())) done(null);
     };
-    child.stdout!.on('data', ready);
-    child.on('exit', () => reject(new Error(`serve exited: ${output}`)));
+    const exit = (code: number | null): void => done(new Error(`gantry serve exited with ${code}:\n${output()}`));
+    function done(error: Error | null): void {
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      child.off('exit', exit);
+      if (error) reject(error);
+      else resolve(output());
+    }
+    child.stdout!.on('data', check);
+    child.on('exit', exit);
+    check();
   });
-  const key = (name: string): string => new RegExp(`${name}: +(\\S+)`).exec(banner)![1]!;
-  const stop = async (timeoutMs = 30_000): Promise<number | null> => {
-    child.kill('SIGTERM');
+}
+
+async function waitHealthy(url: string, child: ChildProcess, output: () => string, deadline: number): Promise<void> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`gantry serve exited with ${child.exitCode}:\n${output()}`);
+    const status = await fetch(url).then(
+      (res) => res.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`gantry serve not healthy at ${url}:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Starts `gantry serve` for an installation and waits for its banner and (unless
+ * `health: false`) for both listeners to answer /health with 200; a start that fails
+ * stops the process and throws with its output.
+ */
+export async function serve(inst: Installation, options: { health?: boolean } = {}): Promise<Server> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...inst.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  child.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const output = (): string => printed;
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const stop = async (signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM', timeoutMs = 60_000): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`serve did not exit within ${timeoutMs} ms of SIGTERM: ${output}`)), timeoutMs);
-    });
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
     try {
-      return await Promise.race([exited, late]);
+      const code = await Promise.race([exited, late]);
+      if (code !== 'late') return code;
     } finally {
       clearTimeout(timer);
     }
+    child.kill('SIGKILL');
+    throw new Error(`gantry serve did not exit within ${timeoutMs} ms of ${signal}:\n${output()}`);
   };
-  return { child, banner, anonKey: key('anon_key'), serviceKey: key('service_key'), exited, output: () => output, stop };
+  let text: string;
+  try {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    text = await banner(child, output, deadline);
+    if (options.health !== false) {
+      await waitHealthy(`${inst.baseUrl}/health`, child, output, deadline);
+      await waitHealthy(`${inst.apiUrl}/health`, child, output, deadline);
+    }
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  const key = (name: string): string => new RegExp(`${name}: +(\\S+)`).exec(text)![1]!;
+  return { inst, child, anonKey: key('anon_key'), serviceKey: key('service_key'), exited, output, stop };
+}
+
+/** A fresh installation on the suite's cluster with `gantry serve` running on it. */
+export async function servedInstallation(): Promise<Server> {
+  return serve(await installation());
+}
+
+/** Stops the server, removes its installation, and fails unless it exited with 0. */
+export async function shutDown(server: Server): Promise<void> {
+  const code = await server.stop();
+  await removeInstallation(server.inst);
+  if (code !== 0) throw new Error(`gantry serve exited with ${code}:\n${server.output()}`);
+}
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout parsed as JSON when it is exactly one JSON document, else undefined. */
+  readonly json: unknown;
+}
+
+/** `node bin/gantry.mjs <args>` in its own process. */
+export async function cli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
+  const run = await runCli(args, env);
+  let json: unknown;
+  try {
+    json = JSON.parse(run.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { ...run, json };
+}
+
+/** Like `cli`, but a non-zero exit fails with the command's output. */
+export async function cliOk(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
+  const run = await cli(args, env);
+  if (run.code !== 0) throw new Error(`gantry ${args.join(' ')} exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  return run;
+}
+
+/** The one JSON object a `--json` run printed; throws unless stdout is exactly one JSON object. */
+export function jsonObject(run: CliRun): Record<string, unknown> {
+  const value = run.json;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(`expected one JSON object on stdout, got: ${JSON.stringify(run.stdout)} (stderr: ${run.stderr})`);
+  }
+  return value as Record<string, unknown>;
 }
