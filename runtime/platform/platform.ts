@@ -127,9 +127,10 @@ interface ApiLogin {
 
 /**
  * The cluster-wide API roles, and the login role the data API uses. Gantry sets a password only
- * on a login role it created itself, once: `authenticator` when the cluster had none, else (a
- * PostgREST or Supabase stack sharing the cluster owns it) a `gantry_authenticator` of its own,
- * granted the same API roles, so that credentials others rely on are never changed.
+ * once, on a login role nobody else can log in as: `authenticator` when the cluster had none
+ * (or one without a password), else (a PostgREST or Supabase stack sharing the cluster owns it)
+ * a `gantry_authenticator` of its own, granted the same API roles, so that credentials others
+ * rely on are never changed.
  */
 async function ensureApiRoles(client: pg.PoolClient): Promise<ApiLogin> {
   await client.query('SELECT pg_advisory_lock(hashtext($1))', ['gantry.roles']);
@@ -138,11 +139,12 @@ async function ensureApiRoles(client: pg.PoolClient): Promise<ApiLogin> {
       const { rows } = await client.query<{ value: string }>('SELECT value FROM cluster_secrets WHERE name = $1', [`${role}_password`]);
       return rows[0] ? { role, password: rows[0].value } : null;
     };
-    const authenticatorExisted = (await client.query(`SELECT 1 FROM pg_roles WHERE rolname = 'authenticator'`)).rowCount === 1;
+    // An authenticator that can log in belongs to someone (a role without a password holds no credentials to keep).
+    const othersAuthenticator = (await client.query(`SELECT 1 FROM pg_authid WHERE rolname = 'authenticator' AND rolpassword IS NOT NULL`)).rowCount === 1;
     await client.query(await fs.readFile(path.join(import.meta.dirname, 'sql', 'roles.sql'), 'utf8'));
     const known = (await login('authenticator')) ?? (await login('gantry_authenticator'));
     if (known) return known;
-    const role = authenticatorExisted ? 'gantry_authenticator' : 'authenticator';
+    const role = othersAuthenticator ? 'gantry_authenticator' : 'authenticator';
     const password = newSecret();
     if (role === 'gantry_authenticator') {
       const exists = (await client.query(`SELECT 1 FROM pg_roles WHERE rolname = 'gantry_authenticator'`)).rowCount === 1;
