@@ -1,4 +1,5 @@
 import type { SchemaModel } from '../model/types.js';
+import { buildComputed } from './build-computed.js';
 import { buildFunctions } from './build-functions.js';
 import { buildRelations } from './build-relations.js';
 import { buildCompositeTypes, buildEnums } from './build-types.js';
@@ -13,6 +14,7 @@ export function buildSchemaModel(raw: RawCatalog): SchemaModel {
     schemas: [...raw.schemas],
     relations: buildRelations(raw, types),
     functions: buildFunctions(raw, types),
+    computed: buildComputed(raw, types),
     enums: buildEnums(raw),
     compositeTypes: buildCompositeTypes(raw, types),
   };

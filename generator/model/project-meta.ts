@@ -1,4 +1,5 @@
-import type { ColumnMeta, FunctionMeta, Grants, ReturnKind, TableMeta } from '../../runtime/index.js';
+import type { ColumnMeta, ComputedFieldMeta, ComputedRelationMeta, FunctionMeta, Grants, ReturnKind, TableMeta } from '../../runtime/index.js';
+import { computedFields, computedRelationships } from './computed.js';
 import { relationKey, type Relationship } from './relationships.js';
 import type { ColumnModel, FunctionModel, RelationModel, RoleGrants, SchemaModel, TypeRef } from './types.js';
 
@@ -15,20 +16,49 @@ function enumValues(model: SchemaModel, type: TypeRef): readonly string[] | null
   return model.enums.find((e) => e.schema === resolved.schema && e.name === resolved.name)?.values ?? null;
 }
 
+function typeMeta(model: SchemaModel, type: TypeRef): Pick<ColumnMeta, 'pgType' | 'elementType' | 'baseType' | 'enumValues'> {
+  const base = resolveDomain(type);
+  return {
+    pgType: type.sql,
+    elementType: base.kind === 'array' && base.element ? base.element.sql : null,
+    baseType: type.kind === 'domain' ? base.sql : type.sql,
+    enumValues: enumValues(model, type),
+  };
+}
+
 function columnMeta(model: SchemaModel, column: ColumnModel): ColumnMeta {
-  const base = resolveDomain(column.type);
   return {
     name: column.name,
-    pgType: column.type.sql,
-    elementType: base.kind === 'array' && base.element ? base.element.sql : null,
-    baseType: column.type.kind === 'domain' ? base.sql : column.type.sql,
+    ...typeMeta(model, column.type),
     nullable: column.nullable,
     default: column.default,
     identity: column.identity,
     generated: column.generated !== null,
-    enumValues: enumValues(model, column.type),
     comment: column.comment,
   };
+}
+
+/** Computed fields read like generated columns: always nullable, never written. */
+function computedFieldMetas(model: SchemaModel, relation: RelationModel): ComputedFieldMeta[] {
+  return computedFields(model, relation).map((c) => ({
+    name: c.name,
+    ...typeMeta(model, c.returnType),
+    nullable: true,
+    default: null,
+    identity: null,
+    generated: true,
+    comment: c.comment,
+    function: { schema: c.schema, name: c.name },
+  }));
+}
+
+function computedRelationMetas(model: SchemaModel, relation: RelationModel): ComputedRelationMeta[] {
+  return computedRelationships(model, relation).map(({ computed, target, toOne }) => ({
+    function: { schema: computed.schema, name: computed.name },
+    targetSchema: target.schema,
+    targetName: target.name,
+    toOne,
+  }));
 }
 
 /** Grants, narrowed by what the relation can do at all (a non-updatable view takes no writes). */
@@ -59,6 +89,8 @@ export function tableMeta(model: SchemaModel, relation: RelationModel, relations
       join,
       junction,
     })),
+    computedFields: computedFieldMetas(model, relation),
+    computedRelations: computedRelationMetas(model, relation),
     updatable: relation.updatable,
     grants: {
       anon: effectiveGrants(relation, relation.grants.anon),

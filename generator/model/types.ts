@@ -122,6 +122,26 @@ export interface FunctionModel {
   readonly execute: { readonly anon: boolean; readonly authenticated: boolean; readonly service_role: boolean };
 }
 
+/**
+ * A function whose single parameter is a relation's row type, called as `f(row)`: a computed
+ * field when it returns a value, a computed relationship when it returns rows of a relation
+ * (PostgREST's rule). Kept apart from `functions`, which holds only what `/rpc` can call.
+ */
+export interface ComputedModel {
+  readonly schema: string;
+  readonly name: string;
+  /** The parameter's name; empty when unnamed (only those are columns in `supabase gen types`). */
+  readonly argName: string;
+  /** The relation whose row type the parameter takes. */
+  readonly sourceSchema: string;
+  readonly sourceName: string;
+  readonly returnType: TypeRef;
+  readonly returnsSet: boolean;
+  /** The `ROWS` estimate (`prorows`); 0 when the function returns no set. */
+  readonly rows: number;
+  readonly comment: string | null;
+}
+
 export interface EnumModel {
   readonly schema: string;
   readonly name: string;
@@ -148,6 +168,8 @@ export interface SchemaModel {
   readonly schemas: readonly string[];
   readonly relations: readonly RelationModel[];
   readonly functions: readonly FunctionModel[];
+  /** Sorted by source relation, then function name. */
+  readonly computed: readonly ComputedModel[];
   readonly enums: readonly EnumModel[];
   readonly compositeTypes: readonly CompositeTypeModel[];
 }

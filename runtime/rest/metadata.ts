@@ -57,6 +57,28 @@ export interface RelationMeta {
   readonly junction: JunctionMeta | null;
 }
 
+export interface FunctionRef {
+  readonly schema: string;
+  readonly name: string;
+}
+
+/** A computed field: `f(row)` of a function over the table's row type, selectable, filterable and orderable like a column. */
+export interface ComputedFieldMeta extends ColumnMeta {
+  readonly function: FunctionRef;
+}
+
+/**
+ * A computed relationship: `f(row)` returning rows of `target`, embedded under the function's
+ * name. It shadows foreign-key relationships to a relation of the same name (PostgREST).
+ */
+export interface ComputedRelationMeta {
+  readonly function: FunctionRef;
+  readonly targetSchema: string;
+  readonly targetName: string;
+  /** `RETURNS t` or `ROWS 1`: an object, else an array. */
+  readonly toOne: boolean;
+}
+
 export interface Grants {
   readonly select: boolean;
   readonly insert: boolean;
@@ -83,6 +105,9 @@ export interface TableMeta {
   /** Unique constraints/indexes other than the primary key, each a column list. */
   readonly uniqueKeys: readonly (readonly string[])[];
   readonly relations: readonly RelationMeta[];
+  /** Not part of `*`: selected by name only. */
+  readonly computedFields: readonly ComputedFieldMeta[];
+  readonly computedRelations: readonly ComputedRelationMeta[];
   /** What the relation can do at all, whatever the grants (`pg_relation_is_updatable`, INSTEAD OF triggers included). */
   readonly updatable: { readonly insert: boolean; readonly update: boolean; readonly delete: boolean };
   /** What each API role may do according to table grants. */

@@ -153,6 +153,8 @@ function resultTable(fn: FunctionMeta): TableMeta {
     primaryKey: [],
     uniqueKeys: [],
     relations: [],
+    computedFields: [],
+    computedRelations: [],
     updatable: none,
     grants: { anon: none, authenticated: none, service_role: none },
     rls: { enabled: false, forced: false, policies: [] },

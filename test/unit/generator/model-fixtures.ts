@@ -38,5 +38,5 @@ export function fk(name: string, columns: string[], targetName: string, targetCo
 }
 
 export function model(relations: RelationModel[], extra: Partial<SchemaModel> = {}): SchemaModel {
-  return { modelVersion: 1, schemas: ['public'], relations, functions: [], enums: [], compositeTypes: [], ...extra };
+  return { modelVersion: 1, schemas: ['public'], relations, functions: [], computed: [], enums: [], compositeTypes: [], ...extra };
 }

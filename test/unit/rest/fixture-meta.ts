@@ -16,6 +16,7 @@ const all = { select: true, insert: true, update: true, delete: true };
 function table(name: string, columns: ColumnMeta[], primaryKey: string[], relations: RelationMeta[]): TableMeta {
   return {
     schema: 'public', name, kind: 'table', comment: null, columns, primaryKey, uniqueKeys: [], relations,
+    computedFields: [], computedRelations: [],
     updatable: { insert: true, update: true, delete: true },
     grants: { anon: all, authenticated: all, service_role: all },
     rls: { enabled: false, forced: false, policies: [] },
