@@ -1,7 +1,7 @@
 import { pgrstError, undefinedColumn } from '../errors.js';
-import type { ColumnMeta, TableMeta } from '../metadata.js';
+import type { ColumnMeta, ComputedFieldMeta, TableMeta } from '../metadata.js';
 import type { Condition, Field, FilterCondition, Operation, OrderTerm } from '../parse/ast.js';
-import { columnRef, quoteIdent } from './identifiers.js';
+import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
 import { arrayLiteral, type Params } from './params.js';
 
 /** What a filter or order at one level of the embed tree can refer to. */
@@ -23,10 +23,20 @@ export interface ScopeEmbed {
   readonly keys: readonly string[];
 }
 
-export function findColumn(table: TableMeta, name: string): ColumnMeta {
-  const column = table.columns.find((c) => c.name === name);
+/** A column, else a computed field of that name (a column shadows a function, as in PostgreSQL). */
+export function findColumn(table: TableMeta, name: string): ColumnMeta | ComputedFieldMeta {
+  const column = table.columns.find((c) => c.name === name) ?? table.computedFields.find((c) => c.name === name);
   if (!column) throw undefinedColumn(table.name, name);
   return column;
+}
+
+/** `f(row)` with the row cast to its relation's type, so a CTE's row (RPC results, writes) calls the same function. */
+export function rowCallSql(fn: { readonly schema: string; readonly name: string }, alias: string, table: TableMeta): string {
+  return `${qualifiedName(fn.schema, fn.name)}(${quoteIdent(alias)}::${qualifiedName(table.schema, table.name)})`;
+}
+
+function columnSql(scope: Scope, column: ColumnMeta | ComputedFieldMeta): string {
+  return 'function' in column ? rowCallSql(column.function, scope.alias, scope.table) : columnRef(scope.alias, column.name);
 }
 
 /** How the JSON path is applied: select keeps `json` as is; filters and orders need `jsonb` (json has no operators). */
@@ -49,7 +59,7 @@ export function jsonPathSql(params: Params, base: string, field: Field): string 
 /** `"t0"."col"` or `"t0"."col"->$1::text->>$2::text`. */
 export function fieldSql(params: Params, scope: Scope, field: Field, purpose: Purpose): string {
   const column = findColumn(scope.table, field.name);
-  const ref = columnRef(scope.alias, column.name);
+  const ref = columnSql(scope, column);
   if (field.jsonPath.length === 0) return ref;
   return jsonPathSql(params, jsonBase(ref, column, purpose), field);
 }

@@ -2,10 +2,10 @@ import { duplicateAlias, pgrstError } from '../errors.js';
 import type { ProjectMeta, TableMeta } from '../metadata.js';
 import type { Aggregate, ApiRequest, ColumnSelect, Condition, EmbedSelect, OrderTerm, Range, SelectItem } from '../parse/ast.js';
 import { validateOutputName } from '../parse/names.js';
-import { conditionSql, fieldKey, fieldSql, orderSql, type Scope, type ScopeEmbed } from './expressions.js';
+import { conditionSql, fieldKey, fieldSql, orderSql, rowCallSql, type Scope, type ScopeEmbed } from './expressions.js';
 import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
 import type { Params } from './params.js';
-import { findRelation } from './relations.js';
+import { findRelation, type EmbedSource } from './relations.js';
 
 export interface Output {
   readonly key: string;
@@ -139,25 +139,13 @@ export class TreeBuilder {
   private embed(parent: Scope, path: readonly string[], item: EmbedSelect): {
     key: string; outputs: Output[]; join: string; inner: boolean; scopeEmbed: ScopeEmbed;
   } {
-    const { relation, target, toOne } = findRelation(this.meta, parent.table, item.name, item.hint);
+    const { source, target, toOne } = findRelation(this.meta, parent.table, item.name, item.hint);
     const key = item.alias ?? item.name;
     if (item.alias !== null) this.aliasedNames.set(JSON.stringify([...path, item.name]), item.alias);
     const childPath = [...path, key];
     const childAlias = this.alias('t');
     const child = this.level(target, childAlias, childPath, item.select);
-
-    let from = `${qualifiedName(target.schema, target.name)} AS ${quoteIdent(childAlias)}`;
-    const joinConds: string[] = [];
-    if (relation.junction) {
-      const j = relation.junction;
-      const jAlias = this.alias('t');
-      const on = j.target.from.map((c, i) => `${columnRef(jAlias, c)} = ${columnRef(childAlias, j.target.to[i] ?? '')}`);
-      from += ` INNER JOIN ${qualifiedName(j.schema, j.name)} AS ${quoteIdent(jAlias)} ON ${on.join(' AND ')}`;
-      joinConds.push(...j.source.to.map((c, i) => `${columnRef(jAlias, c)} = ${columnRef(parent.alias, j.source.from[i] ?? '')}`));
-    } else if (relation.join) {
-      const join = relation.join;
-      joinConds.push(...join.to.map((c, i) => `${columnRef(childAlias, c)} = ${columnRef(parent.alias, join.from[i] ?? '')}`));
-    }
+    const { from, joinConds } = this.embedFrom(source, target, childAlias, parent);
     const hoisting = item.spread && toOne;
     if (item.spread && !toOne && child.outputs.some((o) => o.aggregate !== undefined)) {
       throw pgrstError('PGRST127', 'Feature not implemented', 'Aggregates are not implemented for one-to-many or many-to-many spreads.');
@@ -198,6 +186,27 @@ export class TreeBuilder {
     const on = isInner && !toOne ? exists : 'TRUE';
     const join = `${isInner ? 'INNER' : 'LEFT'} JOIN LATERAL (${body}) AS ${lat} ON ${on}`;
     return { key, outputs, join, inner: isInner, scopeEmbed: { toOne, lateral, exists, keys } };
+  }
+
+  /** The embed's FROM item and the conditions tying its rows to the parent row. */
+  private embedFrom(source: EmbedSource, target: TableMeta, childAlias: string, parent: Scope): { from: string; joinConds: string[] } {
+    if (source.kind === 'computed') {
+      return { from: `${rowCallSql(source.computed.function, parent.alias, parent.table)} AS ${quoteIdent(childAlias)}`, joinConds: [] };
+    }
+    const { relation } = source;
+    let from = `${qualifiedName(target.schema, target.name)} AS ${quoteIdent(childAlias)}`;
+    const joinConds: string[] = [];
+    if (relation.junction) {
+      const j = relation.junction;
+      const jAlias = this.alias('t');
+      const on = j.target.from.map((c, i) => `${columnRef(jAlias, c)} = ${columnRef(childAlias, j.target.to[i] ?? '')}`);
+      from += ` INNER JOIN ${qualifiedName(j.schema, j.name)} AS ${quoteIdent(jAlias)} ON ${on.join(' AND ')}`;
+      joinConds.push(...j.source.to.map((c, i) => `${columnRef(jAlias, c)} = ${columnRef(parent.alias, j.source.from[i] ?? '')}`));
+    } else if (relation.join) {
+      const join = relation.join;
+      joinConds.push(...join.to.map((c, i) => `${columnRef(childAlias, c)} = ${columnRef(parent.alias, join.from[i] ?? '')}`));
+    }
+    return { from, joinConds };
   }
 
   /**

@@ -1,8 +1,13 @@
 import { pgrstError } from '../errors.js';
-import type { ProjectMeta, RelationMeta, TableMeta } from '../metadata.js';
+import type { ComputedRelationMeta, ProjectMeta, RelationMeta, TableMeta } from '../metadata.js';
+
+/** How an embed reaches its rows: joined over a foreign key, or from `f(parent row)`. */
+export type EmbedSource =
+  | { readonly kind: 'foreign-key'; readonly relation: RelationMeta }
+  | { readonly kind: 'computed'; readonly computed: ComputedRelationMeta };
 
 export interface ResolvedRelation {
-  readonly relation: RelationMeta;
+  readonly source: EmbedSource;
   readonly target: TableMeta;
   /** many-to-one and one-to-one give an object; one-to-many and many-to-many an array. */
   readonly toOne: boolean;
@@ -98,18 +103,40 @@ export function closest(name: string, candidates: Iterable<string>): string | nu
   return bestScore >= 0.6 ? best : null;
 }
 
-export function findRelation(meta: ProjectMeta, source: TableMeta, name: string, hint: string | null): ResolvedRelation {
+/**
+ * A computed relationship is found by its function's name whatever the hint. Its function
+ * shadows the foreign-key relationships to the relation of the same schema and name, as
+ * PostgREST's schema cache keys both by (source, function or target) and lets functions win.
+ */
+function computedMatches(meta: ProjectMeta, source: TableMeta, name: string): ResolvedRelation[] {
   const found: ResolvedRelation[] = [];
+  for (const computed of source.computedRelations) {
+    if (computed.function.name !== name || computed.targetSchema !== source.schema) continue;
+    const target = meta.tables[`${computed.targetSchema}.${computed.targetName}`];
+    if (target) found.push({ source: { kind: 'computed', computed }, target, toOne: computed.toOne });
+  }
+  return found;
+}
+
+function shadowed(source: TableMeta, relation: RelationMeta): boolean {
+  return source.computedRelations.some(
+    (c) => c.function.schema === relation.targetSchema && c.function.name === relation.targetName,
+  );
+}
+
+export function findRelation(meta: ProjectMeta, source: TableMeta, name: string, hint: string | null): ResolvedRelation {
+  const found: ResolvedRelation[] = computedMatches(meta, source, name);
   for (const relation of source.relations) {
     // Embedding stays inside the source's schema, as in PostgREST's schema cache lookup.
-    if (relation.targetSchema !== source.schema) continue;
+    if (relation.targetSchema !== source.schema || shadowed(source, relation)) continue;
     const target = meta.tables[`${relation.targetSchema}.${relation.targetName}`];
     if (!target || !matches(source, relation, target, name, hint)) continue;
-    found.push({ relation, target, toOne: relation.kind === 'many-to-one' || relation.kind === 'one-to-one' });
+    found.push({ source: { kind: 'foreign-key', relation }, target, toOne: relation.kind === 'many-to-one' || relation.kind === 'one-to-one' });
   }
   if (found.length === 1) return found[0] as ResolvedRelation;
   if (found.length === 0) {
-    const suggestion = hint === null ? closest(name, source.relations.map((r) => r.targetName)) : null;
+    const candidates = [...source.relations.map((r) => r.targetName), ...source.computedRelations.map((c) => c.function.name)];
+    const suggestion = hint === null ? closest(name, candidates) : null;
     throw pgrstError(
       'PGRST200',
       `Could not find a relationship between '${source.name}' and '${name}' in the schema cache`,
@@ -117,10 +144,12 @@ export function findRelation(meta: ProjectMeta, source: TableMeta, name: string,
       suggestion === null ? null : `Perhaps you meant '${suggestion}' instead of '${name}'.`,
     );
   }
+  // PostgREST describes a computed relationship in PGRST201 as an empty object and offers no hint for it.
+  const fkRelations = found.flatMap((f) => (f.source.kind === 'foreign-key' ? [f.source.relation] : []));
   throw pgrstError(
     'PGRST201',
     `Could not embed because more than one relationship was found for '${source.name}' and '${name}'`,
-    found.map((f) => describe(source, f.relation)),
-    `Try changing '${name}' to one of the following: ${found.map((f) => hintName(f.relation)).join(', ')}. Find the desired relationship in the 'details' key.`,
+    found.map((f) => (f.source.kind === 'foreign-key' ? describe(source, f.source.relation) : {})),
+    `Try changing '${name}' to one of the following: ${fkRelations.map(hintName).join(', ')}. Find the desired relationship in the 'details' key.`,
   );
 }
