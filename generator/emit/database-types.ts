@@ -1,13 +1,14 @@
+import { returnedRelation, typedComputedColumns, typedOnlyFunctions } from '../model/computed.js';
 import { functionGroups } from '../model/project-meta.js';
 import { relationKey, type Relationship } from '../model/relationships.js';
 import { sortByKey } from '../model/sort.js';
-import type { RelationModel } from '../model/types.js';
+import type { FunctionModel, RelationModel } from '../model/types.js';
 import { printValue, sections, type Printable } from './code.js';
 import type { EmitContext } from './context.js';
 import { functionSignatures } from './function-types.js';
 import { fileHeader } from './header.js';
 import { propertyKey, stringLiteral } from './names.js';
-import { insertFields, isWritable, objectType, rowFields, updateFields } from './row-types.js';
+import { insertFields, isWritable, objectType, rowFields, updateFields, type Field } from './row-types.js';
 import { helperTypes, jsonType } from './supabase-helpers.js';
 import { tsType, type TypeContext } from './ts-types.js';
 
@@ -47,16 +48,36 @@ function relationshipList(relationships: readonly Relationship[], indent: string
   return `[\n${items.join('')}${indent}]`;
 }
 
+/** Computed fields and relationships as `supabase gen types` adds them to a Row: after the columns, the row of a relation inline, nullable. */
+function computedRowFields(context: EmitContext, relation: RelationModel, types: TypeContext, indent: string): Field[] {
+  return sortByKey(typedComputedColumns(context.model, relation), (c) => [c.name]).map((c) => {
+    const target = returnedRelation(context.model, c);
+    const type = target ? objectType(rowFields(target, types), indent) : tsType(c.returnType, types);
+    return { name: c.name, type: `${type} | null`, optional: false };
+  });
+}
+
 function relationBody(context: EmitContext, relation: RelationModel, types: TypeContext, indent: string): string {
   const inner = `${indent}  `;
   const relationships = context.relationships.get(relationKey(relation.schema, relation.name)) ?? [];
-  const parts = [`${inner}Row: ${objectType(rowFields(relation, types), inner)};\n`];
+  const row = [...rowFields(relation, types), ...computedRowFields(context, relation, types, `${inner}  `)];
+  const parts = [`${inner}Row: ${objectType(row, inner)};\n`];
   if (isWritable(relation)) {
     parts.push(`${inner}Insert: ${objectType(insertFields(relation, types), inner)};\n`);
     parts.push(`${inner}Update: ${objectType(updateFields(relation, types), inner)};\n`);
   }
   parts.push(`${inner}Relationships: ${relationshipList(relationships, inner)};\n`);
   return `{\n${parts.join('')}${indent}}`;
+}
+
+/** Callable functions plus those typed only for computed relationships, overloads together, by name. */
+function typedFunctionGroups(context: EmitContext): Map<string, FunctionModel[]> {
+  const groups = functionGroups(context.model);
+  for (const fn of typedOnlyFunctions(context.model)) {
+    const key = relationKey(fn.schema, fn.name);
+    groups.set(key, [...(groups.get(key) ?? []), fn]);
+  }
+  return new Map(sortByKey([...groups.entries()], ([key]) => [key]));
 }
 
 function schemaBody(context: EmitContext, schema: string, types: TypeContext, indent: string): string {
@@ -66,7 +87,7 @@ function schemaBody(context: EmitContext, schema: string, types: TypeContext, in
   const relations = model.relations.filter((r) => r.schema === schema);
   const tables = relations.filter((r) => r.kind === 'table').map((r) => [r.name, relationBody(context, r, types, groupIndent)] as const);
   const views = relations.filter((r) => r.kind !== 'table').map((r) => [r.name, relationBody(context, r, types, groupIndent)] as const);
-  const functions = [...functionGroups(model).values()]
+  const functions = [...typedFunctionGroups(context).values()]
     .filter((overloads) => overloads[0]?.schema === schema)
     .map((overloads) => [overloads[0]?.name ?? '', functionSignatures(overloads, types, groupIndent, groupIndent)] as const);
   const enums = model.enums

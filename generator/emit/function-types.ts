@@ -15,22 +15,38 @@ export function functionSignature(fn: FunctionModel, context: TypeContext, inden
   // A callable function's only unnamed parameter is its single one, typed under the key "".
   const args = sortByKey(inputArgs(fn), (arg) => [arg.name]);
   const argFields: Field[] = args.map((arg) => ({ name: arg.name, type: tsType(arg.type, context), optional: arg.hasDefault }));
+  const setof = setofTarget(fn, context);
+  const source = rowSource(fn, context);
+  const returns = source !== null && setof === null && args[0]?.name === ''
+    ? `{ error: true } & ${stringLiteral(`the function ${fn.schema}.${fn.name} with parameter or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache`)}`
+    : returnType(fn, context, inner, setof !== null && fn.rows <= 1);
   const lines = [
     `${inner}Args: ${argFields.length === 0 ? 'never' : objectType(argFields, inner)};\n`,
-    `${inner}Returns: ${returnType(fn, context, inner)};\n`,
+    `${inner}Returns: ${returns};\n`,
   ];
-  const setof = setofTarget(fn, context);
   if (setof) {
     lines.push(
       `${inner}SetofOptions: {\n` +
-        `${inner}  from: "*";\n` +
+        `${inner}  from: ${stringLiteral(source ?? '*')};\n` +
         `${inner}  to: ${stringLiteral(setof)};\n` +
-        `${inner}  isOneToOne: ${!fn.returnsSet};\n` +
+        `${inner}  isOneToOne: ${fn.rows <= 1};\n` +
         `${inner}  isSetofReturn: ${fn.returnsSet};\n` +
         `${inner}};\n`,
     );
   }
   return `{\n${lines.join('')}${indent}}`;
+}
+
+/**
+ * The relation whose row is the function's only parameter, named as \`format_type\` names it
+ * on a default search path: the \`from\` of a computed relationship's \`SetofOptions\`.
+ */
+function rowSource(fn: FunctionModel, context: TypeContext): string | null {
+  const [only] = fn.args;
+  if (fn.args.length !== 1 || !only || only.type.kind !== 'composite') return null;
+  const relation = context.model.relations.find((r) => r.schema === only.type.schema && r.name === only.type.name);
+  if (!relation) return null;
+  return relation.schema === 'public' ? relation.name : `${relation.schema}.${relation.name}`;
 }
 
 /**
@@ -48,9 +64,10 @@ export function functionSignatures(
   return overloads.map((fn) => `\n${unionIndent}| ${functionSignature(fn, context, unionIndent)}`).join('');
 }
 
-function returnType(fn: FunctionModel, context: TypeContext, indent: string): string {
+/** `oneRow`: a set of at most one row by its `ROWS` estimate, typed as that row (postgrest-js restores the array from `isOneToOne`). */
+function returnType(fn: FunctionModel, context: TypeContext, indent: string, oneRow: boolean): string {
   const outputs = resultColumns(fn);
-  const many = (type: string): string => (fn.returnsSet ? `${type.includes(' | ') ? `(${type})` : type}[]` : type);
+  const many = (type: string): string => (fn.returnsSet && !oneRow ? `${type.includes(' | ') ? `(${type})` : type}[]` : type);
   if (outputs.length > 0) {
     const fields = sortByKey(outputs, (column) => [column.name]).map((column) => ({
       name: column.name,

@@ -31,6 +31,7 @@ export function buildComputed(raw: RawCatalog, types: TypeRefs): ComputedModel[]
       schema,
       name: proc.proname,
       argName: proc.proargnames?.[inputPosition] ?? '',
+      argType: types.ref(inputs[0] ?? ''),
       sourceSchema: source.getNamespace()?.nspname ?? '',
       sourceName: source.relname,
       returnType: types.ref(proc.prorettype),

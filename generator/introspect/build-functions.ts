@@ -43,6 +43,7 @@ export function buildFunctions(raw: RawCatalog, types: TypeRefs): FunctionModel[
         args: buildArgs(proc, types),
         returnType: types.ref(proc.prorettype),
         returnsSet: proc.proretset,
+        rows: proc.proretset ? (proc.prorows ?? 0) : 0,
         volatility: volatilities[proc.provolatile ?? 'v'] ?? 'volatile',
         securityDefiner: proc.prosecdef === true,
         language: text?.language ?? '',

@@ -1,4 +1,4 @@
-import type { ComputedModel, RelationModel, SchemaModel } from './types.js';
+import type { ComputedModel, FunctionModel, RelationModel, SchemaModel } from './types.js';
 
 /** A computed relationship: the function and the relation whose rows it returns. */
 export interface ComputedRelationship {
@@ -31,4 +31,33 @@ export function computedRelationships(model: SchemaModel, relation: RelationMode
     if (target) found.push({ computed, target, toOne: !computed.returnsSet || computed.rows === 1 });
   }
   return found;
+}
+
+/**
+ * Functions `/rpc` cannot call (an unnamed row parameter) that `supabase gen types` still
+ * lists, so postgrest-js finds computed relationships by their `SetofOptions.from`; in the
+ * shape of a callable function.
+ */
+export function typedOnlyFunctions(model: SchemaModel): FunctionModel[] {
+  return model.computed
+    .filter((c) => c.argName === '')
+    .map((c) => ({
+      schema: c.schema,
+      name: c.name,
+      identityArguments: c.argType.sql,
+      args: [{ name: '', type: c.argType, mode: 'in', hasDefault: false }],
+      returnType: c.returnType,
+      returnsSet: c.returnsSet,
+      rows: c.rows,
+      volatility: 'volatile',
+      securityDefiner: false,
+      language: '',
+      comment: c.comment,
+      execute: { anon: false, authenticated: false, service_role: false },
+    }));
+}
+
+/** Computed columns of a relation's Row in `supabase gen types`: functions whose identity arguments read as the bare table name. */
+export function typedComputedColumns(model: SchemaModel, relation: RelationModel): ComputedModel[] {
+  return ofSource(model, relation).filter((c) => c.argName === '' && c.schema === relation.schema && relation.schema === 'public');
 }

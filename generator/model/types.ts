@@ -115,6 +115,8 @@ export interface FunctionModel {
   readonly args: readonly FunctionArgModel[];
   readonly returnType: TypeRef;
   readonly returnsSet: boolean;
+  /** The `ROWS` estimate (`prorows`); 0 when the function returns no set. */
+  readonly rows: number;
   readonly volatility: Volatility;
   readonly securityDefiner: boolean;
   readonly language: string;
@@ -132,6 +134,7 @@ export interface ComputedModel {
   readonly name: string;
   /** The parameter's name; empty when unnamed (only those are columns in `supabase gen types`). */
   readonly argName: string;
+  readonly argType: TypeRef;
   /** The relation whose row type the parameter takes. */
   readonly sourceSchema: string;
   readonly sourceName: string;

@@ -5,7 +5,7 @@ import { int4, text, type } from './model-fixtures.js';
 
 function fn(...args: Array<[name: string, type: TypeRef, mode?: ArgMode]>): FunctionModel {
   return {
-    schema: 'public', name: 'f', identityArguments: '', returnType: int4, returnsSet: false, volatility: 'volatile',
+    schema: 'public', name: 'f', identityArguments: '', returnType: int4, returnsSet: false, rows: 0, volatility: 'volatile',
     securityDefiner: false, language: 'sql', comment: null, execute: { anon: true, authenticated: true, service_role: true },
     args: args.map(([name, argType, mode]) => ({ name, type: argType, mode: mode ?? 'in', hasDefault: false })),
   };

@@ -23,6 +23,7 @@ function fn(name: string, extra: Partial<FunctionModel>): FunctionModel {
     args: [],
     returnType: int4,
     returnsSet: false,
+    rows: 0,
     volatility: 'volatile',
     securityDefiner: false,
     language: 'sql',
