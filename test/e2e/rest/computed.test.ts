@@ -1,18 +1,34 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { compileStrict } from '../../helpers/typescript.js';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { errorBody, restCaller, userToken } from './http.js';
 
 /**
  * Computed fields and computed relationships (test/fixtures/schemas/rest-computed.sql) over raw
- * HTTP, with PostgREST's bodies and error codes; row-level security inside the functions.
+ * HTTP and supabase-js, with PostgREST's bodies and error codes; row-level security inside the
+ * functions; their entries in database.types.ts as \`supabase gen types\` writes them.
  */
 
 let host: TestHost;
 let project: TestProject;
 let call: ReturnType<typeof restCaller>;
 const ANN = '00000000-0000-0000-0000-0000000000a1';
+
+function client(token?: string): SupabaseClient {
+  return createClient(project.url, project.keys.anon_key, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    realtime: { transport: WebSocket as never },
+    global: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
+  });
+}
+
+function generated(file: string): Promise<string> {
+  return fs.readFile(path.join(host.platform.config.generatedDir, project.record.ref, file), 'utf8');
+}
 
 beforeAll(async () => {
   host = await startTestHost();
@@ -109,3 +125,47 @@ describe('computed relationships', () => {
     )]);
   });
 });
+
+describe('through supabase-js', () => {
+  it('selects computed fields and embeds computed relationships', async () => {
+    const { data, error, status } = await client(userToken(project, ANN))
+      .from('channels').select('id, slug_upper, get_messages(id, blurb_message), latest_message(id)').eq('id', 1);
+    expect([status, error]).toEqual([200, null]);
+    expect(data).toEqual([{ id: 1, slug_upper: 'GENERAL', get_messages: [{ id: 1, blurb_message: 'hel' }, { id: 2, blurb_message: 'sec' }], latest_message: { id: 2 } }]);
+    const missing = await client().from('channels').select('id, nope(*)');
+    expect([missing.status, missing.error?.code]).toEqual([400, 'PGRST200']);
+    const column = await client().from('messages').select('id, nope');
+    expect([column.status, column.error?.code]).toEqual([400, '42703']);
+  });
+
+  it('types them from database.types.ts as supabase gen types does', async () => {
+    const types = await generated('database.types.ts');
+    expect(types).toContain('          blurb_message: string | null;\n');
+    expect(types).toContain('        SetofOptions: {\n          from: "channels";\n          to: "messages";\n          isOneToOne: false;\n          isSetofReturn: true;\n        };');
+    expect(types).toContain('        SetofOptions: {\n          from: "messages";\n          to: "channels";\n          isOneToOne: true;\n          isSetofReturn: true;\n        };');
+    const dir = path.join(repoRoot, 'test-output', 'typed-computed', project.record.ref);
+    await fs.mkdir(dir, { recursive: true });
+    try {
+      await fs.writeFile(path.join(dir, 'database.types.ts'), types);
+      await fs.writeFile(path.join(dir, 'client.ts'), TYPED_CLIENT);
+      expect(compileStrict([path.join(dir, 'client.ts')])).toEqual([]);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+const TYPED_CLIENT = `
+import type { SupabaseClient } from '@supabase/supabase-js';
+import type { Database } from './database.types.js';
+
+export async function typed(supabase: SupabaseClient<Database>) {
+  const { data } = await supabase.from('channels').select('id, get_messages(id, message), channel_of:latest_message(id)').single();
+  if (!data) return null;
+  const ids: number[] = data.get_messages.map((m) => m.id);
+  const blurbs = await supabase.from('messages').select('id, blurb_message, channel_of(slug)').single();
+  const blurb: string | null | undefined = blurbs.data?.blurb_message;
+  const slug: string | undefined = blurbs.data?.channel_of?.slug;
+  return { ids, blurb, slug };
+}
+`;
