@@ -53,7 +53,8 @@ export const authErrors = {
   invalidApiKey: (): AuthError =>
     new AuthError(401, 'invalid_api_key', 'Invalid API key: it is not a key of this project or it has expired'),
   noAuthorization: (): AuthError => new AuthError(401, 'no_authorization', 'This endpoint requires a valid Bearer token'),
-  badJwt: (reason: string): AuthError => new AuthError(401, 'bad_jwt', `invalid JWT: ${reason}`),
+  /** 403 as GoTrue's auth middleware; 400 only for a `sub` that is not a UUID. */
+  badJwt: (message: string, status: 400 | 403 = 403): AuthError => new AuthError(status, 'bad_jwt', message),
   notAdmin: (): AuthError => new AuthError(403, 'not_admin', 'User not allowed'),
   userNotFound: (status: 403 | 404): AuthError =>
     new AuthError(status, 'user_not_found', status === 404 ? 'User not found' : 'User from sub claim in JWT does not exist'),

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { AuthDeps } from './auth-deps.js';
-import { authErrors } from './errors.js';
+import { AuthError, authErrors } from './errors.js';
 import { JwtError, verifyProjectToken, type ProjectClaims } from './jwt.js';
 import { findLiveSession, type SessionRow } from './sessions.js';
 import type { UserRow } from './user-json.js';
@@ -23,6 +23,31 @@ function apiKeyOf(req: Request): string | null {
   const query = req.query.apikey;
   return typeof query === 'string' ? query : null;
 }
+
+/** GoTrue's message for a token it cannot verify, its reason worded as golang-jwt words it. */
+function unverifiable(error: JwtError): AuthError {
+  const reasons: Record<JwtError['code'], string> = {
+    jwt_malformed: `token is malformed: ${error.message}`,
+    jwt_unsupported_alg: `token signature is invalid: ${error.message}`,
+    jwt_bad_signature: 'token signature is invalid: signature is invalid',
+    jwt_expired: 'token has invalid claims: token is expired',
+    jwt_not_yet_valid: 'token has invalid claims: token is not valid yet',
+    jwt_missing_claim: `token has invalid claims: ${error.message}`,
+  };
+  return authErrors.badJwt(`invalid JWT: unable to parse or verify signature, ${reasons[error.code]}`);
+}
+
+function verifyOrThrow(deps: AuthDeps, token: string): ProjectClaims {
+  try {
+    return verifyProjectToken(token, deps.ctx.jwtSecret, seconds(deps));
+  } catch (error) {
+    if (error instanceof JwtError) throw unverifiable(error);
+    throw error;
+  }
+}
+
+/** GOTRUE_JWT_ADMIN_ROLES' default. */
+const ADMIN_ROLES: ReadonlySet<string> = new Set(['service_role', 'supabase_admin']);
 
 function verify(deps: AuthDeps, token: string): ProjectClaims | null {
   try {
@@ -74,31 +99,27 @@ function accessTokenOf(req: Request, deps: AuthDeps): string {
 export async function requireUser(req: Request, deps: AuthDeps): Promise<AuthenticatedUser> {
   checkPresentApiKey(req, deps);
   const token = accessTokenOf(req, deps);
-  let claims: ProjectClaims;
-  try {
-    claims = verifyProjectToken(token, deps.ctx.jwtSecret, seconds(deps));
-  } catch (error) {
-    if (error instanceof JwtError) throw authErrors.badJwt(error.message);
-    throw error;
-  }
-  if (!isUuid(claims.sub)) throw authErrors.badJwt('missing or invalid sub claim');
-  if (!isUuid(claims.session_id)) throw authErrors.badJwt('missing or invalid session_id claim');
+  const claims = verifyOrThrow(deps, token);
+  if (typeof claims.sub !== 'string' || claims.sub === '') throw authErrors.badJwt('invalid claim: missing sub claim');
+  if (!isUuid(claims.sub)) throw authErrors.badJwt('invalid claim: sub claim must be a UUID', 400);
   const user = await findUserById(deps.ctx.adminPool, claims.sub);
   if (user === null) throw authErrors.userNotFound(403);
+  // GoTrue lets a token without session_id through; every Gantry route here acts on the session, so it is required.
+  if (typeof claims.session_id !== 'string' || claims.session_id === '') throw authErrors.badJwt('invalid claim: missing session_id claim');
+  if (!isUuid(claims.session_id)) throw authErrors.badJwt('invalid claim: session_id claim must be a UUID');
   const session = await findLiveSession(deps.ctx.adminPool, claims.session_id);
   if (session === null || session.user_id !== user.id) throw authErrors.sessionNotFound(403);
   if (isBanned(user, deps.now())) throw authErrors.userBanned(403);
   return { claims, user, session };
 }
 
-/** Admin endpoints: a service_role token, as Bearer or (without Bearer) as apikey. */
+/** Admin endpoints: a token of an admin role (GoTrue's default list), as Bearer or (without Bearer) as apikey. */
 export function requireAdmin(req: Request, deps: AuthDeps): ProjectClaims {
   checkPresentApiKey(req, deps);
   const token = bearerOf(req) || apiKeyOf(req);
   if (token === null || token === '') throw authErrors.noAuthorization();
-  const claims = verify(deps, token);
-  if (claims === null) throw authErrors.badJwt('unable to parse or verify signature, or token expired');
-  if (claims.role !== 'service_role') throw authErrors.notAdmin();
+  const claims = verifyOrThrow(deps, token);
+  if (!ADMIN_ROLES.has(claims.role)) throw authErrors.notAdmin();
   return claims;
 }
 

@@ -83,7 +83,7 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
   router.post(
     '/admin/users',
     handle(deps, async (req, res) => {
-      requireAdmin(req, deps);
+      const { role: actor } = requireAdmin(req, deps);
       const body = bodyOf(req);
       const email = acceptEmail(body.email);
       const password =
@@ -107,7 +107,7 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
         }).catch((error: unknown) => {
           throw error instanceof DuplicateEmailError ? authErrors.emailExists() : error;
         });
-        await writeAudit(db, { event: 'user_created', userId: created.id, ip: clientIp(req), payload: { email, actor: 'service_role' }, at: now });
+        await writeAudit(db, { event: 'user_created', userId: created.id, ip: clientIp(req), payload: { email, actor }, at: now });
         return created;
       });
       res.status(200).json(userJson(user));
@@ -127,7 +127,7 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
   router.put(
     '/admin/users/:id',
     handle(deps, async (req, res) => {
-      requireAdmin(req, deps);
+      const { role: actor } = requireAdmin(req, deps);
       const body = bodyOf(req);
       const now = deps.now();
       const password =
@@ -168,7 +168,7 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
           event,
           userId: user.id,
           ip,
-          payload: { actor: 'service_role', fields: Object.keys(body) },
+          payload: { actor, fields: Object.keys(body) },
           at: now,
         });
         return row;
@@ -180,12 +180,12 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
   router.delete(
     '/admin/users/:id',
     handle(deps, async (req, res) => {
-      requireAdmin(req, deps);
+      const { role: actor } = requireAdmin(req, deps);
       const now = deps.now();
       const deleted = await inTransaction(deps.ctx.adminPool, async (db) => {
         const user = await deleteUser(db, String(req.params.id));
         if (user === null) throw authErrors.userNotFound(404);
-        await writeAudit(db, { event: 'user_deleted', userId: user.id, ip: clientIp(req), payload: { email: user.email, actor: 'service_role' }, at: now });
+        await writeAudit(db, { event: 'user_deleted', userId: user.id, ip: clientIp(req), payload: { email: user.email, actor }, at: now });
         return user;
       });
       res.status(200).json(userJson(deleted));

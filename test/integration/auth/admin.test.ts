@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signJwt } from '../../../runtime/auth/jwt.js';
 import { AuthSuite, uniqueEmail, type AuthProject } from './harness.js';
 
 let suite: AuthSuite;
@@ -28,7 +29,23 @@ describe('admin authorisation', () => {
     const user = await project.call('GET', '/admin/users', { bearer: login.body.access_token, headers: V });
     expect([user.status, user.body.code]).toEqual([403, 'not_admin']);
     const foreign = await project.call('GET', '/admin/users', { apikey: null, bearer: other.serviceKey, headers: V });
-    expect([foreign.status, foreign.body.code]).toEqual([401, 'bad_jwt']);
+    expect([foreign.status, foreign.body]).toEqual([
+      403,
+      { code: 'bad_jwt', message: 'invalid JWT: unable to parse or verify signature, token signature is invalid: signature is invalid' },
+    ]);
+  });
+
+  it("accepts a supabase_admin token, GoTrue's other default admin role, and records it as the actor", async () => {
+    const iat = Math.floor(Date.now() / 1000);
+    const token = signJwt(project.record.jwtSecret, { role: 'supabase_admin', iat, exp: iat + 60 });
+    const email = uniqueEmail('byadmin');
+    const res = await project.call('POST', '/admin/users', { apikey: null, bearer: token, body: { email, password: 'secret1' }, headers: V });
+    expect([res.status, res.body.email]).toEqual([200, email]);
+    const audit = await project.db.query(
+      `SELECT payload->>'actor' AS actor FROM auth.audit_log_entries WHERE event = 'user_created' AND payload->>'email' = $1`,
+      [email],
+    );
+    expect(audit.rows).toEqual([{ actor: 'supabase_admin' }]);
   });
 
   it('accepts the service key as apikey alone', async () => {

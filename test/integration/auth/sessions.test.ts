@@ -212,13 +212,23 @@ describe('GET and PUT /user', () => {
     const none = await strict.call('GET', '/user', { headers: V });
     expect([none.status, none.body]).toEqual([401, { code: 'no_authorization', message: 'This endpoint requires a valid Bearer token' }]);
     const garbage = await strict.call('GET', '/user', { bearer: 'x.y.z', headers: V });
-    expect([garbage.status, garbage.body.code]).toEqual([401, 'bad_jwt']);
+    expect([garbage.status, garbage.body.code]).toEqual([403, 'bad_jwt']);
+    expect(garbage.body.message).toMatch(/^invalid JWT: unable to parse or verify signature, token is malformed: /);
+    const forged = await strict.call('GET', '/user', { bearer: `${session.access_token.slice(0, -4)}AAAA`, headers: V });
+    expect([forged.status, forged.body]).toEqual([
+      403,
+      { code: 'bad_jwt', message: 'invalid JWT: unable to parse or verify signature, token signature is invalid: signature is invalid' },
+    ]);
+    // The anon key verifies but names no user: GoTrue's missing-sub answer.
     const anon = await strict.call('GET', '/user', { bearer: strict.anonKey, headers: V });
-    expect([anon.status, anon.body.code]).toEqual([401, 'bad_jwt']);
+    expect([anon.status, anon.body]).toEqual([403, { code: 'bad_jwt', message: 'invalid claim: missing sub claim' }]);
     strict.clock.advance(3600 + 31);
     try {
       const expired = await strict.call('GET', '/user', { bearer: session.access_token, headers: V });
-      expect([expired.status, expired.body]).toEqual([401, { code: 'bad_jwt', message: 'invalid JWT: token has expired' }]);
+      expect([expired.status, expired.body]).toEqual([
+        403,
+        { code: 'bad_jwt', message: 'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired' },
+      ]);
     } finally {
       strict.clock.advance(-(3600 + 31));
     }
