@@ -2,6 +2,7 @@ import type { ProjectContext } from '../platform/project-context.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { PasswordPool } from './passwords.js';
 import type { RateLimitConfig } from './rate-limits.js';
+import type { RedirectPolicy } from './redirects.js';
 
 export interface AuthLog {
   info(fields: Record<string, unknown>, message: string): void;
@@ -16,6 +17,7 @@ export interface AuthDeps {
   readonly mailer: Mailer;
   readonly passwords: PasswordPool;
   readonly rateLimits: RateLimitConfig;
+  readonly redirects: RedirectPolicy;
   readonly log: AuthLog;
 }
 

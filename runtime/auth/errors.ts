@@ -49,6 +49,10 @@ export const authErrors = {
   userAlreadyExists: (): AuthError => new AuthError(422, 'user_already_exists', 'User already registered'),
   emailExists: (): AuthError =>
     new AuthError(422, 'email_exists', 'A user with this email address has already been registered'),
+  signupDisabled: (): AuthError => new AuthError(422, 'signup_disabled', 'Signups not allowed for this instance'),
+  anonymousDisabled: (): AuthError => new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'),
+  /** Gantry has no phone provider: GoTrue's answers with it disabled, 400 on /signup, 422 on /token. */
+  phoneDisabled: (status: 400 | 422, message: string): AuthError => new AuthError(status, 'phone_provider_disabled', message),
   noApiKey: (): AuthError => new AuthError(401, 'no_api_key', 'No API key found in request'),
   invalidApiKey: (): AuthError =>
     new AuthError(401, 'invalid_api_key', 'Invalid API key: it is not a key of this project or it has expired'),

@@ -5,9 +5,11 @@ import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { AuthDeps, AuthLog } from './auth-deps.js';
 import { API_VERSION_2024, API_VERSION_HEADER, AuthError, authErrors, wantsVersionedErrors } from './errors.js';
 import { sendAuthError } from './http.js';
+import { settingsJson } from './settings-json.js';
 import { jsonBody } from './json-body.js';
 import { sharedPasswordPool, type PasswordPool } from './passwords.js';
 import { rateLimitsFrom } from './rate-limits.js';
+import { redirectPolicy } from './redirects.js';
 import { registerAdmin } from './routes/admin.js';
 import { registerRecovery } from './routes/recovery.js';
 import { registerResend } from './routes/resend.js';
@@ -24,8 +26,6 @@ export interface AuthRouterOptions {
   readonly passwords?: PasswordPool;
 }
 
-const GOTRUE_SETTINGS_EXTERNAL = { email: true, phone: false, anonymous_users: false };
-
 /**
  * The GoTrue-compatible auth API of one project, mounted by the host at
  * `/v1/<ref>/auth/v1`. Uses `ctx.adminPool` for the project's `auth` schema.
@@ -39,6 +39,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
     passwords: options.passwords ?? sharedPasswordPool(),
     // The host builds a new router when the project's settings change, so reading them once is enough.
     rateLimits: rateLimitsFrom(ctx.settings),
+    redirects: redirectPolicy(ctx.settings['auth.site_url'], ctx.settings['auth.redirect_allow_list'], ctx.config.publicUrl),
     log,
   };
   const router = express.Router();
@@ -54,14 +55,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
     res.status(200).json({ version: 'gantry', name: 'GoTrue', description: 'Gantry auth: a GoTrue-compatible API' });
   });
   router.get('/settings', (_req, res) => {
-    res.status(200).json({
-      external: GOTRUE_SETTINGS_EXTERNAL,
-      disable_signup: false,
-      mailer_autoconfirm: ctx.settings['auth.autoconfirm'],
-      phone_autoconfirm: false,
-      sms_provider: '',
-      saml_enabled: false,
-    });
+    res.status(200).json(settingsJson(ctx.settings));
   });
 
   registerSignup(router, deps);

@@ -11,6 +11,12 @@ export interface ProjectSettings {
   /** `Accept: application/vnd.pgrst.plan` answers with the EXPLAIN output, PostgREST's `db-plan-enabled`; off: 406 PGRST107. */
   readonly 'api.plan': boolean;
   readonly 'auth.autoconfirm': boolean;
+  /** GoTrue's DISABLE_SIGNUP: /signup answers 422 signup_disabled; admins still create users. */
+  readonly 'auth.disable_signup': boolean;
+  /** GoTrue's SITE_URL: where mail links land when redirect_to is absent or not allowed; '' = Gantry's own pages on PUBLIC_URL. */
+  readonly 'auth.site_url': string;
+  /** GoTrue's URI_ALLOW_LIST: further redirect targets, exact URLs or globs (`*`, `**`, separators '.' and '/'). */
+  readonly 'auth.redirect_allow_list': readonly string[];
   /** GoTrue's refresh-token reuse grace window, in seconds (0 = none). */
   readonly 'auth.refresh_reuse_interval': number;
   /** Requests per client IP and 5 minutes, under GoTrue's names: /token; /verify and /reset; each of sign-up, recover, resend and PUT /user. */

@@ -1,4 +1,5 @@
 import type { ProjectSettings } from './project-context.js';
+import { compileRedirectGlob, splitPatternList } from '../auth/redirect-glob.js';
 import { DEFAULT_EXPOSED_SCHEMAS, isForbiddenSchema } from './exposed-schemas.js';
 
 export class SettingsError extends Error {
@@ -77,6 +78,39 @@ const isStoredSchemaList = (stored: unknown): boolean => {
   }
 };
 
+/** An absolute URL (any scheme: apps land on custom schemes too), or '' for none. */
+const parseSiteUrl = (raw: string): string => {
+  if (raw === '' || URL.canParse(raw)) return raw;
+  throw new SettingsError(`expected an absolute URL such as https://app.example.com, or nothing, got "${raw}"`);
+};
+
+const isStoredSiteUrl = (stored: unknown): boolean => typeof stored === 'string' && (stored === '' || URL.canParse(stored));
+
+function checkRedirectPattern(pattern: string): void {
+  try {
+    compileRedirectGlob(pattern);
+  } catch (error) {
+    throw new SettingsError(`redirect pattern ${JSON.stringify(pattern)}: ${(error as Error).message}`);
+  }
+}
+
+/** Comma-separated URLs or globs ('' for none); commas inside `{a,b}` belong to the pattern. */
+const parsePatternList = (raw: string): readonly string[] => {
+  const patterns = splitPatternList(raw);
+  patterns.forEach(checkRedirectPattern);
+  return patterns;
+};
+
+const isStoredPatternList = (stored: unknown): boolean => {
+  if (!Array.isArray(stored) || !stored.every((pattern) => typeof pattern === 'string')) return false;
+  try {
+    stored.forEach(checkRedirectPattern);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const isBoolean = (stored: unknown): boolean => typeof stored === 'boolean';
 const isNumber = (stored: unknown): boolean => typeof stored === 'number';
 
@@ -86,6 +120,9 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'api.aggregates': { parse: parseBool, accepts: isBoolean, fallback: false },
   'api.plan': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.autoconfirm': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.disable_signup': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.site_url': { parse: parseSiteUrl, accepts: isStoredSiteUrl, fallback: '' },
+  'auth.redirect_allow_list': { parse: parsePatternList, accepts: isStoredPatternList, fallback: [] },
   'auth.refresh_reuse_interval': { parse: parseSeconds, accepts: isNumber, fallback: 0 },
   'auth.rate_limit.token_refresh': { parse: parseRequestLimit, accepts: isNumber, fallback: 150 },
   'auth.rate_limit.verify': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
@@ -131,6 +168,9 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'api.aggregates': pick('api.aggregates'),
     'api.plan': pick('api.plan'),
     'auth.autoconfirm': pick('auth.autoconfirm'),
+    'auth.disable_signup': pick('auth.disable_signup'),
+    'auth.site_url': pick('auth.site_url'),
+    'auth.redirect_allow_list': pick('auth.redirect_allow_list'),
     'auth.refresh_reuse_interval': pick('auth.refresh_reuse_interval'),
     'auth.rate_limit.token_refresh': pick('auth.rate_limit.token_refresh'),
     'auth.rate_limit.verify': pick('auth.rate_limit.verify'),

@@ -4,7 +4,7 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { cancelPendingEmailChange } from '../email-change.js';
 import { authErrors } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle, inBackground, queryString } from '../http.js';
+import { bodyOf, enforceRateLimit, handle, inBackground } from '../http.js';
 import { mailLink } from '../mail-out.js';
 import { consumeUserTokens, findOneTimeToken, issueOneTimeToken } from '../one-time-tokens.js';
 import { acceptNewPassword } from '../password-input.js';
@@ -24,7 +24,7 @@ export function registerRecovery(router: Router, deps: AuthDeps): void {
       await enforceRateLimit(req, deps, 'recover');
       const body = bodyOf(req);
       const email = acceptEmail(body.email);
-      const redirectTo = acceptRedirect(deps, queryString(req, 'redirect_to') ?? body.redirect_to);
+      const redirectTo = acceptRedirect(req, deps);
       const ip = clientIp(req);
       const now = deps.now();
       // Looked up after the answer has gone: neither content nor timing tells whether the address exists.

@@ -3,7 +3,7 @@ import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { authErrors } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle, inBackground, queryString } from '../http.js';
+import { bodyOf, enforceRateLimit, handle, inBackground } from '../http.js';
 import { mailLink } from '../mail-out.js';
 import { issueOneTimeToken } from '../one-time-tokens.js';
 import { reissueEmailChange } from '../email-change.js';
@@ -55,7 +55,7 @@ export function registerResend(router: Router, deps: AuthDeps): void {
       const body = bodyOf(req);
       const type = acceptResendType(body.type);
       const email = acceptEmail(body.email);
-      const redirectTo = acceptRedirect(deps, queryString(req, 'redirect_to') ?? body.redirect_to);
+      const redirectTo = acceptRedirect(req, deps);
       const ip = clientIp(req);
       const now = deps.now();
       if (type === 'signup') {

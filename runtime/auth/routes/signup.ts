@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -9,7 +9,7 @@ import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '.
 import { mailLink } from '../mail-out.js';
 import { issueOneTimeToken } from '../one-time-tokens.js';
 import { acceptNewPassword } from '../password-input.js';
-import { checkRedirect } from '../redirects.js';
+import { resolveRedirect } from '../redirects.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
@@ -18,19 +18,27 @@ import { DuplicateEmailError, findUserByEmail, insertUser, updateUser } from '..
 
 const EMAIL_APP_METADATA = { provider: 'email', providers: ['email'] };
 
+/** Go decodes a JSON null or a missing field as "". */
+export function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
 export function acceptEmail(value: unknown): string {
-  if (value === undefined || value === null || value === '') throw authErrors.validation('missing email or phone');
+  if (isBlank(value)) throw authErrors.validation('missing email or phone');
   const email = normaliseEmail(value);
   if (email === null) throw authErrors.validation('Unable to validate email address: invalid format');
   return email;
 }
 
-export function acceptRedirect(deps: AuthDeps, raw: unknown): string | null {
-  const check = checkRedirect(raw, deps.ctx.config.publicUrl);
-  if (!check.ok) {
-    throw authErrors.validation(`redirect_to must be a URL on ${new URL(deps.ctx.config.publicUrl).origin}`);
-  }
-  return check.url;
+/**
+ * Supabase Auth's GetReferrer: `redirect_to` (header, query, then body), else the
+ * Referer, whichever is allowed first; else the site URL. Never an error.
+ */
+export function acceptRedirect(req: Request, deps: AuthDeps): string | null {
+  const body: unknown = req.body;
+  const fromBody = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).redirect_to : undefined;
+  const given = req.get('redirect_to') || queryString(req, 'redirect_to') || fromBody;
+  return resolveRedirect(deps.redirects, [given, req.get('referer')]);
 }
 
 export function registerSignup(router: Router, deps: AuthDeps): void {
@@ -38,12 +46,19 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
     '/signup',
     handle(deps, async (req, res) => {
       requireApiKey(req, deps);
-      await enforceRateLimit(req, deps, 'signup');
       const body = bodyOf(req);
+      // GoTrue's order: no address at all is an anonymous sign-in, refused before the rate limit and the sign-up switch.
+      if (isBlank(body.email) && isBlank(body.phone)) throw authErrors.anonymousDisabled();
+      await enforceRateLimit(req, deps, 'signup');
+      if (deps.ctx.settings['auth.disable_signup']) throw authErrors.signupDisabled();
       const password = acceptNewPassword(body.password, 'Signup requires a valid password');
+      if (!isBlank(body.email) && !isBlank(body.phone)) {
+        throw authErrors.validation('Only an email address or phone number should be provided on signup.');
+      }
+      if (isBlank(body.email)) throw authErrors.phoneDisabled(400, 'Phone signups are disabled');
       const email = acceptEmail(body.email);
       const data = optionalObject(body.data, 'data') ?? {};
-      const redirectTo = acceptRedirect(deps, queryString(req, 'redirect_to') ?? body.redirect_to);
+      const redirectTo = acceptRedirect(req, deps);
       const ip = clientIp(req);
       // Hashed before the lookup so a taken address costs the same time as a new one.
       const passwordHash = await deps.passwords.hash(password);

@@ -10,9 +10,14 @@ import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession, refreshSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
 import { findUserByEmail, isBanned, updateUser } from '../users.js';
+import { isBlank } from './signup.js';
 
 async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
-  if (body.email === undefined || body.email === null || body.email === '') {
+  if (!isBlank(body.email) && !isBlank(body.phone)) {
+    throw authErrors.validation('Only an email address or phone number should be provided on login.');
+  }
+  if (isBlank(body.email)) {
+    if (!isBlank(body.phone)) throw authErrors.phoneDisabled(422, 'Phone logins are disabled');
     throw authErrors.validation('missing email or phone');
   }
   const email = normaliseEmail(body.email);

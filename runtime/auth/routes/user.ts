@@ -44,7 +44,7 @@ export function registerUser(router: Router, deps: AuthDeps): void {
       const body = bodyOf(req);
       if (body.app_metadata !== undefined) throw authErrors.notAdmin();
       const newEmail = acceptNewEmail(body.email, user.email);
-      const redirectTo = newEmail === undefined ? null : acceptRedirect(deps, queryString(req, 'redirect_to') ?? body.redirect_to);
+      const redirectTo = newEmail === undefined ? null : acceptRedirect(req, deps);
       const data = optionalObject(body.data, 'data');
       let passwordHash: string | undefined;
       if (body.password !== undefined && body.password !== null) {

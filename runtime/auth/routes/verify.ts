@@ -172,7 +172,7 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
       const token = queryString(req, 'token');
       const type = acceptType(queryString(req, 'type'));
       if (token === undefined || token === '') throw authErrors.validation('Verify requires a token');
-      const redirectTo = acceptRedirect(deps, queryString(req, 'redirect_to'));
+      const redirectTo = acceptRedirect(req, deps);
       const ip = clientIp(req);
       if (redirectTo === null && type === 'recovery') {
         await showRecovery(req, res, deps, token);

@@ -37,6 +37,9 @@ describe('project config --set auth.rate_limit.*', () => {
         'api.aggregates': false,
         'api.plan': false,
         'auth.autoconfirm': false,
+        'auth.disable_signup': false,
+        'auth.site_url': '',
+        'auth.redirect_allow_list': [],
         'auth.refresh_reuse_interval': 0,
         'auth.rate_limit.token_refresh': 150,
         'auth.rate_limit.verify': 2,
@@ -71,7 +74,37 @@ describe('project config --set auth.rate_limit.*', () => {
     });
     const unknown = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.signup=5'], host.env);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('unknown setting "auth.rate_limit.signup" (known: api.aggregates, api.plan, api.schemas, auth.autoconfirm, auth.rate_limit.otp, auth.rate_limit.token_refresh, auth.rate_limit.verify, auth.refresh_reuse_interval)');
+    expect(unknown.stderr).toContain('unknown setting "auth.rate_limit.signup" (known: api.aggregates, api.plan, api.schemas, auth.autoconfirm, auth.disable_signup, auth.rate_limit.otp, auth.rate_limit.token_refresh, auth.rate_limit.verify, auth.redirect_allow_list, auth.refresh_reuse_interval, auth.site_url)');
     expect((await host.platform.getProject(project.record.ref))?.settings['auth.rate_limit.token_refresh']).toBe(150);
+  });
+});
+
+describe('project config --set auth.site_url, auth.redirect_allow_list, auth.disable_signup', () => {
+  it('reach a running host: /settings tells them, sign-ups are refused, and the setting can be undone', async () => {
+    const ref = project.record.ref;
+    const set = await runCli(
+      ['project', 'config', ref, '--set', 'auth.disable_signup=true', '--set', 'auth.site_url=https://app.example.com', '--set', 'auth.redirect_allow_list=https://*.example.com/**,myapp://cb'],
+      host.env,
+    );
+    expect([set.code, set.stderr]).toEqual([0, '']);
+    expect(set.stdout).toContain('auth.redirect_allow_list=https://*.example.com/**,myapp://cb\n');
+    await waitFor(() => host.host.directory.get(ref)?.ctx.settings['auth.disable_signup'] === true);
+    const ctx = host.host.directory.get(ref)?.ctx;
+    expect([ctx?.settings['auth.site_url'], ctx?.settings['auth.redirect_allow_list']]).toEqual(['https://app.example.com', ['https://*.example.com/**', 'myapp://cb']]);
+
+    const headers = { ...V, apikey: project.keys.anon_key, 'content-type': 'application/json' };
+    const settings = await fetch(`${project.url}/auth/v1/settings`, { headers });
+    expect(((await settings.json()) as { disable_signup: boolean }).disable_signup).toBe(true);
+    const signup = await fetch(`${project.url}/auth/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ email: 'x@example.com', password: 'secret1' }) });
+    expect([signup.status, await signup.json()]).toEqual([422, { code: 'signup_disabled', message: 'Signups not allowed for this instance' }]);
+
+    const bad = await runCli(['project', 'config', ref, '--set', 'auth.redirect_allow_list=https://{a,b'], host.env);
+    expect([bad.code, bad.stderr]).toEqual([1, 'gantry: auth.redirect_allow_list: redirect pattern "https://{a,b": unclosed { at 8 in "https://{a,b"\n']);
+
+    const reopened = await runCli(['project', 'config', ref, '--set', 'auth.disable_signup=false'], host.env);
+    expect(reopened.code).toBe(0);
+    await waitFor(() => host.host.directory.get(ref)?.ctx.settings['auth.disable_signup'] === false);
+    const again = await fetch(`${project.url}/auth/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ email: 'x@example.com', password: 'secret1' }) });
+    expect(again.status).toBe(200);
   });
 });

@@ -178,15 +178,20 @@ describe('POST /signup with confirmation on', () => {
     expect((await confirmOn.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } })).status).toBe(200);
   });
 
-  it('refuses redirect_to outside PUBLIC_URL', async () => {
+  it('replaces a redirect_to outside PUBLIC_URL (no site URL set) with its own pages: accepted, never followed', async () => {
+    const email = uniqueEmail('evil');
     const res = await confirmOn.call('POST', `/signup?redirect_to=${encodeURIComponent('https://evil.example/x')}`, {
-      body: { email: uniqueEmail('evil'), password: 'secret1' },
+      body: { email, password: 'secret1' },
       headers: V,
     });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('validation_failed');
-    const verify = await confirmOn.call('GET', `/verify?type=signup&token=x&redirect_to=${encodeURIComponent('https://evil.example/')}`, { headers: V });
-    expect(verify.status).toBe(400);
+    expect(res.status).toBe(200);
+    const link = linkFrom(await suite.smtp.waitFor(email));
+    expect(link.searchParams.has('redirect_to')).toBe(false);
+    const evil = new URL(link);
+    evil.searchParams.set('redirect_to', 'https://evil.example/');
+    const verify = await fetch(evil, { redirect: 'manual', headers: { accept: 'text/html' } });
+    expect(verify.status).toBe(200);
+    expect(await verify.text()).toContain('E-mail address confirmed');
   });
 
   it('expires the confirmation link after 24 hours', async () => {
@@ -207,7 +212,9 @@ describe('sign-up validation', () => {
     [{ email: 'a@example.com' }, 400, 'validation_failed', 'Signup requires a valid password'],
     [{ email: 'a@example.com', password: '12345' }, 422, 'weak_password', 'Password should be at least 6 characters.'],
     [{ email: 'a@example.com', password: 'x'.repeat(73) }, 400, 'validation_failed', 'Password cannot be longer than 72 characters'],
-    [{ password: 'secret1' }, 400, 'validation_failed', 'missing email or phone'],
+    [{ password: 'secret1' }, 422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'],
+    [{ phone: '+15555550100', password: 'secret1' }, 400, 'phone_provider_disabled', 'Phone signups are disabled'],
+    [{ email: 'a@example.com', phone: '+15555550100', password: 'secret1' }, 400, 'validation_failed', 'Only an email address or phone number should be provided on signup.'],
     [{ email: 'not-an-email', password: 'secret1' }, 400, 'validation_failed', 'Unable to validate email address: invalid format'],
     [{ email: 'b@example.com', password: 'secret1', data: 'x' }, 400, 'validation_failed', 'data must be an object'],
   ])('%j -> %i %s', async (body, status, code, message) => {

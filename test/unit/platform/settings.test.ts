@@ -35,3 +35,31 @@ describe('api.schemas', () => {
     expect(formatSetting(30)).toBe('30');
   });
 });
+
+describe('auth redirect and sign-up settings', () => {
+  it('parses a site URL (any absolute URL, or nothing) and refuses other text', () => {
+    expect(parseSetting('auth.site_url=https://app.example.com')).toEqual({ key: 'auth.site_url', value: 'https://app.example.com' });
+    expect(parseSetting('auth.site_url=')).toEqual({ key: 'auth.site_url', value: '' });
+    expect(() => parseSetting('auth.site_url=app.example.com')).toThrow(
+      new SettingsError('auth.site_url: expected an absolute URL such as https://app.example.com, or nothing, got "app.example.com"'),
+    );
+  });
+
+  it('parses an allow-list of URLs and globs, keeping commas inside {a,b}, and refuses a pattern that cannot compile', () => {
+    expect(parseSetting('auth.redirect_allow_list=https://*.example.com/**,myapp://{login,signup}')).toEqual({
+      key: 'auth.redirect_allow_list',
+      value: ['https://*.example.com/**', 'myapp://{login,signup}'],
+    });
+    expect(parseSetting('auth.redirect_allow_list=')).toEqual({ key: 'auth.redirect_allow_list', value: [] });
+    expect(() => parseSetting('auth.redirect_allow_list=https://[a-')).toThrow(SettingsError);
+    expect(formatSetting(['https://a.example', 'myapp://{login,signup}'])).toBe('https://a.example,myapp://{login,signup}');
+  });
+
+  it('defaults to sign-ups open, no site URL and an empty list, and ignores unusable stored values', () => {
+    const defaults = resolveSettings({});
+    expect([defaults['auth.disable_signup'], defaults['auth.site_url'], defaults['auth.redirect_allow_list']]).toEqual([false, '', []]);
+    const bad = resolveSettings({ 'auth.disable_signup': 'yes', 'auth.site_url': 'nope', 'auth.redirect_allow_list': ['{'] });
+    expect([bad['auth.disable_signup'], bad['auth.site_url'], bad['auth.redirect_allow_list']]).toEqual([false, '', []]);
+    expect(parseSetting('auth.disable_signup=true')).toEqual({ key: 'auth.disable_signup', value: true });
+  });
+});

@@ -1,0 +1,28 @@
+import type { ProjectSettings } from '../platform/project-context.js';
+
+/** Every OAuth provider Supabase Auth lists under `external`, in its order; Gantry signs in with none of them. */
+const OAUTH_PROVIDERS = [
+  'apple', 'azure', 'bitbucket', 'discord', 'facebook', 'snapchat', 'figma', 'fly', 'github', 'gitlab', 'google',
+  'keycloak', 'kakao', 'linkedin', 'linkedin_oidc', 'notion', 'spotify', 'slack', 'slack_oidc', 'workos', 'twitch',
+  'twitter',
+] as const;
+
+/**
+ * GoTrue's `GET /settings`, every field as it holds here: only the e-mail
+ * provider exists; phone, anonymous sign-ins, OAuth, SAML and passkeys do not.
+ */
+export function settingsJson(settings: ProjectSettings): Record<string, unknown> {
+  const external: Record<string, boolean> = { anonymous_users: false };
+  for (const provider of OAUTH_PROVIDERS) external[provider] = false;
+  Object.assign(external, { email: true, phone: false, zoom: false });
+  return {
+    external,
+    disable_signup: settings['auth.disable_signup'],
+    mailer_autoconfirm: settings['auth.autoconfirm'],
+    phone_autoconfirm: false,
+    sms_provider: '',
+    saml_enabled: false,
+    saml_private_key_next_configured: false,
+    passkeys_enabled: false,
+  };
+}

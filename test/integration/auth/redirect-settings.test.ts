@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthSuite, followToFragment, uniqueEmail, type AuthProject } from './harness.js';
+import { linkFrom } from './smtp-capture.js';
+
+/** auth.site_url, auth.redirect_allow_list and auth.disable_signup, as Supabase Auth's SITE_URL, URI_ALLOW_LIST and DISABLE_SIGNUP. */
+
+let suite: AuthSuite;
+let app: AuthProject;
+let closed: AuthProject;
+
+const SITE = 'https://app.example.com';
+const V = { 'X-Supabase-Api-Version': '2024-01-01' };
+
+beforeAll(async () => {
+  suite = await AuthSuite.open();
+  [app, closed] = await Promise.all([
+    suite.project({
+      settings: { 'auth.site_url': SITE, 'auth.redirect_allow_list': ['https://*.preview.example.com/**', 'myapp://auth/callback'] },
+    }),
+    suite.project({ settings: { 'auth.disable_signup': true } }),
+  ]);
+});
+afterAll(() => suite?.close());
+
+async function signUpLink(redirectTo: string | null, headers: Record<string, string> = {}): Promise<URL> {
+  const email = uniqueEmail('redir');
+  const query = redirectTo === null ? '' : `?redirect_to=${encodeURIComponent(redirectTo)}`;
+  const res = await app.call('POST', `/signup${query}`, { body: { email, password: 'secret1' }, headers: { ...V, ...headers } });
+  expect(res.status).toBe(200);
+  return linkFrom(await suite.smtp.waitFor(email));
+}
+
+describe('redirect_to against auth.site_url and auth.redirect_allow_list', () => {
+  it('keeps an allowed redirect_to (site URL host, glob, exact custom scheme) in the mail link', async () => {
+    for (const target of [`${SITE}/welcome?x=1`, 'https://pr-12.preview.example.com/auth/cb', 'myapp://auth/callback']) {
+      expect((await signUpLink(target)).searchParams.get('redirect_to')).toBe(target);
+    }
+  });
+
+  it('replaces one that is not allowed by the site URL, and uses the site URL when there is none', async () => {
+    for (const target of ['https://evil.example/', 'https://a.b.preview.example.com/x', `${SITE}:8443/`, null]) {
+      expect((await signUpLink(target)).searchParams.get('redirect_to')).toBe(SITE);
+    }
+  });
+
+  it('falls back to an allowed Referer before the site URL, as GoTrue', async () => {
+    const link = await signUpLink('https://evil.example/', { referer: `${SITE}/signup-page` });
+    expect(link.searchParams.get('redirect_to')).toBe(`${SITE}/signup-page`);
+  });
+
+  it('sends the session to the site URL when the link is opened with a redirect_to that is not allowed', async () => {
+    const link = await signUpLink(null);
+    link.searchParams.set('redirect_to', 'https://evil.example/steal');
+    const followed = await followToFragment(link);
+    expect([followed.status, followed.target]).toEqual([303, `${SITE}/`]);
+    expect(followed.fragment.get('type')).toBe('signup');
+    expect(followed.fragment.get('access_token')).toEqual(expect.any(String));
+  });
+
+  it('applies to /recover (which keeps its {message} body) and /resend', async () => {
+    const email = uniqueEmail('rec');
+    await app.call('POST', '/admin/users', { bearer: app.serviceKey, body: { email, password: 'secret1', email_confirm: true } });
+    const recover = await app.call('POST', `/recover?redirect_to=${encodeURIComponent('https://evil.example/')}`, { body: { email }, headers: V });
+    expect([recover.status, Object.keys(recover.body)]).toEqual([200, ['message']]);
+    expect(linkFrom(await suite.smtp.waitFor(email, 'Reset')).searchParams.get('redirect_to')).toBe(SITE);
+
+    const pending = uniqueEmail('res');
+    await app.call('POST', '/signup', { body: { email: pending, password: 'secret1' } });
+    await suite.smtp.waitFor(pending);
+    const target = 'https://pr-1.preview.example.com/confirmed';
+    const resend = await app.call('POST', `/resend?redirect_to=${encodeURIComponent(target)}`, { body: { type: 'signup', email: pending }, headers: V });
+    expect(resend.status).toBe(200);
+    expect(linkFrom(await suite.smtp.waitFor(pending)).searchParams.get('redirect_to')).toBe(target);
+  });
+});
+
+describe('auth.disable_signup', () => {
+  it('refuses sign-ups with 422 signup_disabled, in both error shapes', async () => {
+    const body = { email: uniqueEmail('closed'), password: 'secret1' };
+    const versioned = await closed.call('POST', '/signup', { body, headers: V });
+    expect([versioned.status, versioned.body]).toEqual([422, { code: 'signup_disabled', message: 'Signups not allowed for this instance' }]);
+    const legacy = await closed.call('POST', '/signup', { body });
+    expect([legacy.status, legacy.body]).toEqual([422, { code: 422, error_code: 'signup_disabled', msg: 'Signups not allowed for this instance' }]);
+    expect(legacy.headers.get('x-sb-error-code')).toBe('signup_disabled');
+  });
+
+  it('still lets admins create users, who can sign in', async () => {
+    const email = uniqueEmail('admin-made');
+    const created = await closed.call('POST', '/admin/users', { bearer: closed.serviceKey, body: { email, password: 'secret1', email_confirm: true } });
+    expect(created.status).toBe(200);
+    expect((await closed.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } })).status).toBe(200);
+  });
+});
+
+describe('GET /settings', () => {
+  it('tells every setting as it holds', async () => {
+    const open = await app.call('GET', '/settings');
+    const shut = await closed.call('GET', '/settings');
+    expect(open.status).toBe(200);
+    expect(open.body).toMatchObject({ disable_signup: false, mailer_autoconfirm: false });
+    expect(shut.body).toEqual({
+      external: {
+        anonymous_users: false, apple: false, azure: false, bitbucket: false, discord: false, facebook: false, snapchat: false,
+        figma: false, fly: false, github: false, gitlab: false, google: false, keycloak: false, kakao: false, linkedin: false,
+        linkedin_oidc: false, notion: false, spotify: false, slack: false, slack_oidc: false, workos: false, twitch: false,
+        twitter: false, email: true, phone: false, zoom: false,
+      },
+      disable_signup: true,
+      mailer_autoconfirm: false,
+      phone_autoconfirm: false,
+      sms_provider: '',
+      saml_enabled: false,
+      saml_private_key_next_configured: false,
+      passkeys_enabled: false,
+    });
+  });
+});
