@@ -53,6 +53,8 @@ export const authErrors = {
   anonymousDisabled: (): AuthError => new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'),
   /** Gantry has no phone provider: GoTrue's answers with it disabled, 400 on /signup, 422 on /token. */
   phoneDisabled: (status: 400 | 422, message: string): AuthError => new AuthError(status, 'phone_provider_disabled', message),
+  /** GoTrue's answer where a feature is switched off; Gantry has no such feature at all. */
+  disabled: (status: 400 | 404 | 422, code: string, message: string): AuthError => new AuthError(status, code, message),
   noApiKey: (): AuthError => new AuthError(401, 'no_api_key', 'No API key found in request'),
   invalidApiKey: (): AuthError =>
     new AuthError(401, 'invalid_api_key', 'Invalid API key: it is not a key of this project or it has expired'),

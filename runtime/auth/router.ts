@@ -16,6 +16,7 @@ import { registerResend } from './routes/resend.js';
 import { registerSignup } from './routes/signup.js';
 import { registerToken } from './routes/token.js';
 import { registerUser } from './routes/user.js';
+import { registerUnsupported } from './routes/unsupported.js';
 import { registerVerify } from './routes/verify.js';
 
 export interface AuthRouterOptions {
@@ -65,6 +66,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerResend(router, deps);
   registerUser(router, deps);
   registerAdmin(router, deps);
+  registerUnsupported(router, deps);
 
   router.use((req: Request, res: Response) => {
     sendAuthError(req, res, authErrors.notFound());

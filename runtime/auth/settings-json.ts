@@ -1,7 +1,7 @@
 import type { ProjectSettings } from '../platform/project-context.js';
 
 /** Every OAuth provider Supabase Auth lists under `external`, in its order; Gantry signs in with none of them. */
-const OAUTH_PROVIDERS = [
+export const OAUTH_PROVIDERS = [
   'apple', 'azure', 'bitbucket', 'discord', 'facebook', 'snapchat', 'figma', 'fly', 'github', 'gitlab', 'google',
   'keycloak', 'kakao', 'linkedin', 'linkedin_oidc', 'notion', 'spotify', 'slack', 'slack_oidc', 'workos', 'twitch',
   'twitter',

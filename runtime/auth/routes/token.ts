@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { normaliseEmail } from '../email-address.js';
 import { AuthError, authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
+import { idTokenGrantRefusal } from '../id-token-grant.js';
 import { DUMMY_PASSWORD_HASH } from '../passwords.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession, refreshSession } from '../sessions.js';
@@ -82,6 +83,14 @@ async function refreshGrant(deps: AuthDeps, body: Record<string, unknown>, ip: s
   }
 }
 
+/** Gantry starts no PKCE flows, so no auth code can have a flow state: GoTrue's not-found answer. */
+function pkceRefusal(body: Record<string, unknown>): AuthError {
+  if (isBlank(body.auth_code) || isBlank(body.code_verifier)) {
+    return authErrors.validation('invalid request: both auth code and code verifier should be non-empty');
+  }
+  return authErrors.disabled(404, 'flow_state_not_found', 'invalid flow state, no valid flow state found');
+}
+
 export function registerToken(router: Router, deps: AuthDeps): void {
   router.post(
     '/token',
@@ -96,6 +105,9 @@ export function registerToken(router: Router, deps: AuthDeps): void {
         let session: object;
         if (grantType === 'password') session = await passwordGrant(deps, body, ip);
         else if (grantType === 'refresh_token') session = await refreshGrant(deps, body, ip);
+        else if (grantType === 'pkce') throw pkceRefusal(body);
+        else if (grantType === 'id_token') throw idTokenGrantRefusal(body);
+        else if (grantType === 'web3') throw authErrors.disabled(422, 'web3_provider_disabled', 'Web3 provider is disabled');
         else throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');
         res.status(200).json(session);
       },

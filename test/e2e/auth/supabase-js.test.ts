@@ -228,3 +228,38 @@ describe('supabase-js auth.admin against Gantry', () => {
     expect(res.error?.code).toBe('not_admin');
   });
 });
+
+describe('supabase-js against Gantry settings and features it lacks', () => {
+  it('falls back to the site URL for an emailRedirectTo that is not allowed, and refuses sign-ups when they are off', async () => {
+    const [site, closed] = await Promise.all([
+      suite.project({ settings: { 'auth.site_url': 'https://app.example.com', 'auth.redirect_allow_list': ['https://*.example.com/**'] } }),
+      suite.project({ settings: { 'auth.disable_signup': true } }),
+    ]);
+    const allowed = uniqueEmail('allowed');
+    expect((await client(site).auth.signUp({ email: allowed, password: 'secret-pw-1', options: { emailRedirectTo: 'https://pr-1.example.com/cb' } })).error).toBeNull();
+    expect(linkFrom(await suite.smtp.waitFor(allowed)).searchParams.get('redirect_to')).toBe('https://pr-1.example.com/cb');
+    const elsewhere = uniqueEmail('elsewhere');
+    expect((await client(site).auth.signUp({ email: elsewhere, password: 'secret-pw-1', options: { emailRedirectTo: 'https://evil.example/cb' } })).error).toBeNull();
+    expect(linkFrom(await suite.smtp.waitFor(elsewhere)).searchParams.get('redirect_to')).toBe('https://app.example.com');
+
+    const refused = await client(closed).auth.signUp({ email: uniqueEmail('closed'), password: 'secret-pw-1' });
+    expect([refused.error?.name, refused.error?.status, refused.error?.code, refused.error?.message]).toEqual([
+      'AuthApiError', 422, 'signup_disabled', 'Signups not allowed for this instance',
+    ]);
+  });
+
+  it('gets 403 bad_jwt for a forged token and the disabled codes for magic links, MFA and anonymous sign-ins', async () => {
+    const supabase = client(autoconfirm);
+    const { data } = await supabase.auth.signUp({ email: uniqueEmail('feat'), password: 'secret-pw-1' });
+    const forged = await supabase.auth.getUser(`${data.session?.access_token.slice(0, -4)}AAAA`);
+    expect([forged.error?.status, forged.error?.code]).toEqual([403, 'bad_jwt']);
+    expect(forged.error?.message).toMatch(/^invalid JWT: unable to parse or verify signature, /);
+
+    const otp = await client(autoconfirm).auth.signInWithOtp({ email: uniqueEmail('otp') });
+    expect([otp.error?.status, otp.error?.code]).toEqual([422, 'email_provider_disabled']);
+    const enroll = await supabase.auth.mfa.enroll({ factorType: 'totp' });
+    expect([enroll.error?.status, enroll.error?.code]).toEqual([422, 'mfa_totp_enroll_not_enabled']);
+    const anonymous = await client(autoconfirm).auth.signInAnonymously();
+    expect([anonymous.error?.status, anonymous.error?.code]).toEqual([422, 'anonymous_provider_disabled']);
+  });
+});
