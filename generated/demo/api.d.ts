@@ -1477,7 +1477,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description No token (`no_authorization`) or an invalid one (`bad_jwt`). */
+      /** @description No token (`no_authorization`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1486,7 +1486,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description Not the service key (`not_admin`). */
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1556,7 +1556,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description No token (`no_authorization`) or an invalid one (`bad_jwt`). */
+      /** @description No token (`no_authorization`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1565,7 +1565,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description Not the service key (`not_admin`). */
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1624,7 +1624,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description No token (`no_authorization`) or an invalid one (`bad_jwt`). */
+      /** @description No token (`no_authorization`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1633,7 +1633,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description Not the service key (`not_admin`). */
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1715,7 +1715,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description No token (`no_authorization`) or an invalid one (`bad_jwt`). */
+      /** @description No token (`no_authorization`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1724,7 +1724,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description Not the service key (`not_admin`). */
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1792,7 +1792,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description No token (`no_authorization`) or an invalid one (`bad_jwt`). */
+      /** @description No token (`no_authorization`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1801,7 +1801,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description Not the service key (`not_admin`). */
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1849,7 +1849,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description No or invalid access token (`no_authorization`, `bad_jwt`). */
+      /** @description No access token (`no_authorization`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1858,7 +1858,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description User or session gone, or banned. */
+      /** @description Invalid or expired token (`bad_jwt`), user or session gone, or banned. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1872,7 +1872,7 @@ export interface operations {
   "auth.recover": {
     parameters: {
       query?: {
-        /** @description Where the e-mailed link leads after verification; must be on the public URL of this service. */
+        /** @description Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL. */
         redirect_to?: string;
       };
       header?: never;
@@ -1933,7 +1933,7 @@ export interface operations {
   "auth.resend": {
     parameters: {
       query?: {
-        /** @description Where the e-mailed link leads after verification; must be on the public URL of this service. */
+        /** @description Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL. */
         redirect_to?: string;
       };
       header?: never;
@@ -2085,14 +2085,17 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description The project setting `auth.disable_signup`. */
             disable_signup?: boolean;
-            /** @description Providers: `email` true, others false. */
+            /** @description Providers: `email` true, others (phone, anonymous_users and every OAuth provider) false. */
             external?: {
               [key: string]: unknown;
             };
             mailer_autoconfirm?: boolean;
+            passkeys_enabled?: boolean;
             phone_autoconfirm?: boolean;
             saml_enabled?: boolean;
+            saml_private_key_next_configured?: boolean;
             sms_provider?: string;
           };
         };
@@ -2102,7 +2105,7 @@ export interface operations {
   "auth.signUp": {
     parameters: {
       query?: {
-        /** @description Where the e-mailed link leads after verification; must be on the public URL of this service. */
+        /** @description Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL. */
         redirect_to?: string;
       };
       header?: never;
@@ -2135,7 +2138,7 @@ export interface operations {
           "application/json": components["schemas"]["SignUpResponse"];
         };
       };
-      /** @description Invalid e-mail or missing password (`validation_failed`). */
+      /** @description Invalid e-mail or missing password (`validation_failed`), or a phone number (`phone_provider_disabled`). */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2153,7 +2156,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description Weak password (`weak_password`) or, with auto-confirm, an address already registered (`user_already_exists`). */
+      /** @description Sign-ups are off (`signup_disabled`), no e-mail or phone (`anonymous_provider_disabled`), a weak password (`weak_password`) or, with auto-confirm, an address already registered (`user_already_exists`). */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2273,7 +2276,7 @@ export interface operations {
           "application/json": components["schemas"]["User"];
         };
       };
-      /** @description No or invalid access token (`no_authorization`, `bad_jwt`). */
+      /** @description No access token (`no_authorization`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2282,7 +2285,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description User or session gone (`user_not_found`, `session_not_found`) or banned (`user_banned`). */
+      /** @description Invalid or expired token (`bad_jwt`), user or session gone (`user_not_found`, `session_not_found`) or banned (`user_banned`). */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2296,7 +2299,7 @@ export interface operations {
   "auth.updateUser": {
     parameters: {
       query?: {
-        /** @description Where the e-mailed link leads after verification; must be on the public URL of this service. */
+        /** @description Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL. */
         redirect_to?: string;
       };
       header?: never;
@@ -2336,7 +2339,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description No or invalid access token (`no_authorization`, `bad_jwt`). */
+      /** @description No access token (`no_authorization`). */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2345,7 +2348,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description `app_metadata` is admin-only (`not_admin`); user or session gone; banned. */
+      /** @description Invalid or expired token (`bad_jwt`); `app_metadata` is admin-only (`not_admin`); user or session gone; banned. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2379,7 +2382,7 @@ export interface operations {
   "auth.verify": {
     parameters: {
       query: {
-        /** @description Where the e-mailed link leads after verification; must be on the public URL of this service. */
+        /** @description Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL. */
         redirect_to?: string;
         /** @description The token from the e-mailed link. */
         token: string;

@@ -110,7 +110,7 @@ const queryParam = (name: string, description: string, schema: JsonSchema, requi
 
 const email: JsonSchema = { type: 'string', format: 'email' };
 const newPassword: JsonSchema = { type: 'string', minLength: 6, description: 'At least 6 characters.' };
-const redirectTo = queryParam('redirect_to', 'Where the e-mailed link leads after verification; must be on the public URL of this service.', {
+const redirectTo = queryParam('redirect_to', 'Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL.', {
   type: 'string',
   format: 'uri',
 });
@@ -138,8 +138,8 @@ const adminUserFields = {
 
 const adminErrors = {
   '400': authError('Invalid input (`validation_failed`).'),
-  '401': authError('No token (`no_authorization`) or an invalid one (`bad_jwt`).'),
-  '403': authError('Not the service key (`not_admin`).'),
+  '401': authError('No token (`no_authorization`).'),
+  '403': authError('An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`).'),
   '500': serverError,
 };
 
@@ -159,9 +159,12 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       ),
       responses: {
         '200': ok('Signed up.', schemaRef('SignUpResponse')),
-        '400': authError('Invalid e-mail or missing password (`validation_failed`).'),
+        '400': authError('Invalid e-mail or missing password (`validation_failed`), or a phone number (`phone_provider_disabled`).'),
         '401': unauthorizedKey,
-        '422': authError('Weak password (`weak_password`) or, with auto-confirm, an address already registered (`user_already_exists`).'),
+        '422': authError(
+          'Sign-ups are off (`signup_disabled`), no e-mail or phone (`anonymous_provider_disabled`), a weak password (`weak_password`) ' +
+            'or, with auto-confirm, an address already registered (`user_already_exists`).',
+        ),
         '429': tooMany,
         '500': serverError,
       },
@@ -292,8 +295,8 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     get: op('getUser', 'The signed-in user', USER, {
       responses: {
         '200': ok('The user.', schemaRef('User')),
-        '401': authError('No or invalid access token (`no_authorization`, `bad_jwt`).'),
-        '403': authError('User or session gone (`user_not_found`, `session_not_found`) or banned (`user_banned`).'),
+        '401': authError('No access token (`no_authorization`).'),
+        '403': authError('Invalid or expired token (`bad_jwt`), user or session gone (`user_not_found`, `session_not_found`) or banned (`user_banned`).'),
       },
     }),
     put: op('updateUser', 'Update the signed-in user', USER, {
@@ -305,8 +308,8 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       responses: {
         '200': ok('The updated user.', schemaRef('User')),
         '400': authError('Invalid input (`validation_failed`).'),
-        '401': authError('No or invalid access token (`no_authorization`, `bad_jwt`).'),
-        '403': authError('`app_metadata` is admin-only (`not_admin`); user or session gone; banned.'),
+        '401': authError('No access token (`no_authorization`).'),
+        '403': authError('Invalid or expired token (`bad_jwt`); `app_metadata` is admin-only (`not_admin`); user or session gone; banned.'),
         '422': authError('Weak password or the same as before (`weak_password`, `same_password`), or the e-mail is taken (`email_exists`).'),
         '429': tooMany,
       },
@@ -318,8 +321,8 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       parameters: [queryParam('scope', 'Which sessions.', { type: 'string', enum: ['global', 'local', 'others'] })],
       responses: {
         '204': { description: 'Signed out.' },
-        '401': authError('No or invalid access token (`no_authorization`, `bad_jwt`).'),
-        '403': authError('User or session gone, or banned.'),
+        '401': authError('No access token (`no_authorization`).'),
+        '403': authError('Invalid or expired token (`bad_jwt`), user or session gone, or banned.'),
       },
     }),
   },
@@ -380,12 +383,14 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '200': ok(
           'Which sign-in methods are on.',
           object({
-            external: metadata('Providers: `email` true, others false.'),
-            disable_signup: { type: 'boolean' },
+            external: metadata('Providers: `email` true, others (phone, anonymous_users and every OAuth provider) false.'),
+            disable_signup: { type: 'boolean', description: 'The project setting `auth.disable_signup`.' },
             mailer_autoconfirm: { type: 'boolean' },
             phone_autoconfirm: { type: 'boolean' },
             sms_provider: { type: 'string' },
             saml_enabled: { type: 'boolean' },
+            saml_private_key_next_configured: { type: 'boolean' },
+            passkeys_enabled: { type: 'boolean' },
           }),
         ),
       },
