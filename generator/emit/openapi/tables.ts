@@ -1,8 +1,9 @@
 import type { Grants } from '../../../runtime/index.js';
+import { computedFields } from '../../model/computed.js';
 import { tableMeta } from '../../model/project-meta.js';
 import { relationKey, type Relationship } from '../../model/relationships.js';
 import { sortByKey } from '../../model/sort.js';
-import type { ColumnModel, RelationModel, SchemaModel } from '../../model/types.js';
+import type { ColumnModel, ComputedModel, RelationModel, SchemaModel } from '../../model/types.js';
 import type { EmitContext } from '../context.js';
 import { ComponentNames } from './component-names.js';
 import { defaultValue, nullable, schemaRef, typeSchema, type JsonSchema } from './json-schema.js';
@@ -64,13 +65,28 @@ function columnSchema(model: SchemaModel, relation: RelationModel, column: Colum
   return schema;
 }
 
+/** A computed field (`f(row)` returning a value): read-only, and present only when `select` names it. */
+function computedFieldSchema(model: SchemaModel, computed: ComputedModel): JsonSchema {
+  const base = typeSchema(computed.returnType, model);
+  const description = [
+    computed.comment,
+    base.description,
+    `Computed field: \`${computed.schema}.${computed.name}(${computed.sourceName})\`, returned only when \`select\` names it (\`*\` does not include it); usable in filters and \`order\`.`,
+  ].filter((part) => part).join(' ');
+  return { ...nullable(base, true), 'x-pg-type': computed.returnType.sql, readOnly: true, description };
+}
+
 function rowSchema(model: SchemaModel, relation: RelationModel): JsonSchema {
   const columns = byName(relation);
+  const computed = computedFields(model, relation).filter((c) => !columns.some((column) => column.name === c.name));
   return {
     type: 'object',
     description: [relation.comment, `A row of \`${relation.name}\` as \`select=*\` returns it.`].filter((p) => p).join('\n\n'),
     required: columns.map((c) => c.name),
-    properties: Object.fromEntries(columns.map((c) => [c.name, columnSchema(model, relation, c, false)])),
+    properties: Object.fromEntries([
+      ...columns.map((c) => [c.name, columnSchema(model, relation, c, false)]),
+      ...sortByKey(computed, (c) => [c.name]).map((c) => [c.name, computedFieldSchema(model, c)]),
+    ]),
   };
 }
 

@@ -68,6 +68,17 @@ describe('computed fields', () => {
     await call('/channels?id=eq.9', { method: 'DELETE', token: userToken(project, ANN, { role: 'service_role' }) });
   });
 
+  it('are read-only properties of the row in the OpenAPI document, not required (select=* leaves them out)', async () => {
+    const doc = JSON.parse(await generated('openapi.json')) as {
+      components: { schemas: Record<string, { required: string[]; properties: Record<string, Record<string, unknown>> }> };
+    };
+    const row = doc.components.schemas.messages!;
+    expect(row.properties.blurb_message).toMatchObject({ type: ['string', 'null'], readOnly: true, 'x-pg-type': 'text' });
+    expect(row.properties.blurb_message!.description).toContain('Computed field: `public.blurb_message(messages)`');
+    expect(row.required).not.toContain('blurb_message');
+    expect(doc.components.schemas['messages.Insert']?.properties).not.toHaveProperty('blurb_message');
+  });
+
   it('answers 42703 for a name that is neither a column nor a computed field', async () => {
     const res = await call('/messages?select=id,nope');
     expect([res.status, res.json]).toEqual([400, errorBody('42703', 'column messages.nope does not exist')]);
