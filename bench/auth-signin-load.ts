@@ -75,7 +75,7 @@ const ref = `authbench_${Date.now().toString(36)}`;
 try {
   const created = await createProject(platform, { ref, schemaFiles: [{ name: 'bench.sql', sql: SCHEMA }], autoconfirm: true });
   // The bench's project is its own: a sign-in limit out of reach, so no 429 stands in for bcrypt work.
-  const record = (await platform.setSetting(ref, 'auth.rate_limit.token_refresh', 1_000_000)) ?? created;
+  const record = (await platform.setSettings(ref, { 'auth.rate_limit.token_refresh': 1_000_000 })) ?? created;
   await generateProject(platform, record);
   await host.directory.reload(ref);
   const keys = projectKeys(platform.config, record);

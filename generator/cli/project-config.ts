@@ -40,7 +40,7 @@ export async function configureProject(platform: Platform, record: ProjectRecord
     const { changed, removed } = await generateProject(platform, { ...record, settings: { ...record.settings, 'api.schemas': schemas } });
     generated = { changed, removed };
   }
-  let current = record;
-  for (const { key, value } of assignments) current = (await platform.setSetting(record.ref, key, value)) ?? current;
-  return { record: current, generated };
+  if (assignments.length === 0) return { record, generated };
+  const settings = Object.fromEntries(assignments.map(({ key, value }) => [key, value]));
+  return { record: (await platform.setSettings(record.ref, settings)) ?? record, generated };
 }

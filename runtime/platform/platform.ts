@@ -88,11 +88,12 @@ export class Platform {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
-  async setSetting(ref: string, key: keyof ProjectSettings, value: SettingValue): Promise<ProjectRecord | null> {
-    const { rows } = await this.pool.query<ProjectRow>(
-      'UPDATE projects SET settings = settings || jsonb_build_object($2::text, $3::jsonb) WHERE ref = $1 RETURNING *',
-      [ref, key, JSON.stringify(value)],
-    );
+  /** Stores settings in one statement, so a host reloading on its NOTIFY never sees some of them without the others. */
+  async setSettings(ref: string, settings: Readonly<Partial<Record<keyof ProjectSettings, SettingValue>>>): Promise<ProjectRecord | null> {
+    const { rows } = await this.pool.query<ProjectRow>('UPDATE projects SET settings = settings || $2::jsonb WHERE ref = $1 RETURNING *', [
+      ref,
+      JSON.stringify(settings),
+    ]);
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
