@@ -189,13 +189,24 @@ export class ProjectDirectory {
       if (message.channel === PROJECTS_CHANNEL && message.payload && this.tracks(message.payload)) void this.reload(message.payload);
     });
     client.on('error', (error) => {
+      // node-postgres reports a connection the server terminates twice (its FATAL, then the
+      // unexpected end): a second resync would open a second listener that nothing ends, and
+      // its socket would keep the process from exiting. Errors before it listens reject below.
+      if (this.listener !== client) return;
       this.log.warn({ err: error }, 'registry listener lost; reconnecting');
       this.listener = null;
       setTimeout(() => void this.resync(), 500).unref();
     });
-    await client.connect();
-    await client.query(`LISTEN ${PROJECTS_CHANNEL}`);
-    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${PROJECTS_CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    // A resync that connected while the directory closed: close() has already ended the listener it knew.
+    if (this.closed) await client.end().catch(() => undefined);
+    else this.listener = client;
   }
 
   /** After a lost listener: listen again and reload what we serve, whose changes we may have missed. */

@@ -110,11 +110,11 @@ async function waitHealthy(url: string, child: ChildProcess, output: () => strin
 }
 
 /**
- * Starts `gantry serve` for an installation and waits for its banner and (unless
- * `health: false`) for both listeners to answer /health with 200; a start that fails
- * stops the process and throws with its output.
+ * Starts `gantry serve` for an installation and waits for its banner and for both
+ * listeners to answer /health with 200; a start that fails stops the process and
+ * throws with its output.
  */
-export async function serve(inst: Installation, options: { health?: boolean } = {}): Promise<Server> {
+export async function serve(inst: Installation): Promise<Server> {
   const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], {
     cwd: repoRoot,
     env: { ...process.env, ...inst.env },
@@ -142,10 +142,8 @@ export async function serve(inst: Installation, options: { health?: boolean } = 
   try {
     const deadline = Date.now() + START_TIMEOUT_MS;
     text = await banner(child, output, deadline);
-    if (options.health !== false) {
-      await waitHealthy(`${inst.baseUrl}/health`, child, output, deadline);
-      await waitHealthy(`${inst.apiUrl}/health`, child, output, deadline);
-    }
+    await waitHealthy(`${inst.baseUrl}/health`, child, output, deadline);
+    await waitHealthy(`${inst.apiUrl}/health`, child, output, deadline);
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
