@@ -1,11 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { compileStrict } from '../../helpers/typescript.js';
+import { compileWithTypes } from '../../helpers/typescript.js';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { errorBody, restCaller, userToken } from './http.js';
+import { errorBody, restCaller, supabaseClient, userToken } from './http.js';
 
 /**
  * Computed fields and computed relationships (test/fixtures/schemas/rest-computed.sql) over raw
@@ -18,13 +16,7 @@ let project: TestProject;
 let call: ReturnType<typeof restCaller>;
 const ANN = '00000000-0000-0000-0000-0000000000a1';
 
-function client(token?: string): SupabaseClient {
-  return createClient(project.url, project.keys.anon_key, {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-    realtime: { transport: WebSocket as never },
-    global: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
-  });
-}
+const client = (token?: string) => supabaseClient(project, token);
 
 function generated(file: string): Promise<string> {
   return fs.readFile(path.join(host.platform.config.generatedDir, project.record.ref, file), 'utf8');
@@ -154,15 +146,7 @@ describe('through supabase-js', () => {
     expect(types).toContain('          blurb_message: string | null;\n');
     expect(types).toContain('        SetofOptions: {\n          from: "channels";\n          to: "messages";\n          isOneToOne: false;\n          isSetofReturn: true;\n        };');
     expect(types).toContain('        SetofOptions: {\n          from: "messages";\n          to: "channels";\n          isOneToOne: true;\n          isSetofReturn: true;\n        };');
-    const dir = path.join(repoRoot, 'test-output', 'typed-computed', project.record.ref);
-    await fs.mkdir(dir, { recursive: true });
-    try {
-      await fs.writeFile(path.join(dir, 'database.types.ts'), types);
-      await fs.writeFile(path.join(dir, 'client.ts'), TYPED_CLIENT);
-      expect(compileStrict([path.join(dir, 'client.ts')])).toEqual([]);
-    } finally {
-      await fs.rm(dir, { recursive: true, force: true });
-    }
+    expect(await compileWithTypes('typed-computed', types, TYPED_CLIENT)).toEqual([]);
   }, 120_000);
 });
 

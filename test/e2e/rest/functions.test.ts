@@ -1,11 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { compileStrict } from '../../helpers/typescript.js';
-import { errorBody, restCaller, userToken } from './http.js';
+import { compileWithTypes } from '../../helpers/typescript.js';
+import { errorBody, restCaller, supabaseClient, userToken } from './http.js';
 
 /**
  * Functions with unnamed parameters (test/fixtures/schemas/rest-functions.sql) over raw HTTP
@@ -19,13 +17,7 @@ let call: ReturnType<typeof restCaller>;
 const ANN = '00000000-0000-0000-0000-0000000000a1';
 const BEN = '00000000-0000-0000-0000-0000000000b1';
 
-function client(token?: string): SupabaseClient {
-  return createClient(project.url, project.keys.anon_key, {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-    realtime: { transport: WebSocket as never },
-    global: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
-  });
-}
+const client = (token?: string) => supabaseClient(project, token);
 
 function generated(file: string): Promise<string> {
   return fs.readFile(path.join(host.platform.config.generatedDir, project.record.ref, file), 'utf8');
@@ -179,15 +171,7 @@ describe('which functions the generated code exposes', () => {
   });
 
   it('lets supabase-js type .rpc(f, { "": value }) from database.types.ts, and refuses functions that are not exposed', async () => {
-    const dir = path.join(repoRoot, 'test-output', 'typed-functions', project.record.ref);
-    await fs.mkdir(dir, { recursive: true });
-    try {
-      await fs.writeFile(path.join(dir, 'database.types.ts'), await generated('database.types.ts'));
-      await fs.writeFile(path.join(dir, 'client.ts'), TYPED_CLIENT);
-      expect(compileStrict([path.join(dir, 'client.ts')])).toEqual([]);
-    } finally {
-      await fs.rm(dir, { recursive: true, force: true });
-    }
+    expect(await compileWithTypes('typed-functions', await generated('database.types.ts'), TYPED_CLIENT)).toEqual([]);
   }, 120_000);
 });
 

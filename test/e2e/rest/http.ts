@@ -1,4 +1,6 @@
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { expect } from 'vitest';
+import WebSocket from 'ws';
 import { signJwt } from '../../../runtime/auth/jwt.js';
 import type { TestProject } from '../../helpers/platform.js';
 
@@ -58,4 +60,13 @@ export function userToken(project: TestProject, sub: string, extra: Record<strin
 /** The error body every failure of the data API has. */
 export function errorBody(code: string, message: string | RegExp, details: unknown = null, hint: unknown = null): Record<string, unknown> {
   return { code, message: typeof message === 'string' ? message : expect.stringMatching(message), details, hint };
+}
+
+/** supabase-js on the project's URL with its anon key, as an app creates it; a user token rides as Bearer. */
+export function supabaseClient(project: TestProject, token?: string): SupabaseClient {
+  return createClient(project.url, project.keys.anon_key, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    realtime: { transport: WebSocket as never },
+    global: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
+  });
 }
