@@ -148,10 +148,22 @@ export class ProjectDirectory {
       return;
     }
     await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName));
-    await this.regenerate?.(record);
-    const ctx = this.contextFor(record);
-    await this.migrate(ctx);
-    const { handler, fingerprint, rest } = await this.factory(ctx);
+    let ctx: ProjectContext;
+    let server: Awaited<ReturnType<ServerFactory>>;
+    try {
+      await this.regenerate?.(record);
+      ctx = this.contextFor(record);
+      await this.migrate(ctx);
+      server = await this.factory(ctx);
+    } catch (error) {
+      // A project that was never served keeps no schema watch and no connection after a failed first load.
+      if (!this.served.has(ref)) {
+        await this.watcher?.unwatch(ref);
+        await this.pools.close(ref);
+      }
+      throw error;
+    }
+    const { handler, fingerprint, rest } = server;
     this.served.set(ref, { ctx, handler, fingerprint, rest });
     this.lastUsed.set(ref, Date.now());
     this.log.info({ ref, fingerprint }, 'project served');

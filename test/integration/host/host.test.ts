@@ -102,6 +102,12 @@ describe('project host', () => {
       '1',
       { code: 'PGRST002', message: `Could not load project "${record.ref}". Retrying.`, details: null, hint: null },
     ]);
+    // The failed first load keeps nothing open for the project: no schema watch.
+    const admin = await t.platform.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN%'`,
+      [record.databaseName],
+    );
+    expect(admin.rows).toEqual([{ n: 0 }]);
     await fs.writeFile(index, good);
     const served = await fetch(url, { headers: { apikey: keys.anon_key } });
     expect([served.status, await served.json()]).toEqual([200, []]);
