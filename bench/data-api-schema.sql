@@ -62,5 +62,10 @@ CREATE POLICY tasks_via_project ON tasks FOR ALL TO authenticated
 CREATE FUNCTION my_todo_count(done boolean DEFAULT false) RETURNS bigint LANGUAGE sql STABLE
   AS $$ SELECT count(*) FROM todos t WHERE t.done = my_todo_count.done $$;
 
+-- A computed field and a computed relationship (PostgREST's functions over a row), read together with 20 rows.
+CREATE FUNCTION title_upper(todos) RETURNS text LANGUAGE sql STABLE AS $$ SELECT upper($1.title) $$;
+CREATE FUNCTION first_project(todos) RETURNS projects LANGUAGE sql STABLE
+  AS $$ SELECT p.* FROM projects p WHERE p.owner = $1.owner ORDER BY p.id LIMIT 1 $$;
+
 -- count=estimated on a big table: planner statistics instead of a scan.
 CREATE TABLE big (id bigint PRIMARY KEY, v int NOT NULL);

@@ -61,6 +61,12 @@ const ALL_SCENARIOS: readonly Scenario[] = [
     key: 'embed', name: 'GET with a to-many embed', method: 'GET', path: '/projects?select=id,name,tasks(id,title,done)&limit=10',
     rows: (b) => projectTaskKeys(b, (p) => p.tasks), check: (s, b) => s === 200 && Array.isArray(b) && b.length === 10,
   },
+  {
+    key: 'computed', name: 'GET 20 rows + computed field + computed relationship', method: 'GET',
+    path: '/todos?select=id,title,title_upper,first_project(id,name)&limit=20',
+    check: (s, b) => s === 200 && Array.isArray(b) && b.length === 20
+      && b.every((r) => typeof (r as { title_upper: unknown }).title_upper === 'string' && (r as { first_project: unknown }).first_project !== null),
+  },
   { key: 'post', name: 'POST one row', method: 'POST', path: '/entries', body: '{"title":"bench"}', check: (s, b) => s === 201 && Array.isArray(b) && b.length === 1 },
   { key: 'rpc', name: 'RPC (GET, stable)', method: 'GET', path: '/rpc/my_todo_count?done=false', check: (s, b) => s === 200 && typeof b === 'number' },
 ];
