@@ -22,7 +22,8 @@ function reportCluster(log: Logger, event: ClusterEvent): void {
 
 /**
  * The demo project of a first run. Two hosts starting at once on one database both find it missing:
- * the one that loses the race serves the winner's (its code is generated on the first request).
+ * the one that loses the race waits for the winner to register it and serves that (its code is
+ * generated on the first request).
  */
 async function createDemo(platform: Platform, log: Logger): Promise<ProjectRecord> {
   log.info('creating the demo project');
@@ -31,9 +32,14 @@ async function createDemo(platform: Platform, log: Logger): Promise<ProjectRecor
     await generateProject(platform, demo);
     return demo;
   } catch (error) {
-    const existing = error instanceof ProjectError && error.code === 'project_exists' ? await platform.getProject(DEMO_REF) : null;
-    if (!existing) throw error;
-    return existing;
+    if (!(error instanceof ProjectError && error.code === 'project_exists')) throw error;
+    // The winner registers the demo once its schema is in: wait for that.
+    for (let waited = 0; waited < 120_000; waited += 200) {
+      const existing = await platform.getProject(DEMO_REF);
+      if (existing) return existing;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw error;
   }
 }
 

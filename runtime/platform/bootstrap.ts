@@ -119,7 +119,9 @@ export async function createProject(platform: Platform, options: CreateProjectOp
     try {
       await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(databaseName)}`);
     } catch (error) {
-      if ((error as { code?: string }).code === '42P04') throw new ProjectError('project_exists', `database "${databaseName}" already exists`);
+      // A concurrent CREATE DATABASE of the same name surfaces as a unique violation on pg_database, not 42P04.
+      const code = (error as { code?: string }).code;
+      if (code === '42P04' || code === '23505') throw new ProjectError('project_exists', `database "${databaseName}" already exists`);
       throw error;
     }
     try {
