@@ -20,6 +20,9 @@ export interface PrintedKeys {
 /** The schema file of the black-box tests (products with two rows, and an RPC). */
 export const SHOP_SQL = path.join(repoRoot, 'test/fixtures/schemas/shop.sql');
 
+/** Notes behind row-level security on auth.uid(), with one row (id 1) of another user. */
+export const OWN_NOTES_SQL = path.join(repoRoot, 'test/fixtures/schemas/own-notes.sql');
+
 /** `project create <ref> --json` with the given extra arguments; the keys it printed. */
 export async function createProject(inst: Installation, args: readonly string[]): Promise<PrintedKeys> {
   return jsonObject(await cliOk(['project', 'create', uniqueRef('bb'), ...args, '--json'], inst.env)) as unknown as PrintedKeys;
@@ -50,6 +53,7 @@ export async function sqlFile(inst: Installation, name: string, sql: string): Pr
 /** The answer of a request, body parsed as JSON when it is JSON. */
 export interface Answer {
   readonly status: number;
+  readonly headers: Headers;
   readonly body: unknown;
   readonly text: string;
 }
@@ -63,7 +67,7 @@ export async function request(url: string, init: RequestInit = {}): Promise<Answ
   } catch {
     // not JSON: the text is the body
   }
-  return { status: res.status, body, text };
+  return { status: res.status, headers: res.headers, body, text };
 }
 
 /**
