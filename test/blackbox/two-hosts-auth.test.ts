@@ -44,8 +44,8 @@ const signIn = (inst: Installation, email: string): Promise<Answer> => call(inst
 
 beforeAll(async () => {
   [a, b] = [await installation(), await installation()];
-  // One after the other: each start may create the shared demo project.
-  hosts = [await serve(a), await serve(b)];
+  // At once, as a deployment starts them (both may find the shared demo project missing).
+  hosts = await Promise.all([serve(a), serve(b)]);
   keys = jsonObject(await cliOk(['project', 'create', uniqueRef('bbh'), '--schema', OWN_NOTES_SQL, '--autoconfirm', '--json'], a.env)) as unknown as Keys;
   for (const inst of [a, b]) await eventually(2000, () => call(inst, 'GET', 'rest/v1/notes'), (x) => x.status === 200);
 });

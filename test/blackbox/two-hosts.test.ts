@@ -28,8 +28,8 @@ function on(inst: Installation, pathAndQuery: string): Promise<Answer> {
 
 beforeAll(async () => {
   [a, b] = [await installation(), await installation()];
-  // One after the other: each start may create the shared demo project.
-  hosts = [await serve(a), await serve(b)];
+  // At once, as a deployment starts them (both may find the shared demo project missing).
+  hosts = await Promise.all([serve(a), serve(b)]);
 });
 afterAll(async () => {
   for (const host of hosts) expect(await host.stop(), host.output()).toBe(0);
