@@ -1,8 +1,8 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { sendJson } from '../http/json-response.js';
 import { applyCors } from './cors.js';
 import { healthRoutes, type ReadinessReport } from './health.js';
-import { sendJson } from '../http/json-response.js';
 import { ProjectUnavailableError, type ProjectDirectory, type ServedProject } from './project-directory.js';
 import { trackRequest } from './request-tracking.js';
 
@@ -33,7 +33,7 @@ export function createHostApp(directory: ProjectDirectory, log: Logger, inFlight
   app.use('/v1/:ref', async (req: Request<{ ref: string }>, res: Response, next: NextFunction) => {
     let project: ServedProject | undefined;
     try {
-      project = directory.get(req.params.ref) ?? (await directory.load(req.params.ref));
+      project = await directory.load(req.params.ref);
     } catch (error) {
       if (!(error instanceof ProjectUnavailableError)) throw error;
       // PostgREST's answer while its schema cache cannot be loaded: retry shortly.

@@ -94,7 +94,7 @@ export class ProjectDirectory {
    * Undefined when the registry has no such project.
    */
   async load(ref: string): Promise<ServedProject | undefined> {
-    const served = this.served.get(ref);
+    const served = this.get(ref);
     if (served || !REF_PATTERN.test(ref)) return served;
     const failure = await (this.pending.get(ref) ?? this.schedule(ref));
     if (failure !== null && !this.served.has(ref)) throw new ProjectUnavailableError(ref);
