@@ -1,9 +1,12 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, sign, timingSafeEqual, verify } from 'node:crypto';
+import { isVerifiable, type ProjectKeyring, type SigningAlg, type VerificationKey } from './keyring.js';
 
 /**
- * The one JWT module of the runtime: HS256 only, signed with the project's secret.
- * Hand-rolled on node:crypto (synchronous HMAC) because the data API verifies a
- * token on every request and jose's async WebCrypto path costs more than the HMAC.
+ * The one JWT module of the runtime: HS256 with the project's secret (API keys, and
+ * access tokens of projects without a signing key), ES256/RS256 with the project's
+ * signing keys, chosen by `kid`. Hand-rolled on node:crypto (synchronous HMAC and
+ * signature checks on KeyObjects parsed once per project load) because the data API
+ * verifies a token on every request and jose's async WebCrypto path costs more.
  */
 
 export type ApiKeyRole = 'anon' | 'service_role';
@@ -38,6 +41,7 @@ export interface AccessTokenClaims {
 export type JwtErrorCode =
   | 'jwt_malformed'
   | 'jwt_unsupported_alg'
+  | 'jwt_unknown_key'
   | 'jwt_bad_signature'
   | 'jwt_expired'
   | 'jwt_not_yet_valid'
@@ -59,6 +63,13 @@ export const CLOCK_SKEW_SECONDS = 30;
 export const API_KEY_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 
 const HEADER_SEGMENT = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+
+/** A bare secret: HS256 only (API keys, tests); a keyring adds the project's signing keys. */
+export type ProjectKeys = ProjectKeyring | string;
+
+function secretOf(keys: ProjectKeys): string {
+  return typeof keys === 'string' ? keys : keys.secret;
+}
 
 function base64url(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64url');
@@ -84,13 +95,23 @@ export function signApiKey(
   return signJwt(secret, { role, iss: 'gantry', ref, iat: issuedAt, exp: issuedAt + API_KEY_LIFETIME_SECONDS });
 }
 
-export function signAccessToken(secret: string, claims: AccessTokenClaims): string {
-  return signJwt(secret, claims);
+/** ECDSA signatures in a JWS are r || s (IEEE P1363), not node's default DER. */
+const DSA_ENCODING = 'ieee-p1363';
+
+/** Signs with the project's current signing key (header `kid`), else HS256 with its secret. */
+export function signAccessToken(keys: ProjectKeys, claims: AccessTokenClaims): string {
+  const signing = typeof keys === 'string' ? null : keys.signing;
+  if (signing === null) return signJwt(secretOf(keys), claims);
+  const signingInput = `${base64url(JSON.stringify({ alg: signing.alg, kid: signing.kid, typ: 'JWT' }))}.${base64url(JSON.stringify(claims))}`;
+  const signed = sign('sha256', Buffer.from(signingInput), { key: signing.key, dsaEncoding: DSA_ENCODING });
+  return `${signingInput}.${signed.toString('base64url')}`;
 }
 
 interface CacheEntry {
-  readonly secret: string;
+  readonly keys: ProjectKeys;
   readonly claims: ProjectClaims;
+  /** The asymmetric key that verified the token; its grace period may end while the token is cached. */
+  readonly key: VerificationKey | null;
 }
 
 /** Bounded: insertion order doubles as eviction order (oldest first), refreshed on hit. */
@@ -125,17 +146,41 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function verifyUncached(token: string, secret: string): ProjectClaims {
+function isSigningAlg(alg: unknown): alg is SigningAlg {
+  return alg === 'ES256' || alg === 'RS256';
+}
+
+/** GoTrue's key lookup: an asymmetric token needs a key of that kid and alg that still verifies. */
+function asymmetricKey(keys: ProjectKeys, header: Record<string, unknown>, nowSeconds: number): VerificationKey {
+  const kid = header.kid;
+  const key = typeof keys === 'string' || typeof kid !== 'string' ? undefined : keys.verifying.get(kid);
+  if (key === undefined || key.alg !== header.alg || !isVerifiable(key, nowSeconds)) {
+    throw new JwtError('jwt_unknown_key', `unrecognized JWT kid ${typeof kid === 'string' ? kid : '<nil>'} for algorithm ${String(header.alg)}`);
+  }
+  return key;
+}
+
+function verifyUncached(token: string, keys: ProjectKeys, nowSeconds: number): CacheEntry {
   const parts = token.split('.');
   if (parts.length !== 3) throw new JwtError('jwt_malformed', 'token is not a well-formed JWT');
   const [headerSegment, payloadSegment, signatureSegment] = parts as [string, string, string];
   const header = decodeSegment(headerSegment);
   if (!isRecord(header)) throw new JwtError('jwt_malformed', 'token header is not an object');
-  if (header.alg !== 'HS256') throw new JwtError('jwt_unsupported_alg', `signing method ${String(header.alg)} is not allowed`);
-  const expected = signature(secret, `${headerSegment}.${payloadSegment}`);
+  const signingInput = `${headerSegment}.${payloadSegment}`;
   const given = Buffer.from(signatureSegment, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new JwtError('jwt_bad_signature', 'signature is invalid');
+  let key: VerificationKey | null = null;
+  if (header.alg === 'HS256') {
+    const expected = signature(secretOf(keys), signingInput);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new JwtError('jwt_bad_signature', 'signature is invalid');
+    }
+  } else if (isSigningAlg(header.alg)) {
+    key = asymmetricKey(keys, header, nowSeconds);
+    if (!verify('sha256', Buffer.from(signingInput), { key: key.key, dsaEncoding: DSA_ENCODING }, given)) {
+      throw new JwtError('jwt_bad_signature', 'signature is invalid');
+    }
+  } else {
+    throw new JwtError('jwt_unsupported_alg', `signing method ${String(header.alg)} is not allowed`);
   }
   const payload = decodeSegment(payloadSegment);
   if (!isRecord(payload)) throw new JwtError('jwt_malformed', 'token payload is not an object');
@@ -143,29 +188,30 @@ function verifyUncached(token: string, secret: string): ProjectClaims {
   if (typeof payload.role !== 'string' || payload.role === '') {
     throw new JwtError('jwt_missing_claim', 'token has no role claim');
   }
-  return Object.freeze(payload) as ProjectClaims;
+  return { keys, claims: Object.freeze(payload) as ProjectClaims, key };
 }
 
 /**
  * Verifies any token of a project (API key or access token): HS256 with the
- * project secret, exp required and enforced. Successful results are cached per
- * token string until exp; a cached token is only accepted for the same secret.
- * Throws JwtError.
+ * project secret, ES256/RS256 with the signing key its `kid` names, exp required
+ * and enforced. Successful results are cached per token string until exp; a cached
+ * token is only accepted for the same keys (a reload after a rotation builds new
+ * ones), and while the key that verified it still verifies. Throws JwtError.
  */
 export function verifyProjectToken(
   token: string,
-  secret: string,
+  keys: ProjectKeys,
   nowSeconds: number = Math.floor(Date.now() / 1000),
 ): ProjectClaims {
   const cached = verified.get(token);
-  if (cached !== undefined && cached.secret === secret) {
+  if (cached !== undefined && cached.keys === keys && (cached.key === null || isVerifiable(cached.key, nowSeconds))) {
     verified.delete(token);
     checkTimes(cached.claims, nowSeconds);
     verified.set(token, cached);
     return cached.claims;
   }
-  const claims = verifyUncached(token, secret);
-  checkTimes(claims, nowSeconds);
-  remember(token, { secret, claims });
-  return claims;
+  const entry = verifyUncached(token, keys, nowSeconds);
+  checkTimes(entry.claims, nowSeconds);
+  remember(token, entry);
+  return entry.claims;
 }

@@ -29,6 +29,7 @@ function unverifiable(error: JwtError): AuthError {
   const reasons: Record<JwtError['code'], string> = {
     jwt_malformed: `token is malformed: ${error.message}`,
     jwt_unsupported_alg: `token signature is invalid: ${error.message}`,
+    jwt_unknown_key: `token is unverifiable: error while executing keyfunc: ${error.message}`,
     jwt_bad_signature: 'token signature is invalid: signature is invalid',
     jwt_expired: 'token has invalid claims: token is expired',
     jwt_not_yet_valid: 'token has invalid claims: token is not valid yet',
@@ -39,7 +40,7 @@ function unverifiable(error: JwtError): AuthError {
 
 function verifyOrThrow(deps: AuthDeps, token: string): ProjectClaims {
   try {
-    return verifyProjectToken(token, deps.ctx.jwtSecret, seconds(deps));
+    return verifyProjectToken(token, deps.ctx.keyring, seconds(deps));
   } catch (error) {
     if (error instanceof JwtError) throw unverifiable(error);
     throw error;
@@ -51,7 +52,7 @@ const ADMIN_ROLES: ReadonlySet<string> = new Set(['service_role', 'supabase_admi
 
 function verify(deps: AuthDeps, token: string): ProjectClaims | null {
   try {
-    return verifyProjectToken(token, deps.ctx.jwtSecret, seconds(deps));
+    return verifyProjectToken(token, deps.ctx.keyring, seconds(deps));
   } catch (error) {
     if (error instanceof JwtError) return null;
     throw error;

@@ -11,6 +11,7 @@ import { sharedPasswordPool, type PasswordPool } from './passwords.js';
 import { rateLimitsFrom } from './rate-limits.js';
 import { redirectPolicy } from './redirects.js';
 import { registerAdmin } from './routes/admin.js';
+import { registerJwks } from './routes/jwks.js';
 import { registerRecovery } from './routes/recovery.js';
 import { registerResend } from './routes/resend.js';
 import { registerSignup } from './routes/signup.js';
@@ -59,6 +60,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
     res.status(200).json(settingsJson(ctx.settings));
   });
 
+  registerJwks(router, deps);
   registerSignup(router, deps);
   registerToken(router, deps);
   registerVerify(router, deps);

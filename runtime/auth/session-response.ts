@@ -19,7 +19,7 @@ export interface SessionJson {
 export function sessionJson(deps: AuthDeps, user: UserRow, session: SessionRow, refreshToken: string): SessionJson {
   const iat = Math.floor(deps.now().getTime() / 1000);
   const exp = iat + ACCESS_TOKEN_LIFETIME_SECONDS;
-  const accessToken = signAccessToken(deps.ctx.jwtSecret, {
+  const accessToken = signAccessToken(deps.ctx.keyring, {
     iss: issuerOf(deps),
     sub: user.id,
     aud: user.aud,

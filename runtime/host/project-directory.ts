@@ -10,6 +10,7 @@ import { SchemaWatcher } from './schema-watcher.js';
 import type { RestHandler } from '../rest/server.js';
 import { REF_PATTERN } from '../platform/bootstrap.js';
 import { migrateProject } from '../platform/migrations.js';
+import { buildKeyring } from '../auth/keyring.js';
 
 export interface ServedProject {
   readonly ctx: ProjectContext;
@@ -188,6 +189,7 @@ export class ProjectDirectory {
     return {
       ref: record.ref,
       jwtSecret: record.jwtSecret,
+      keyring: buildKeyring(record.jwtSecret, record.signingKeys),
       settings: record.settings,
       executor: pools.executor,
       adminPool: pools.admin,

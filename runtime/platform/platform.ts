@@ -8,6 +8,8 @@ import { acquireCluster, type Cluster, type EmbeddedOptions } from './cluster.js
 import { surviveDroppedConnections, taskClient } from '../db/pool-errors.js';
 import { migratePlatform } from './migrations.js';
 import { resolveSettings, type SettingValue } from './settings.js';
+import type { StoredSigningKey } from '../auth/keyring.js';
+import { SIGNING_KEYS_COLUMN, toStoredKeys } from './signing-keys.js';
 
 export const PLATFORM_DATABASE = 'gantry';
 export const PROJECTS_CHANNEL = 'gantry_projects';
@@ -18,6 +20,8 @@ export interface ProjectRecord {
   readonly jwtSecret: string;
   readonly settings: ProjectSettings;
   readonly createdAt: Date;
+  /** Its asymmetric signing keys; none for a project created before them and never rotated. */
+  readonly signingKeys: readonly StoredSigningKey[];
 }
 
 interface ProjectRow {
@@ -26,7 +30,10 @@ interface ProjectRow {
   jwt_secret: string;
   settings: Record<string, unknown>;
   created_at: Date;
+  signing_keys: Parameters<typeof toStoredKeys>[0];
 }
+
+const PROJECT_COLUMNS = `p.*, ${SIGNING_KEYS_COLUMN}`;
 
 function toRecord(row: ProjectRow): ProjectRecord {
   return {
@@ -35,6 +42,7 @@ function toRecord(row: ProjectRow): ProjectRecord {
     jwtSecret: row.jwt_secret,
     settings: resolveSettings(row.settings),
     createdAt: row.created_at,
+    signingKeys: toStoredKeys(row.signing_keys),
   };
 }
 
@@ -79,18 +87,18 @@ export class Platform {
   }
 
   async listProjects(): Promise<ProjectRecord[]> {
-    const { rows } = await this.pool.query<ProjectRow>('SELECT * FROM projects ORDER BY ref');
+    const { rows } = await this.pool.query<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects p ORDER BY ref`);
     return rows.map(toRecord);
   }
 
   async getProject(ref: string): Promise<ProjectRecord | null> {
-    const { rows } = await this.pool.query<ProjectRow>('SELECT * FROM projects WHERE ref = $1', [ref]);
+    const { rows } = await this.pool.query<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects p WHERE ref = $1`, [ref]);
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
   /** Stores settings in one statement, so a host reloading on its NOTIFY never sees some of them without the others. */
   async setSettings(ref: string, settings: Readonly<Partial<Record<keyof ProjectSettings, SettingValue>>>): Promise<ProjectRecord | null> {
-    const { rows } = await this.pool.query<ProjectRow>('UPDATE projects SET settings = settings || $2::jsonb WHERE ref = $1 RETURNING *', [
+    const { rows } = await this.pool.query<ProjectRow>(`UPDATE projects p SET settings = settings || $2::jsonb WHERE ref = $1 RETURNING ${PROJECT_COLUMNS}`, [
       ref,
       JSON.stringify(settings),
     ]);

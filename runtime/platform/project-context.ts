@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { GantryConfig } from '../config.js';
 import type { RlsExecutor } from '../db/rls-transaction.js';
+import type { ProjectKeyring } from '../auth/keyring.js';
 
 /** Per-project settings kept in the platform registry (`project config --set`). */
 export interface ProjectSettings {
@@ -32,6 +33,8 @@ export interface ProjectSettings {
 export interface ProjectContext {
   readonly ref: string;
   readonly jwtSecret: string;
+  /** The secret and signing keys that sign and verify its tokens, parsed once per load. */
+  readonly keyring: ProjectKeyring;
   readonly settings: ProjectSettings;
   /** Runs data API transactions as `authenticator`, switching role per request. */
   readonly executor: RlsExecutor;

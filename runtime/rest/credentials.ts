@@ -1,4 +1,4 @@
-import { JwtError, verifyProjectToken, type ProjectClaims } from '../auth/jwt.js';
+import { JwtError, verifyProjectToken, type ProjectClaims, type ProjectKeys } from '../auth/jwt.js';
 import { ApiError } from './errors.js';
 import type { RequestHeaders } from './parse/headers.js';
 import { firstHeader } from './parse/headers.js';
@@ -16,7 +16,7 @@ function unauthorized(code: string, message: string, description: string): ApiEr
  * a token of the project; the bearer token decides the role, and a given apikey must
  * be valid too. Neither: 401.
  */
-export function authenticate(headers: RequestHeaders, secret: string, apikeyParam: string | null): ProjectClaims {
+export function authenticate(headers: RequestHeaders, keys: ProjectKeys, apikeyParam: string | null): ProjectClaims {
   const authorization = firstHeader(headers, 'authorization');
   const bearer = authorization === undefined ? null : BEARER.exec(authorization)?.[1] ?? null;
   if (authorization !== undefined && bearer === null) {
@@ -30,10 +30,12 @@ export function authenticate(headers: RequestHeaders, secret: string, apikeyPara
   for (const token of [apikey, bearer]) {
     if (!token) continue;
     try {
-      claims = verifyProjectToken(token, secret);
+      claims = verifyProjectToken(token, keys);
     } catch (error) {
       if (!(error instanceof JwtError)) throw error;
       if (error.code === 'jwt_expired') throw unauthorized('PGRST303', 'JWT expired', 'JWT expired');
+      // PostgREST 13's words for a kid its key set lacks (a rotated-out key after its grace period).
+      if (error.code === 'jwt_unknown_key') throw unauthorized('PGRST301', 'No suitable key or wrong key type', 'No suitable key or wrong key type');
       throw unauthorized('PGRST301', `Invalid JWT: ${error.message}`, error.message);
     }
   }

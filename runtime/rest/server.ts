@@ -116,7 +116,7 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
   return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
     const head = req.method === 'HEAD';
     try {
-      const claims = authenticate(req.headers, ctx.jwtSecret, queryParam(query, 'apikey'));
+      const claims = authenticate(req.headers, ctx.keyring, queryParam(query, 'apikey'));
       if (req.method === 'OPTIONS') {
         // CORS preflights never get here (runtime/host/cors.ts); this is PostgREST's OPTIONS: which methods the resource takes.
         const allow = allowFor(req, project, path);

@@ -1,0 +1,79 @@
+import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+
+/** Algorithms of a project's asymmetric signing keys (Supabase offers ES256, the default, and RS256). */
+export type SigningAlg = 'ES256' | 'RS256';
+
+export type SigningKeyStatus = 'current' | 'previous';
+
+/** A public key as the JWKS publishes it (GoTrue's shape: `use: sig`, `key_ops: [verify]`). */
+export interface PublicJwk {
+  readonly kid: string;
+  readonly alg: SigningAlg;
+  readonly kty: string;
+  readonly use: 'sig';
+  readonly key_ops: readonly ['verify'];
+  readonly [member: string]: unknown;
+}
+
+/** A signing key as the platform registry holds it. */
+export interface StoredSigningKey {
+  readonly kid: string;
+  readonly alg: SigningAlg;
+  readonly privateJwk: JsonWebKey;
+  readonly publicJwk: PublicJwk;
+  readonly status: SigningKeyStatus;
+  /** When a previous key stops verifying; null for the current key. */
+  readonly expiresAt: Date | null;
+}
+
+export interface SigningKey {
+  readonly kid: string;
+  readonly alg: SigningAlg;
+  readonly key: KeyObject;
+}
+
+export interface VerificationKey {
+  readonly kid: string;
+  readonly alg: SigningAlg;
+  readonly key: KeyObject;
+  readonly jwk: PublicJwk;
+  /** Seconds since the epoch after which tokens of this key are refused; null: no end. */
+  readonly verifiableUntil: number | null;
+}
+
+/**
+ * What one project signs and verifies tokens with. Built once per project load, so the
+ * parsed KeyObjects are reused by every request (the data API verifies per request).
+ */
+export interface ProjectKeyring {
+  /** HS256: the API keys, and access tokens of a project without a signing key. */
+  readonly secret: string;
+  /** The current asymmetric key; null: access tokens are HS256 with the secret (projects created before signing keys, until rotated). */
+  readonly signing: SigningKey | null;
+  readonly verifying: ReadonlyMap<string, VerificationKey>;
+}
+
+export function buildKeyring(secret: string, stored: readonly StoredSigningKey[]): ProjectKeyring {
+  let signing: SigningKey | null = null;
+  const verifying = new Map<string, VerificationKey>();
+  for (const key of stored) {
+    if (key.status === 'current') signing = { kid: key.kid, alg: key.alg, key: createPrivateKey({ key: key.privateJwk, format: 'jwk' }) };
+    verifying.set(key.kid, {
+      kid: key.kid,
+      alg: key.alg,
+      key: createPublicKey({ key: key.publicJwk as JsonWebKey, format: 'jwk' }),
+      jwk: key.publicJwk,
+      verifiableUntil: key.expiresAt === null ? null : Math.floor(key.expiresAt.getTime() / 1000),
+    });
+  }
+  return { secret, signing, verifying };
+}
+
+export function isVerifiable(key: VerificationKey, nowSeconds: number): boolean {
+  return key.verifiableUntil === null || nowSeconds <= key.verifiableUntil;
+}
+
+/** GoTrue's `/.well-known/jwks.json`: the public keys that verify now; the HS256 secret never appears. */
+export function jwksOf(keyring: ProjectKeyring, nowSeconds: number): { readonly keys: readonly PublicJwk[] } {
+  return { keys: [...keyring.verifying.values()].filter((key) => isVerifiable(key, nowSeconds)).map((key) => key.jwk) };
+}
