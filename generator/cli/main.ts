@@ -6,6 +6,7 @@ const USAGE = `usage: gantry <command>
   serve                                   run the project host and the call-analysis API
   project create <ref> [--schema F.sql ...] [--autoconfirm]
   project list | keys <ref> | delete <ref> | config <ref> --set KEY=VALUE
+  project keys rotate <ref> [--grace SECONDS] [--alg ES256|RS256]
   migrate <ref> F.sql                     run a migration and regenerate
   gen <ref> | --all [--check]             regenerate generated/<ref>/
   gen --check                             check every project's generated code

@@ -4,6 +4,8 @@ import { createProject, deleteProject, readSchemaFiles } from '../../runtime/pla
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { formatSetting, parseSetting } from '../../runtime/platform/settings.js';
+import type { SigningAlg } from '../../runtime/auth/keyring.js';
+import { DEFAULT_ROTATION_GRACE_SECONDS, DEFAULT_SIGNING_ALG, generateSigningKey, rotateSigningKey } from '../../runtime/platform/signing-keys.js';
 import { removeGenerated } from '../write.js';
 import { CliError, type Output } from './output.js';
 
@@ -33,6 +35,8 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       schema: { type: 'string', multiple: true },
       autoconfirm: { type: 'boolean' },
       set: { type: 'string', multiple: true },
+      grace: { type: 'string' },
+      alg: { type: 'string' },
     },
   });
   const ref = positionals[0];
@@ -58,6 +62,10 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       return;
     }
     case 'keys': {
+      if (positionals[0] === 'rotate') {
+        await rotateKeys(positionals[1], values, out);
+        return;
+      }
       const keys = await withPlatform(async (platform) => projectKeys(config, await requireProject(platform, ref)));
       out.result(keys, `url:         ${keys.url}\nanon_key:    ${keys.anon_key}\nservice_key: ${keys.service_key}\njwt_secret:  ${keys.jwt_secret}`);
       return;
@@ -83,4 +91,30 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
     default:
       throw new CliError('usage', 'usage: gantry project create|list|keys|delete|config ...');
   }
+}
+
+const ROTATE_USAGE = 'usage: gantry project keys rotate <ref> [--grace SECONDS] [--alg ES256|RS256]';
+
+function graceSeconds(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_ROTATION_GRACE_SECONDS;
+  if (!/^\d{1,9}$/.test(raw)) throw new CliError('usage', `--grace expects a whole number of seconds, got "${raw}"`);
+  return Number(raw);
+}
+
+function signingAlg(raw: string | undefined): SigningAlg {
+  if (raw === undefined) return DEFAULT_SIGNING_ALG;
+  if (raw !== 'ES256' && raw !== 'RS256') throw new CliError('usage', `--alg expects ES256 or RS256, got "${raw}"`);
+  return raw;
+}
+
+/** A new current signing key; the one it replaces verifies for the grace period (default: one access-token lifetime). */
+async function rotateKeys(ref: string | undefined, options: { grace?: string; alg?: string }, out: Output): Promise<void> {
+  if (!ref) throw new CliError('usage', ROTATE_USAGE);
+  const grace = graceSeconds(options.grace);
+  const key = await generateSigningKey(signingAlg(options.alg));
+  const rotation = await withPlatform((platform) => rotateSigningKey(platform.pool, ref, key, grace));
+  if (!rotation) throw new CliError('project_not_found', `project "${ref}" does not exist`);
+  const lines = [`project ${ref} signs with ${rotation.current.alg} key ${rotation.current.kid}`];
+  for (const previous of rotation.previous) lines.push(`  ${previous.kid} (${previous.alg}) verifies until ${previous.expires_at}`);
+  out.result({ ...rotation, grace_seconds: grace }, lines.join('\n'));
 }
