@@ -46,12 +46,21 @@ async function change(db: Queryable, userId: string, columns: UserChange, now: D
   }
 }
 
+/**
+ * An anonymous user whose first address is proven is anonymous no more, and gets the e-mail
+ * identity in its app_metadata (GoTrue's email-change verification does both).
+ */
+function linkAnonymous(user: UserRow): UserChange {
+  if (!user.is_anonymous) return {};
+  return { is_anonymous: false, raw_app_meta_data: { ...user.raw_app_meta_data, provider: 'email', providers: ['email'] } };
+}
+
 /** Sets the new address: the change is proven, so pending links (also recovery links to the old address) stop working. */
 async function apply(db: Queryable, user: UserRow, newEmail: string, ip: string | null, now: Date, via: 'immediate' | 'link'): Promise<UserRow> {
   const updated = await change(
     db,
     user.id,
-    { email: newEmail, new_email: null, email_change_sent_at: null, email_confirmed_at: user.email_confirmed_at ?? now },
+    { email: newEmail, new_email: null, email_change_sent_at: null, email_confirmed_at: user.email_confirmed_at ?? now, ...linkAnonymous(user) },
     now,
   );
   await consumeUserTokens(db, user.id, now);

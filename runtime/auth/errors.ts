@@ -51,6 +51,8 @@ export const authErrors = {
     new AuthError(422, 'email_exists', 'A user with this email address has already been registered'),
   signupDisabled: (): AuthError => new AuthError(422, 'signup_disabled', 'Signups not allowed for this instance'),
   anonymousDisabled: (): AuthError => new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'),
+  anonymousPasswordWithoutEmail: (): AuthError =>
+    new AuthError(422, 'validation_failed', 'Updating password of an anonymous user without an email or phone is not allowed'),
   /** Gantry has no phone provider: GoTrue's answers with it disabled, 400 on /signup, 422 on /token. */
   phoneDisabled: (status: 400 | 422, message: string): AuthError => new AuthError(status, 'phone_provider_disabled', message),
   /** GoTrue's answer where a feature is switched off; Gantry has no such feature at all. */

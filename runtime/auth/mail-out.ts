@@ -16,7 +16,7 @@ export interface LinkMail {
   readonly to: string;
   readonly token: string;
   readonly redirectTo: string | null;
-  /** The account's current address when the mail goes to another one (e-mail change). */
+  /** The account's current address when the mail goes to another one (e-mail change); '' for an anonymous account's first. */
   readonly accountEmail?: string;
 }
 

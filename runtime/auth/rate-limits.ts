@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/transaction.js';
 import type { ProjectSettings } from '../platform/project-context.js';
 
-export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'user' | 'verify';
+export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'user' | 'verify' | 'anonymous';
 
 export interface RateLimitRule {
   readonly limit: number;
@@ -12,6 +12,8 @@ export type RateLimitConfig = Readonly<Record<RateLimitBucket, RateLimitRule>>;
 
 /** GoTrue counts its limits per 5 minutes; so do the settings. */
 export const RATE_LIMIT_WINDOW_SECONDS = 300;
+/** Except anonymous sign-ins, counted per hour. */
+const ANONYMOUS_WINDOW_SECONDS = 3600;
 
 /**
  * The buckets' rules from the project's settings (GoTrue's grouping): /token has its
@@ -29,6 +31,7 @@ export function rateLimitsFrom(settings: ProjectSettings): RateLimitConfig {
     recover: otp,
     resend: otp,
     user: otp,
+    anonymous: { limit: settings['auth.rate_limit.anonymous_users'], windowSeconds: ANONYMOUS_WINDOW_SECONDS },
   };
 }
 

@@ -11,7 +11,7 @@ import {
 import type { UserRow } from './user-json.js';
 import { isBanned } from './users.js';
 
-export type AmrMethod = 'password' | 'recovery' | 'otp' | 'email_change';
+export type AmrMethod = 'password' | 'recovery' | 'otp' | 'email_change' | 'anonymous';
 export type RevokeReason = 'logout' | 'password' | 'admin' | 'reuse';
 export type LogoutScope = 'global' | 'local' | 'others';
 

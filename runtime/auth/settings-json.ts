@@ -8,11 +8,11 @@ export const OAUTH_PROVIDERS = [
 ] as const;
 
 /**
- * GoTrue's `GET /settings`, every field as it holds here: only the e-mail
- * provider exists; phone, anonymous sign-ins, OAuth, SAML and passkeys do not.
+ * GoTrue's `GET /settings`, every field as it holds here: the e-mail provider and,
+ * when switched on, anonymous sign-ins; phone, OAuth, SAML and passkeys do not exist.
  */
 export function settingsJson(settings: ProjectSettings): Record<string, unknown> {
-  const external: Record<string, boolean> = { anonymous_users: false };
+  const external: Record<string, boolean> = { anonymous_users: settings['auth.anonymous_users'] };
   for (const provider of OAUTH_PROVIDERS) external[provider] = false;
   Object.assign(external, { email: true, phone: false, zoom: false });
   return {

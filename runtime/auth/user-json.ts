@@ -3,7 +3,8 @@ export interface UserRow {
   readonly id: string;
   readonly aud: string;
   readonly role: string;
-  readonly email: string;
+  /** Null for an anonymous user until it links an address. */
+  readonly email: string | null;
   readonly encrypted_password: string | null;
   readonly email_confirmed_at: Date | null;
   readonly confirmation_sent_at: Date | null;
@@ -17,6 +18,7 @@ export interface UserRow {
   readonly banned_until: Date | null;
   readonly created_at: Date;
   readonly updated_at: Date;
+  readonly is_anonymous: boolean;
 }
 
 export type UserJson = Record<string, unknown> & { readonly id: string; readonly email: string };
@@ -25,16 +27,39 @@ function iso(value: Date | null | undefined): string | undefined {
   return value === null || value === undefined ? undefined : value.toISOString();
 }
 
+/** The one identity a user has here: its e-mail address; an anonymous user has none. */
+function identitiesOf(user: UserRow): Record<string, unknown>[] {
+  if (user.email === null) return [];
+  return [
+    {
+      identity_id: user.id,
+      id: user.id,
+      user_id: user.id,
+      identity_data: {
+        sub: user.id,
+        email: user.email,
+        email_verified: user.email_confirmed_at !== null,
+        phone_verified: false,
+      },
+      provider: 'email',
+      last_sign_in_at: iso(user.last_sign_in_at ?? user.created_at),
+      created_at: user.created_at.toISOString(),
+      updated_at: user.updated_at.toISOString(),
+      email: user.email,
+    },
+  ];
+}
+
 /**
- * GoTrue's user object: keys in its order, null timestamps omitted, `phone` always
- * a string, one `email` identity (identities live in the user row here).
+ * GoTrue's user object: keys in its order, null timestamps omitted, `phone` and
+ * `email` always strings, the e-mail identity (identities live in the user row here).
  */
 export function userJson(user: UserRow): UserJson {
   const json: Record<string, unknown> = {
     id: user.id,
     aud: user.aud,
     role: user.role,
-    email: user.email,
+    email: user.email ?? '',
     email_confirmed_at: iso(user.email_confirmed_at),
     phone: '',
     confirmation_sent_at: iso(user.confirmation_sent_at),
@@ -45,28 +70,11 @@ export function userJson(user: UserRow): UserJson {
     last_sign_in_at: iso(user.last_sign_in_at),
     app_metadata: user.raw_app_meta_data,
     user_metadata: user.raw_user_meta_data,
-    identities: [
-      {
-        identity_id: user.id,
-        id: user.id,
-        user_id: user.id,
-        identity_data: {
-          sub: user.id,
-          email: user.email,
-          email_verified: user.email_confirmed_at !== null,
-          phone_verified: false,
-        },
-        provider: 'email',
-        last_sign_in_at: iso(user.last_sign_in_at ?? user.created_at),
-        created_at: user.created_at.toISOString(),
-        updated_at: user.updated_at.toISOString(),
-        email: user.email,
-      },
-    ],
+    identities: identitiesOf(user),
     created_at: user.created_at.toISOString(),
     updated_at: user.updated_at.toISOString(),
     banned_until: iso(user.banned_until),
-    is_anonymous: false,
+    is_anonymous: user.is_anonymous,
   };
   for (const key of Object.keys(json)) if (json[key] === undefined) delete json[key];
   return json as UserJson;
@@ -93,5 +101,6 @@ export function decoyUserJson(id: string, email: string, userMetadata: Record<st
     banned_until: null,
     created_at: now,
     updated_at: now,
+    is_anonymous: false,
   });
 }

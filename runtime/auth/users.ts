@@ -19,7 +19,9 @@ export async function findUserById(db: Queryable, id: string, forUpdate = false)
 }
 
 export interface NewUser {
-  readonly email: string;
+  /** Null for an anonymous user. */
+  readonly email: string | null;
+  readonly isAnonymous?: boolean;
   readonly passwordHash: string | null;
   readonly userMetadata: Readonly<Record<string, unknown>>;
   readonly appMetadata: Readonly<Record<string, unknown>>;
@@ -37,8 +39,8 @@ export async function insertUser(db: Queryable, user: NewUser): Promise<UserRow>
   try {
     const { rows } = await db.query<UserRow>(
       `INSERT INTO auth.users (email, encrypted_password, raw_user_meta_data, raw_app_meta_data, email_confirmed_at,
-                               confirmation_sent_at, banned_until, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
+                               confirmation_sent_at, banned_until, created_at, updated_at, is_anonymous)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING *`,
       [
         user.email,
         user.passwordHash,
@@ -48,6 +50,7 @@ export async function insertUser(db: Queryable, user: NewUser): Promise<UserRow>
         user.confirmationSentAt,
         user.bannedUntil,
         user.now,
+        user.isAnonymous ?? false,
       ],
     );
     return rows[0] as UserRow;
@@ -70,6 +73,7 @@ export interface UserChange {
   readonly email_change_sent_at?: Date | null;
   readonly last_sign_in_at?: Date | null;
   readonly banned_until?: Date | null;
+  readonly is_anonymous?: boolean;
 }
 
 const CHANGEABLE_COLUMNS: ReadonlyArray<keyof UserChange> = [
@@ -84,6 +88,7 @@ const CHANGEABLE_COLUMNS: ReadonlyArray<keyof UserChange> = [
   'email_change_sent_at',
   'last_sign_in_at',
   'banned_until',
+  'is_anonymous',
 ];
 
 export async function updateUser(db: Queryable, id: string, change: UserChange, now: Date): Promise<UserRow | null> {

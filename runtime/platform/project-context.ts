@@ -14,6 +14,8 @@ export interface ProjectSettings {
   readonly 'auth.autoconfirm': boolean;
   /** GoTrue's DISABLE_SIGNUP: /signup answers 422 signup_disabled; admins still create users. */
   readonly 'auth.disable_signup': boolean;
+  /** GoTrue's EXTERNAL_ANONYMOUS_USERS_ENABLED (Supabase's enable_anonymous_sign_ins): /signup with no e-mail creates an anonymous user. */
+  readonly 'auth.anonymous_users': boolean;
   /** GoTrue's SITE_URL: where mail links land when redirect_to is absent or not allowed; '' = Gantry's own pages on PUBLIC_URL. */
   readonly 'auth.site_url': string;
   /** GoTrue's URI_ALLOW_LIST: further redirect targets, exact URLs or globs (`*`, `**`, separators '.' and '/'). */
@@ -24,6 +26,8 @@ export interface ProjectSettings {
   readonly 'auth.rate_limit.token_refresh': number;
   readonly 'auth.rate_limit.verify': number;
   readonly 'auth.rate_limit.otp': number;
+  /** GoTrue's RATE_LIMIT_ANONYMOUS_USERS: anonymous sign-ins per client IP and hour. */
+  readonly 'auth.rate_limit.anonymous_users': number;
 }
 
 /**

@@ -33,13 +33,17 @@ const parseSeconds = (raw: string): number => {
 
 const MAX_REQUESTS_PER_WINDOW = 1_000_000;
 
-const parseRequestLimit = (raw: string): number => {
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_REQUESTS_PER_WINDOW) {
-    throw new SettingsError(`expected a whole number of requests per 5 minutes from 1 to ${MAX_REQUESTS_PER_WINDOW}, got "${raw}"`);
-  }
-  return n;
-};
+const requestLimit =
+  (window: string) =>
+  (raw: string): number => {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < 1 || n > MAX_REQUESTS_PER_WINDOW) {
+      throw new SettingsError(`expected a whole number of requests per ${window} from 1 to ${MAX_REQUESTS_PER_WINDOW}, got "${raw}"`);
+    }
+    return n;
+  };
+
+const parseRequestLimit = requestLimit('5 minutes');
 
 const SCHEMA_NAME_RULE = 'schema names may contain any character except a comma';
 
@@ -121,12 +125,14 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'api.plan': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.autoconfirm': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.disable_signup': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.anonymous_users': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.site_url': { parse: parseSiteUrl, accepts: isStoredSiteUrl, fallback: '' },
   'auth.redirect_allow_list': { parse: parsePatternList, accepts: isStoredPatternList, fallback: [] },
   'auth.refresh_reuse_interval': { parse: parseSeconds, accepts: isNumber, fallback: 0 },
   'auth.rate_limit.token_refresh': { parse: parseRequestLimit, accepts: isNumber, fallback: 150 },
   'auth.rate_limit.verify': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
   'auth.rate_limit.otp': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
+  'auth.rate_limit.anonymous_users': { parse: requestLimit('hour'), accepts: isNumber, fallback: 30 },
 };
 
 export const settingNames = Object.keys(known).sort() as SettingName[];
@@ -169,11 +175,13 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'api.plan': pick('api.plan'),
     'auth.autoconfirm': pick('auth.autoconfirm'),
     'auth.disable_signup': pick('auth.disable_signup'),
+    'auth.anonymous_users': pick('auth.anonymous_users'),
     'auth.site_url': pick('auth.site_url'),
     'auth.redirect_allow_list': pick('auth.redirect_allow_list'),
     'auth.refresh_reuse_interval': pick('auth.refresh_reuse_interval'),
     'auth.rate_limit.token_refresh': pick('auth.rate_limit.token_refresh'),
     'auth.rate_limit.verify': pick('auth.rate_limit.verify'),
     'auth.rate_limit.otp': pick('auth.rate_limit.otp'),
+    'auth.rate_limit.anonymous_users': pick('auth.rate_limit.anonymous_users'),
   };
 }

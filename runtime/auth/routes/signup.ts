@@ -9,6 +9,7 @@ import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '.
 import { mailLink } from '../mail-out.js';
 import { issueOneTimeToken } from '../one-time-tokens.js';
 import { acceptNewPassword } from '../password-input.js';
+import { signUpAnonymously } from './anonymous.js';
 import { resolveRedirect } from '../redirects.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession } from '../sessions.js';
@@ -47,8 +48,11 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
     handle(deps, async (req, res) => {
       requireApiKey(req, deps);
       const body = bodyOf(req);
-      // GoTrue's order: no address at all is an anonymous sign-in, refused before the rate limit and the sign-up switch.
-      if (isBlank(body.email) && isBlank(body.phone)) throw authErrors.anonymousDisabled();
+      // GoTrue's order: no address at all is an anonymous sign-in, with its own switch and rate limit.
+      if (isBlank(body.email) && isBlank(body.phone)) {
+        await signUpAnonymously(req, res, deps, body);
+        return;
+      }
       await enforceRateLimit(req, deps, 'signup');
       if (deps.ctx.settings['auth.disable_signup']) throw authErrors.signupDisabled();
       const password = acceptNewPassword(body.password, 'Signup requires a valid password');

@@ -12,13 +12,13 @@ import { clientIp, requireUser } from '../request-auth.js';
 import { revokeSessions, type LogoutScope } from '../sessions.js';
 import { userJson } from '../user-json.js';
 import { mergeMetadata, updateUser, type UserChange } from '../users.js';
-import { acceptEmail, acceptRedirect } from './signup.js';
+import { acceptEmail, acceptRedirect, isBlank } from './signup.js';
 
 /** The requested new address, normalised; undefined when none was sent (GoTrue ignores "") or it is the current one. */
-function acceptNewEmail(raw: unknown, current: string): string | undefined {
+function acceptNewEmail(raw: unknown, current: string | null): string | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const email = acceptEmail(raw);
-  return email === current.toLowerCase() ? undefined : email;
+  return email === current?.toLowerCase() ? undefined : email;
 }
 
 function acceptScope(value: string | undefined): LogoutScope {
@@ -46,6 +46,8 @@ export function registerUser(router: Router, deps: AuthDeps): void {
       const newEmail = acceptNewEmail(body.email, user.email);
       const redirectTo = newEmail === undefined ? null : acceptRedirect(req, deps);
       const data = optionalObject(body.data, 'data');
+      // An anonymous user links an address first (or with the password): a password alone would sign in nobody.
+      if (user.is_anonymous && !isBlank(body.password) && isBlank(body.email) && isBlank(body.phone)) throw authErrors.anonymousPasswordWithoutEmail();
       let passwordHash: string | undefined;
       if (body.password !== undefined && body.password !== null) {
         const password = acceptNewPassword(body.password, 'Password update requires a password');
@@ -73,7 +75,7 @@ export function registerUser(router: Router, deps: AuthDeps): void {
         return requestEmailChange(db, row, { newEmail, immediate: deps.ctx.settings['auth.autoconfirm'], ip, now });
       });
       if (outcome.token !== null && newEmail !== undefined) {
-        mailLink(deps, { kind: 'email_change', to: newEmail, token: outcome.token, redirectTo, accountEmail: user.email });
+        mailLink(deps, { kind: 'email_change', to: newEmail, token: outcome.token, redirectTo, accountEmail: user.email ?? '' });
       }
       res.status(200).json(userJson(outcome.user));
     }),

@@ -117,7 +117,7 @@ async function confirmForBrowser(res: Response, deps: AuthDeps, type: 'signup' |
         await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now }, now);
         await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, at: now });
       }
-      return user.email;
+      return user.email ?? '';
     });
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;
@@ -153,7 +153,7 @@ async function showRecovery(req: Request, res: Response, deps: AuthDeps, token: 
     200,
     resetPage({
       valid: true,
-      email: user.email,
+      email: user.email ?? '',
       token,
       resetUrl: `${req.baseUrl}/reset`,
       apiKeyJson: JSON.stringify(pageKey).replace(/</g, '\\u003c'),

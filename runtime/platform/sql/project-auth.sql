@@ -12,7 +12,8 @@ CREATE TABLE auth.users (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   aud text NOT NULL DEFAULT 'authenticated',
   role text NOT NULL DEFAULT 'authenticated',
-  email text NOT NULL,
+  -- NULL for an anonymous user until it links an address.
+  email text,
   encrypted_password text,
   email_confirmed_at timestamptz,
   confirmation_sent_at timestamptz,
@@ -25,9 +26,11 @@ CREATE TABLE auth.users (
   raw_user_meta_data jsonb NOT NULL DEFAULT '{}',
   banned_until timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
-  updated_at timestamptz NOT NULL DEFAULT now()
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  is_anonymous boolean NOT NULL DEFAULT false
 );
 CREATE UNIQUE INDEX users_email_key ON auth.users (lower(email));
+CREATE INDEX users_is_anonymous_idx ON auth.users (is_anonymous);
 
 CREATE TABLE auth.sessions (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

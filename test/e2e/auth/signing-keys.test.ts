@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { generateSigningKey, rotateSigningKey } from '../../../runtime/platform/signing-keys.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { uniqueEmail } from '../../integration/auth/harness.js';
+import { isolatedClient } from './isolated-client.js';
 
 /**
  * Per-project asymmetric signing keys through a running host: ES256 access tokens, the JWKS,
@@ -44,13 +43,8 @@ function requestLog(project: TestProject): RequestLog {
   };
 }
 
-/** A supabase-js client of its own JWKS cache (auth-js shares one per storage key) and, optionally, a fetch that logs. */
-function client(project: TestProject, options: { log?: RequestLog; token?: string } = {}): SupabaseClient {
-  return createClient(project.url, project.keys.anon_key, {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false, storageKey: `sb-${randomUUID()}` },
-    realtime: { transport: WebSocket as never },
-    global: { ...(options.log ? { fetch: options.log.fetch } : {}), ...(options.token ? { headers: { Authorization: `Bearer ${options.token}` } } : {}) },
-  });
+function client(project: TestProject, log?: RequestLog): SupabaseClient {
+  return isolatedClient(project, log?.fetch);
 }
 
 async function signUp(project: TestProject, supabase: SupabaseClient = client(project)): Promise<{ token: string; userId: string }> {
@@ -136,7 +130,7 @@ describe('signing keys', () => {
   it('supabase-js getClaims() verifies locally: one JWKS request, then none, and never /user', async () => {
     const project = await newProject();
     const log = requestLog(project);
-    const supabase = client(project, { log });
+    const supabase = client(project, log);
     const { userId } = await signUp(project, supabase);
     log.paths.length = 0;
 
@@ -203,7 +197,7 @@ describe('signing keys', () => {
     await host.platform.pool.query('DELETE FROM project_signing_keys WHERE ref = $1', [project.record.ref]);
     await waitForKids(project, []);
     const log = requestLog(project);
-    const supabase = client(project, { log });
+    const supabase = client(project, log);
     const { token: legacy, userId } = await signUp(project, supabase);
     expect(decodeProtectedHeader(legacy)).toEqual({ alg: 'HS256', typ: 'JWT' });
     log.paths.length = 0;

@@ -144,12 +144,14 @@ describe('project bootstrap', () => {
       'api.plan': false,
       'auth.autoconfirm': true,
       'auth.disable_signup': false,
+      'auth.anonymous_users': false,
       'auth.site_url': '',
       'auth.redirect_allow_list': [],
       'auth.refresh_reuse_interval': 0,
       'auth.rate_limit.token_refresh': 150,
       'auth.rate_limit.verify': 30,
       'auth.rate_limit.otp': 30,
+      'auth.rate_limit.anonymous_users': 30,
     });
     const { keys } = await createTestProject(platform);
     const anon = verifyProjectToken(keys.anon_key, keys.jwt_secret);
@@ -157,6 +159,26 @@ describe('project bootstrap', () => {
     expect(anon).toMatchObject({ role: 'anon', iss: 'gantry', ref: keys.ref });
     expect(service).toMatchObject({ role: 'service_role', iss: 'gantry', ref: keys.ref });
     expect(() => verifyProjectToken(keys.anon_key, record.jwtSecret)).toThrow();
+  });
+
+  it('gives the project one current ES256 signing key, its private half readable by no API role', async () => {
+    const record = (await platform.getProject(ref))!;
+    const [key] = record.signingKeys;
+    expect(record.signingKeys).toEqual([
+      {
+        kid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        alg: 'ES256',
+        status: 'current',
+        expiresAt: null,
+        privateJwk: { kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), d: expect.any(String), kid: key?.kid, alg: 'ES256', key_ops: ['sign'] },
+        publicJwk: { kty: 'EC', crv: 'P-256', x: key?.privateJwk.x, y: key?.privateJwk.y, kid: key?.kid, alg: 'ES256', use: 'sig', key_ops: ['verify'] },
+      },
+    ]);
+    const { rows } = await platform.pool.query(
+      `SELECT r.rolname, has_table_privilege(r.rolname, 'project_signing_keys', 'SELECT') AS readable FROM pg_roles r
+        WHERE r.rolname IN ('anon', 'authenticated', 'service_role', 'authenticator') ORDER BY r.rolname`,
+    );
+    expect(rows).toEqual(['anon', 'authenticated', 'authenticator', 'service_role'].map((rolname) => ({ rolname, readable: false })));
   });
 });
 

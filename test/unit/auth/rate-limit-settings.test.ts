@@ -18,6 +18,14 @@ describe('rate limit settings', () => {
     }
   });
 
+  it('count anonymous sign-ins per hour, 30 by default as GoTrue', () => {
+    expect(resolveSettings({})['auth.rate_limit.anonymous_users']).toBe(30);
+    expect(parseSetting('auth.rate_limit.anonymous_users=5')).toEqual({ key: 'auth.rate_limit.anonymous_users', value: 5 });
+    expect(() => parseSetting('auth.rate_limit.anonymous_users=0')).toThrow(
+      new SettingsError('auth.rate_limit.anonymous_users: expected a whole number of requests per hour from 1 to 1000000, got "0"'),
+    );
+  });
+
   it('keep stored values of the right type and fall back otherwise', () => {
     const settings = resolveSettings({ 'auth.rate_limit.verify': 7, 'auth.rate_limit.otp': 'many' });
     expect([settings['auth.rate_limit.verify'], settings['auth.rate_limit.otp']]).toEqual([7, 30]);
@@ -25,14 +33,15 @@ describe('rate limit settings', () => {
 });
 
 describe('rateLimitsFrom', () => {
-  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes', () => {
+  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes but anonymous sign-ins over an hour', () => {
     const limits = rateLimitsFrom({
       ...resolveSettings({}),
       'auth.rate_limit.token_refresh': 11,
       'auth.rate_limit.verify': 12,
       'auth.rate_limit.otp': 13,
+      'auth.rate_limit.anonymous_users': 14,
     });
     const rule = (limit: number) => ({ limit, windowSeconds: 300 });
-    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), user: rule(13) });
+    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 } });
   });
 });

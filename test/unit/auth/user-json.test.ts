@@ -17,6 +17,7 @@ const row: UserRow = {
   banned_until: null,
   created_at: created,
   updated_at: created,
+  is_anonymous: false,
 };
 
 describe('userJson', () => {

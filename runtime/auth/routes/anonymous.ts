@@ -1,0 +1,44 @@
+import type { Request, Response } from 'express';
+import { writeAudit } from '../audit.js';
+import type { AuthDeps } from '../auth-deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { authErrors } from '../errors.js';
+import { enforceRateLimit, optionalObject } from '../http.js';
+import { clientIp } from '../request-auth.js';
+import { openSession } from '../sessions.js';
+import { sessionJson } from '../session-response.js';
+import { insertUser, updateUser } from '../users.js';
+
+/**
+ * GoTrue's anonymous sign-in (supabase-js `signInAnonymously`): `POST /signup` with neither
+ * e-mail nor phone. Refused unless the project enables it, then counted against its own
+ * hourly limit, then refused when sign-ups are off; else a user with no address, no
+ * identity and empty app_metadata, `is_anonymous` in its row and its tokens, signed in.
+ */
+export async function signUpAnonymously(req: Request, res: Response, deps: AuthDeps, body: Record<string, unknown>): Promise<void> {
+  if (!deps.ctx.settings['auth.anonymous_users']) throw authErrors.anonymousDisabled();
+  await enforceRateLimit(req, deps, 'anonymous');
+  if (deps.ctx.settings['auth.disable_signup']) throw authErrors.signupDisabled();
+  const data = optionalObject(body.data, 'data') ?? {};
+  const ip = clientIp(req);
+  const now = deps.now();
+  const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
+    const created = await insertUser(db, {
+      email: null,
+      isAnonymous: true,
+      passwordHash: null,
+      userMetadata: data,
+      appMetadata: {},
+      emailConfirmedAt: null,
+      confirmationSentAt: null,
+      bannedUntil: null,
+      now,
+    });
+    const user = (await updateUser(db, created.id, { last_sign_in_at: now }, now)) ?? created;
+    const opened = await openSession(db, user.id, 'anonymous', now);
+    await writeAudit(db, { event: 'user_signedup', userId: user.id, ip, payload: { provider: 'anonymous' }, at: now });
+    await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: 'anonymous' }, at: now });
+    return { user, ...opened };
+  });
+  res.status(200).json(sessionJson(deps, issued.user, issued.session, issued.refreshToken));
+}
