@@ -3,7 +3,7 @@ import { writeAudit } from './audit.js';
 import { authErrors } from './errors.js';
 import { consumeUserTokens, issueOneTimeToken } from './one-time-tokens.js';
 import type { UserRow } from './user-json.js';
-import { DuplicateEmailError, findUserByEmail, updateUser, type UserChange } from './users.js';
+import { DuplicateEmailError, findUserByEmail, linkAnonymous, updateUser, type UserChange } from './users.js';
 
 /**
  * Changing a signed-in user's e-mail address (PUT /user {email}), as GoTrue does
@@ -46,21 +46,12 @@ async function change(db: Queryable, userId: string, columns: UserChange, now: D
   }
 }
 
-/**
- * An anonymous user whose first address is proven is anonymous no more, and gets the e-mail
- * identity in its app_metadata (GoTrue's email-change verification does both).
- */
-function linkAnonymous(user: UserRow): UserChange {
-  if (!user.is_anonymous) return {};
-  return { is_anonymous: false, raw_app_meta_data: { ...user.raw_app_meta_data, provider: 'email', providers: ['email'] } };
-}
-
 /** Sets the new address: the change is proven, so pending links (also recovery links to the old address) stop working. */
 async function apply(db: Queryable, user: UserRow, newEmail: string, ip: string | null, now: Date, via: 'immediate' | 'link'): Promise<UserRow> {
   const updated = await change(
     db,
     user.id,
-    { email: newEmail, new_email: null, email_change_sent_at: null, email_confirmed_at: user.email_confirmed_at ?? now, ...linkAnonymous(user) },
+    { email: newEmail, new_email: null, email_change_sent_at: null, email_confirmed_at: user.email_confirmed_at ?? now, ...linkAnonymous(user, true) },
     now,
   );
   await consumeUserTokens(db, user.id, now);

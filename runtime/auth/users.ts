@@ -137,6 +137,15 @@ export function mergeMetadata(
   return Object.fromEntries(merged);
 }
 
+/**
+ * What an anonymous user's first address changes, as GoTrue's new e-mail identity does: the
+ * e-mail provider in app_metadata and, once the address is confirmed, no longer anonymous.
+ */
+export function linkAnonymous(user: UserRow, confirmed: boolean): UserChange {
+  if (!user.is_anonymous) return {};
+  return { raw_app_meta_data: { ...user.raw_app_meta_data, provider: 'email', providers: ['email'] }, ...(confirmed ? { is_anonymous: false } : {}) };
+}
+
 export function isBanned(user: UserRow, now: Date): boolean {
   return user.banned_until !== null && user.banned_until.getTime() > now.getTime();
 }

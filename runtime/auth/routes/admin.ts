@@ -17,6 +17,7 @@ import {
   findUserById,
   insertUser,
   listUsers,
+  linkAnonymous,
   mergeMetadata,
   updateUser,
   type UserChange,
@@ -143,13 +144,15 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
         const user = await findUserById(db, String(req.params.id), true);
         if (user === null) throw authErrors.userNotFound(404);
         const emailChanges = email !== undefined && email !== user.email;
+        const linked = emailChanges ? linkAnonymous(user, emailConfirm === true) : {};
         const change: UserChange = {
+          ...linked,
           // The admin's address wins over one the user asked for and has not confirmed yet.
           ...(emailChanges ? { email } : {}),
           ...(emailChanges || passwordHash !== undefined ? cancelPendingEmailChange(user) : {}),
           ...(passwordHash === undefined ? {} : { encrypted_password: passwordHash }),
           ...(userMetadata === undefined ? {} : { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data, userMetadata) }),
-          ...(appMetadata === undefined ? {} : { raw_app_meta_data: mergeMetadata(user.raw_app_meta_data, appMetadata) }),
+          ...(appMetadata === undefined ? {} : { raw_app_meta_data: mergeMetadata(linked.raw_app_meta_data ?? user.raw_app_meta_data, appMetadata) }),
           ...(emailConfirm === true && user.email_confirmed_at === null ? { email_confirmed_at: now } : {}),
           ...(ban === undefined ? {} : { banned_until: ban }),
         };

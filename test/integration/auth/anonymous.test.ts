@@ -152,10 +152,29 @@ describe('anonymous sign-ins', () => {
     expect([taken.status, taken.body]).toEqual([422, { code: 'email_exists', message: 'A user with this email address has already been registered' }]);
   });
 
-  it('are listed by the admin API with is_anonymous', async () => {
+  it('are shown by the admin API with is_anonymous, and stop being anonymous when an admin sets a confirmed address', async () => {
     const guest = await signInAnonymously(confirmOn);
     const res = await confirmOn.call('GET', `/admin/users/${guest.id}`, { apikey: confirmOn.serviceKey });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: guest.id, email: '', is_anonymous: true, identities: [] });
+
+    const unconfirmed = uniqueEmail('admin-set');
+    const set = await confirmOn.call('PUT', `/admin/users/${guest.id}`, { apikey: confirmOn.serviceKey, body: { email: unconfirmed } });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ email: unconfirmed, is_anonymous: true, app_metadata: { provider: 'email', providers: ['email'] } });
+    expect(set.body).not.toHaveProperty('email_confirmed_at');
+
+    const other = await signInAnonymously(confirmOn);
+    const confirmed = uniqueEmail('admin-confirmed');
+    const body = { email: confirmed, email_confirm: true, app_metadata: { plan: 'pro' } };
+    const linked = await confirmOn.call('PUT', `/admin/users/${other.id}`, { apikey: confirmOn.serviceKey, body });
+    expect(linked.status).toBe(200);
+    expect(linked.body).toMatchObject({
+      email: confirmed,
+      email_confirmed_at: expect.any(String),
+      is_anonymous: false,
+      app_metadata: { provider: 'email', providers: ['email'], plan: 'pro' },
+      identities: [expect.objectContaining({ provider: 'email', email: confirmed })],
+    });
   });
 });
