@@ -56,9 +56,9 @@ function wantsRepresentation(req: ApiRequest): boolean {
 }
 
 /** `RETURNING`: whole rows when something reads them, else a constant. */
-function returning(ctx: WriteContext, extra: readonly string[] = []): string {
+function returning(ctx: WriteContext): string {
   const needsRows = wantsRepresentation(ctx.req) || ctx.req.preferences.return === 'headers-only';
-  return ` RETURNING ${[needsRows ? `${quoteIdent(ctx.alias)}.*` : '1', ...extra].join(', ')}`;
+  return ` RETURNING ${needsRows ? `${quoteIdent(ctx.alias)}.*` : '1'}`;
 }
 
 /**
@@ -105,7 +105,17 @@ function defaultSql(ctx: WriteContext, column: ColumnMeta): string {
   return 'NULL';
 }
 
-function conflictSql(ctx: WriteContext, columns: readonly ColumnMeta[]): string {
+/**
+ * Upserts count inserted rows as PostgREST does, in a transaction-local setting: one up per row
+ * offered, one down per conflicting row updated (`xmax` would tell too, but PostgreSQL does not
+ * return system columns of a partitioned table).
+ */
+const INSERTED_SETTING = `'pgrst.inserted'`;
+const countInserted = (delta: '+' | '-'): string =>
+  `pg_catalog.set_config(${INSERTED_SETTING}, (coalesce(nullif(pg_catalog.current_setting(${INSERTED_SETTING}, true), '')::int, 0) ${delta} 1)::text, true) IS NOT NULL`;
+const insertedCount = `coalesce(nullif(pg_catalog.current_setting(${INSERTED_SETTING}, true), '')::bigint, 0)`;
+
+function conflictSql(ctx: WriteContext, columns: readonly ColumnMeta[], counting: boolean): string {
   const { req, table } = ctx;
   if (req.preferences.resolution === null) return '';
   const target = req.onConflict ?? table.primaryKey;
@@ -114,7 +124,7 @@ function conflictSql(ctx: WriteContext, columns: readonly ColumnMeta[]): string 
   const targetSql = `(${target.map((c) => quoteIdent(c)).join(', ')})`;
   if (req.preferences.resolution === 'ignore-duplicates' || columns.length === 0) return ` ON CONFLICT ${targetSql} DO NOTHING`;
   const set = columns.map((c) => `${quoteIdent(c.name)} = EXCLUDED.${quoteIdent(c.name)}`).join(', ');
-  return ` ON CONFLICT ${targetSql} DO UPDATE SET ${set}`;
+  return ` ON CONFLICT ${targetSql} DO UPDATE SET ${set}${counting ? ` WHERE ${countInserted('-')}` : ''}`;
 }
 
 /**
@@ -134,6 +144,10 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
     .filter((c) => !(missingDefault && (c.generated || c.identity === 'always')));
   const list = columns.map((c) => quoteIdent(c.name)).join(', ');
 
+  const merge = req.preferences.resolution === 'merge-duplicates' && table.kind === 'table' && (req.onConflict ?? table.primaryKey).length > 0;
+  // Rows without columns meet a conflict with DO NOTHING: every returned row was inserted.
+  const counting = merge && columns.length > 0;
+  const offered = counting ? ` WHERE ${countInserted('+')}` : '';
   let insert: string;
   if (columns.length === 0) {
     // Rows without columns: every column takes its default, once per element.
@@ -142,16 +156,14 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
     const values = columns.map((c) =>
       `CASE WHEN "pgrst_e"."j" -> ${params.typed(c.name, 'text')} IS NULL THEN ${defaultSql(ctx, c)} ELSE "pgrst_r".${quoteIdent(c.name)} END`);
     insert = `INSERT INTO ${target} (${list}) SELECT ${values.join(', ')} FROM json_array_elements(${body}) AS "pgrst_e"("j")`
-      + ` CROSS JOIN LATERAL json_populate_record(${rowType}, "pgrst_e"."j") AS "pgrst_r"`;
+      + ` CROSS JOIN LATERAL json_populate_record(${rowType}, "pgrst_e"."j") AS "pgrst_r"${offered}`;
   } else {
     insert = `INSERT INTO ${target} (${list}) SELECT ${columns.map((c) => `"pgrst_r".${quoteIdent(c.name)}`).join(', ')}`
-      + ` FROM json_populate_recordset(${rowType}, ${body}) AS "pgrst_r"`;
+      + ` FROM json_populate_recordset(${rowType}, ${body}) AS "pgrst_r"${offered}`;
   }
-  const merge = req.preferences.resolution === 'merge-duplicates' && table.kind === 'table' && (req.onConflict ?? table.primaryKey).length > 0;
-  // xmax = 0 on a returned row means it was inserted, not updated by ON CONFLICT.
-  const extra = merge ? [`(${quoteIdent(ctx.alias)}.xmax = 0) AS "pgrst_inserted"`] : [];
-  const mutation = insert + conflictSql(ctx, columns) + returning(ctx, extra);
-  const inserted = merge ? `(SELECT pg_catalog.count(*) FROM ${SOURCE} WHERE ${SOURCE}."pgrst_inserted")` : undefined;
+  const mutation = insert + conflictSql(ctx, columns, counting) + returning(ctx);
+  // Read after the rows are aggregated, so once the INSERT has run to its end.
+  const inserted = counting ? insertedCount : merge ? `(SELECT pg_catalog.count(*) FROM ${SOURCE})` : undefined;
   return writeStatement(ctx, mutation, { inserted });
 }
 
