@@ -1,6 +1,6 @@
 import { returnedRelation, typedComputedColumns, typedOnlyFunctions } from '../model/computed.js';
 import { functionGroups } from '../model/project-meta.js';
-import { relationKey, type Relationship } from '../model/relationships.js';
+import { buildRelationships, relationKey, type Relationship } from '../model/relationships.js';
 import { sortByKey } from '../model/sort.js';
 import type { FunctionModel, RelationModel } from '../model/types.js';
 import { printValue, sections, type Printable } from './code.js';
@@ -57,9 +57,24 @@ function computedRowFields(context: EmitContext, relation: RelationModel, types:
   });
 }
 
-function relationBody(context: EmitContext, relation: RelationModel, types: TypeContext, indent: string): string {
+type RelationshipMap = ReadonlyMap<string, readonly Relationship[]>;
+
+/** `supabase gen types` lists partitions as tables, so their foreign keys and those to them count too. */
+function typedRelationships(context: EmitContext): RelationshipMap {
+  const partitions = context.model.partitions ?? [];
+  if (partitions.length === 0) return context.relationships;
+  return buildRelationships({ ...context.model, relations: [...context.model.relations, ...partitions] });
+}
+
+function relationBody(
+  context: EmitContext,
+  relation: RelationModel,
+  typed: RelationshipMap,
+  types: TypeContext,
+  indent: string,
+): string {
   const inner = `${indent}  `;
-  const relationships = context.relationships.get(relationKey(relation.schema, relation.name)) ?? [];
+  const relationships = typed.get(relationKey(relation.schema, relation.name)) ?? [];
   const row = [...rowFields(relation, types), ...computedRowFields(context, relation, types, `${inner}  `)];
   const parts = [`${inner}Row: ${objectType(row, inner)};\n`];
   if (isWritable(relation)) {
@@ -80,13 +95,15 @@ function typedFunctionGroups(context: EmitContext): Map<string, FunctionModel[]>
   return new Map(sortByKey([...groups.entries()], ([key]) => [key]));
 }
 
-function schemaBody(context: EmitContext, schema: string, types: TypeContext, indent: string): string {
+function schemaBody(context: EmitContext, typed: RelationshipMap, schema: string, types: TypeContext, indent: string): string {
   const { model } = context;
   const inner = `${indent}  `;
   const groupIndent = `${inner}  `;
   const relations = model.relations.filter((r) => r.schema === schema);
-  const tables = relations.filter((r) => r.kind === 'table').map((r) => [r.name, relationBody(context, r, types, groupIndent)] as const);
-  const views = relations.filter((r) => r.kind !== 'table').map((r) => [r.name, relationBody(context, r, types, groupIndent)] as const);
+  const partitions = (model.partitions ?? []).filter((r) => r.schema === schema);
+  const tables = sortByKey([...relations.filter((r) => r.kind === 'table'), ...partitions], (r) => [r.name])
+    .map((r) => [r.name, relationBody(context, r, typed, types, groupIndent)] as const);
+  const views = relations.filter((r) => r.kind !== 'table').map((r) => [r.name, relationBody(context, r, typed, types, groupIndent)] as const);
   const functions = [...typedFunctionGroups(context).values()]
     .filter((overloads) => overloads[0]?.schema === schema)
     .map((overloads) => [overloads[0]?.name ?? '', functionSignatures(overloads, types, groupIndent, groupIndent)] as const);
@@ -111,7 +128,8 @@ function schemaBody(context: EmitContext, schema: string, types: TypeContext, in
 
 export function emitDatabaseTypes(context: EmitContext): string {
   const types: TypeContext = { model: context.model, uses: () => undefined };
-  const schemas = context.model.schemas.map((schema) => `  ${propertyKey(schema)}: ${schemaBody(context, schema, types, '  ')};\n`);
+  const typed = typedRelationships(context);
+  const schemas = context.model.schemas.map((schema) => `  ${propertyKey(schema)}: ${schemaBody(context, typed, schema, types, '  ')};\n`);
   const database =
     'export type Database = {\n' +
     '  // Allows to automatically instantiate createClient with right options\n' +

@@ -1,7 +1,7 @@
 import type { SchemaModel } from '../model/types.js';
 import { buildComputed } from './build-computed.js';
 import { buildFunctions } from './build-functions.js';
-import { buildRelations } from './build-relations.js';
+import { buildPartitions, buildRelations } from './build-relations.js';
 import { buildCompositeTypes, buildEnums } from './build-types.js';
 import type { RawCatalog } from './raw-catalog.js';
 import { TypeRefs } from './type-refs.js';
@@ -9,10 +9,12 @@ import { TypeRefs } from './type-refs.js';
 /** Pure: one database snapshot in, the sorted OID-free model out. */
 export function buildSchemaModel(raw: RawCatalog): SchemaModel {
   const types = new TypeRefs(raw.introspection, raw.typeTexts);
+  const partitions = buildPartitions(raw, types);
   return {
     modelVersion: 1,
     schemas: [...raw.schemas],
     relations: buildRelations(raw, types),
+    ...(partitions.length > 0 ? { partitions } : {}),
     functions: buildFunctions(raw, types),
     computed: buildComputed(raw, types),
     enums: buildEnums(raw),

@@ -51,7 +51,17 @@ export function indexColumnTexts(rows: readonly ColumnTextRow[]): Map<string, Co
   return new Map(rows.map((row) => [`${row.relid}:${row.attnum}`, row]));
 }
 
+/** The exposed relations PostgREST serves: tables, partitioned tables, views; partitions left out, as its schema cache does. */
 export function buildRelations(raw: RawCatalog, types: TypeRefs): RelationModel[] {
+  return buildRelationModels(raw, types, false);
+}
+
+/** Partitions of the exposed schemas: not resources, but `supabase gen types` lists them as tables. */
+export function buildPartitions(raw: RawCatalog, types: TypeRefs): RelationModel[] {
+  return buildRelationModels(raw, types, true);
+}
+
+function buildRelationModels(raw: RawCatalog, types: TypeRefs, partitions: boolean): RelationModel[] {
   const { introspection } = raw;
   const exposed = new Set(raw.schemas);
   const texts = indexColumnTexts(raw.columnTexts);
@@ -60,13 +70,14 @@ export function buildRelations(raw: RawCatalog, types: TypeRefs): RelationModel[
   const grants = groupBy(raw.tableGrants, (row) => row.relid);
 
   const relations = introspection.classes
-    .filter((cls) => relationKinds[cls.relkind] !== undefined && !cls.relispartition)
+    .filter((cls) => relationKinds[cls.relkind] !== undefined && (cls.relispartition === true) === partitions)
     .filter((cls) => exposed.has(cls.getNamespace()?.nspname ?? ''))
     .map((cls): RelationModel => {
       const schema = cls.getNamespace()?.nspname ?? '';
       const kind = relationKinds[cls.relkind] as RelationKind;
-      // Constraints cloned onto partitions of a referenced partitioned table repeat their parent.
-      const constraints = cls.getConstraints().filter((c) => !c.conparentid || c.conparentid === '0');
+      // Foreign keys cloned onto partitions (of the referencing or the referenced table) repeat
+      // their parent; a partition's own keys stay (postgres-meta reads them for isOneToOne).
+      const constraints = cls.getConstraints().filter((c) => c.contype !== 'f' || !c.conparentid || c.conparentid === '0');
       const pk = constraints.find((constraint) => constraint.contype === 'p');
       const keyNames = new Set(constraints.filter((c) => c.contype === 'p' || c.contype === 'u').map((c) => c.conname));
       const mask = cls.updatable_mask ?? 0;

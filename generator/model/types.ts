@@ -170,6 +170,12 @@ export interface SchemaModel {
   /** Exposed schemas in configured order; the first is the default profile. */
   readonly schemas: readonly string[];
   readonly relations: readonly RelationModel[];
+  /**
+   * Partitions, sorted as relations: outside the API as in PostgREST's schema cache, typed as tables
+   * in database.types.ts as `supabase gen types` does. Absent when there are none, so a schema
+   * without partitions keeps its fingerprint.
+   */
+  readonly partitions?: readonly RelationModel[];
   readonly functions: readonly FunctionModel[];
   /** Sorted by source relation, then function name. */
   readonly computed: readonly ComputedModel[];

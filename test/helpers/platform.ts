@@ -66,6 +66,16 @@ export async function createTestProject(
   return { record, keys, url };
 }
 
+/** A file the generator wrote for a project (`generate: true`), as text. */
+export function readGenerated(platform: Platform, project: TestProject, file: string): Promise<string> {
+  return fs.readFile(path.join(platform.config.generatedDir, project.record.ref, file), 'utf8');
+}
+
+/** A schema of test/fixtures/schemas/, as SQL text. */
+export function fixtureSchema(name: string): Promise<string> {
+  return fs.readFile(path.join(repoRoot, 'test/fixtures/schemas', name), 'utf8');
+}
+
 export interface TestHost {
   readonly platform: Platform;
   readonly host: RunningHost;

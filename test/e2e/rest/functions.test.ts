@@ -1,7 +1,5 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { createTestProject, fixtureSchema, readGenerated, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { compileWithTypes } from '../../helpers/typescript.js';
 import { errorBody, restCaller, supabaseClient, userToken } from './http.js';
 
@@ -19,14 +17,11 @@ const BEN = '00000000-0000-0000-0000-0000000000b1';
 
 const client = (token?: string) => supabaseClient(project, token);
 
-function generated(file: string): Promise<string> {
-  return fs.readFile(path.join(host.platform.config.generatedDir, project.record.ref, file), 'utf8');
-}
+const generated = (file: string): Promise<string> => readGenerated(host.platform, project, file);
 
 beforeAll(async () => {
   host = await startTestHost();
-  const sql = await fs.readFile(path.join(repoRoot, 'test/fixtures/schemas/rest-functions.sql'), 'utf8');
-  project = await createTestProject(host.platform, { host: host.host, sql, generate: true });
+  project = await createTestProject(host.platform, { host: host.host, sql: await fixtureSchema('rest-functions.sql'), generate: true });
   call = restCaller(project);
 });
 afterAll(() => host?.close());
