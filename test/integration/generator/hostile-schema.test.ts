@@ -72,6 +72,11 @@ describe('generator on the hostile schema', () => {
     ]);
   });
 
+  it('keeps partitions apart from the relations: typed as tables, not resources', () => {
+    expect((model.partitions ?? []).map((r) => ({ kind: r.kind, name: r.name, columns: r.columns.map((c) => c.name), primaryKey: r.primaryKey, foreignKeys: r.foreignKeys })))
+      .toEqual([{ kind: 'table', name: 'events_2026', columns: ['id', 'at'], primaryKey: { name: 'events_2026_pkey', columns: ['id', 'at'] }, foreignKeys: [] }]);
+  });
+
   it('reads columns with types, defaults, identity and generation', () => {
     const user = relation(model, 'user');
     const col = (name: string) => user.columns.find((c) => c.name === name);
