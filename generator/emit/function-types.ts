@@ -1,5 +1,6 @@
 import { inputArgs, outputArgs, resolveDomain, resultColumns } from '../model/project-meta.js';
 import { sortByKey } from '../model/sort.js';
+import { typedRelation } from '../model/typed-relation.js';
 import type { FunctionModel } from '../model/types.js';
 import { stringLiteral } from './names.js';
 import { objectType, type Field } from './row-types.js';
@@ -84,6 +85,6 @@ function setofTarget(fn: FunctionModel, context: TypeContext): string | null {
   if (outputArgs(fn).length > 0) return null;
   const type = resolveDomain(fn.returnType);
   if (type.kind !== 'composite') return null;
-  const relation = context.model.relations.find((r) => r.schema === type.schema && r.name === type.name);
+  const relation = typedRelation(context.model, type);
   return relation && relation.schema === fn.schema ? relation.name : null;
 }

@@ -1,4 +1,5 @@
 import { resolveDomain } from '../model/project-meta.js';
+import { typedRelation } from '../model/typed-relation.js';
 import type { SchemaModel, TypeRef } from '../model/types.js';
 import { indexedAccess } from './names.js';
 
@@ -60,7 +61,7 @@ function reference(type: TypeRef, group: 'Enums' | 'CompositeTypes', context: Ty
 }
 
 function compositeReference(type: TypeRef, context: TypeContext): string {
-  const relation = context.model.relations.find((r) => r.schema === type.schema && r.name === type.name);
+  const relation = typedRelation(context.model, type);
   if (relation) {
     context.uses('Database');
     return indexedAccess('Database', [relation.schema, relation.kind === 'table' ? 'Tables' : 'Views', relation.name, 'Row']);

@@ -1,6 +1,7 @@
 import type { ColumnMeta, ComputedFieldMeta, ComputedRelationMeta, FunctionMeta, Grants, ReturnKind, TableMeta } from '../../runtime/index.js';
 import { computedFields, computedRelationships } from './computed.js';
 import { relationKey, type Relationship } from './relationships.js';
+import { typedRelation } from './typed-relation.js';
 import type { ColumnModel, FunctionModel, RelationModel, RoleGrants, SchemaModel, TypeRef } from './types.js';
 
 /** Follows domains down to the type values are stored as. */
@@ -129,7 +130,8 @@ function returnShape(model: SchemaModel, fn: FunctionModel): Pick<FunctionMeta, 
   if (type.kind === 'composite') {
     const relation = model.relations.find((r) => r.schema === type.schema && r.name === type.name);
     const composite = model.compositeTypes.find((c) => c.schema === type.schema && c.name === type.name);
-    const columns = relation?.columns ?? composite?.attributes ?? [];
+    // A partition's rows have its columns but, out of the schema cache, no relationships to embed.
+    const columns = typedRelation(model, type)?.columns ?? composite?.attributes ?? [];
     return {
       returnKind: 'composite',
       returnRelation: relation ? { schema: relation.schema, name: relation.name } : null,

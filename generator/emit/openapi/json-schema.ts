@@ -1,4 +1,5 @@
 import { resolveDomain } from '../../model/project-meta.js';
+import { typedRelation } from '../../model/typed-relation.js';
 import type { SchemaModel, TypeRef } from '../../model/types.js';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 embeds it) as plain data. */
@@ -96,7 +97,7 @@ export function typeSchema(type: TypeRef, model: SchemaModel, depth = 0): JsonSc
 /** A composite value is a JSON object; composites nest, and a guard stops pathological depth. */
 function compositeSchema(type: TypeRef, model: SchemaModel, depth: number): JsonSchema {
   if (depth > 8) return { type: 'object' };
-  const relation = model.relations.find((r) => r.schema === type.schema && r.name === type.name);
+  const relation = typedRelation(model, type);
   const composite = model.compositeTypes.find((c) => c.schema === type.schema && c.name === type.name);
   const fields = relation?.columns.map((c) => ({ name: c.name, type: c.type })) ?? composite?.attributes ?? null;
   if (fields === null) return { type: 'object' };

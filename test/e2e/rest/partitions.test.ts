@@ -91,7 +91,13 @@ describe('a partitioned table over HTTP', () => {
     expect([embed.status, (embed.json as { code?: string }).code]).toEqual([400, 'PGRST200']);
     const doc = JSON.parse(await generated('openapi.json')) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/rest/v1/event'))).toEqual(['/rest/v1/event_notes', '/rest/v1/events']);
-    expect(await generated('api.d.ts')).not.toContain('events_2024');
+    expect(await generated('api.d.ts')).not.toContain('"/rest/v1/events_2024"');
+    // A function returning a partition's rows is callable; its result is the partition's row.
+    const rpc = await call('/rpc/events_of_2024?select=id,happened');
+    expect([rpc.status, rpc.json]).toEqual([200, [{ id: 1, happened: '2024-05-01' }]]);
+    const post = (doc as { paths: Record<string, { post?: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }> })
+      .paths['/rest/v1/rpc/events_of_2024']?.post?.responses['200']?.content['application/json']?.schema;
+    expect(post).toMatchObject({ type: 'array', items: { type: 'object', properties: { id: { type: ['integer', 'null'] }, happened: { type: ['string', 'null'] } } } });
   });
 });
 
@@ -162,6 +168,16 @@ ${EVENT_COLUMNS}        Relationships: [];
             referencedColumns: ["id", "happened"];
           },
         ];`);
+    expect(types).toContain(`      events_of_2024: {
+        Args: never;
+        Returns: Database["public"]["Tables"]["events_2024"]["Row"][];
+        SetofOptions: {
+          from: "*";
+          to: "events_2024";
+          isOneToOne: false;
+          isSetofReturn: true;
+        };
+      };`);
     expect(await compileWithTypes('typed-partitions', types, TYPED_CLIENT)).toEqual([]);
   }, 120_000);
 });
@@ -174,6 +190,8 @@ export async function typed(supabase: SupabaseClient<Database>) {
   const { data } = await supabase.from('event_notes').select('note, events(id, channels(slug))').single();
   const slug: string | undefined = data?.events.channels?.slug;
   const row: Tables<'events_2024'> = { id: 1, happened: '2024-01-01', channel_id: null };
-  return { slug, row };
+  const rpc = await supabase.rpc('events_of_2024').select('id, happened');
+  const days: string[] = (rpc.data ?? []).map((event) => event.happened);
+  return { slug, row, days };
 }
 `;
