@@ -4,6 +4,20 @@ import { readCallsSettings, type CallsSettings } from './calls/settings.js';
 /** Every environment variable of the outside contract, read in one place. */
 export interface GantryConfig {
   readonly databaseUrl: string | null;
+  /**
+   * DATABASE_DIRECT_URL: the same cluster without a pooler in between, for what needs a
+   * session of its own (LISTEN, session advisory locks, migrations, CREATE DATABASE, the job
+   * queue) while DATABASE_URL may name a transaction-mode pooler such as PgBouncer. Null:
+   * DATABASE_URL serves both.
+   */
+  readonly databaseDirectUrl: string | null;
+  /**
+   * DB_PREPARED_STATEMENTS: whether the data API names its prepared statements. A
+   * transaction-mode pooler hands each transaction to any server connection, where a
+   * statement prepared by another transaction does not exist, so the default is off when
+   * DATABASE_DIRECT_URL says a pooler is in front and on otherwise.
+   */
+  readonly preparedStatements: boolean;
   readonly gantryHome: string;
   readonly host: string;
   readonly port: number;
@@ -47,6 +61,22 @@ function readBool(env: NodeJS.ProcessEnv, name: string): boolean {
   return (env[name] ?? '').toLowerCase() === 'true';
 }
 
+/** `true` or `false`; unset or empty takes the fallback, anything else is a mistake worth stopping for. */
+function readStrictBool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function readDirectUrl(env: NodeJS.ProcessEnv): string | null {
+  const direct = env.DATABASE_DIRECT_URL || null;
+  if (direct && !env.DATABASE_URL) {
+    throw new ConfigError('DATABASE_DIRECT_URL is given without DATABASE_URL: it names the direct way to the cluster of DATABASE_URL');
+  }
+  return direct;
+}
+
 /** `true`, `false`, a hop count, or addresses/subnets/`loopback`… as express's `trust proxy` takes them. */
 function readTrustProxy(env: NodeJS.ProcessEnv): boolean | number | string {
   const raw = (env.TRUST_PROXY ?? '').trim();
@@ -62,8 +92,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
   const port = readPort(env, 'PORT', 54321);
   const callsPort = readPort(env, 'CALLS_PORT', 54322);
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const databaseDirectUrl = readDirectUrl(env);
   return {
     databaseUrl: env.DATABASE_URL || null,
+    databaseDirectUrl,
+    preparedStatements: readStrictBool(env, 'DB_PREPARED_STATEMENTS', databaseDirectUrl === null),
     gantryHome: path.resolve(env.GANTRY_HOME || '.gantry'),
     host,
     port,

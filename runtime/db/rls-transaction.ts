@@ -59,8 +59,10 @@ export const MAX_PREPARED_PER_CONNECTION = 1000;
 const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY';
 const BEGIN_READ_WRITE = 'BEGIN ISOLATION LEVEL READ COMMITTED';
 
-function query(client: pg.Client | pg.PoolClient, statement: TxStatement): Promise<pg.QueryResult> {
-  return client.query({ name: statement.name, text: statement.text, values: statement.values as unknown[] });
+/** A statement as pg sends it: named (parsed once per connection) or unnamed (parsed each time). */
+function queryConfig(statement: TxStatement, named: boolean): pg.QueryConfig {
+  const { text, values } = statement;
+  return named ? { name: statement.name, text, values: values as unknown[] } : { text, values: values as unknown[] };
 }
 
 /**
@@ -96,6 +98,13 @@ export interface ExecutorOptions {
    * serving many projects holds connections only for the ones in use. Default 30 s.
    */
   readonly idleMs?: number;
+  /**
+   * False: statements go unnamed (parsed at each run, as PostgREST's
+   * `db-prepared-statements=false`), for a transaction-mode pooler such as PgBouncer < 1.21,
+   * which runs each transaction on whichever server connection is free, where a statement
+   * another transaction prepared does not exist. Default true.
+   */
+  readonly preparedStatements?: boolean;
 }
 
 const DEFAULT_IDLE_MS = 30_000;
@@ -114,11 +123,13 @@ export class RlsExecutor {
   private readonly idleSweep: NodeJS.Timeout;
   private readonly maxPrepared: number;
   private readonly maxInFlight: number;
+  private readonly named: boolean;
   private closed = false;
 
   constructor(private readonly connectionString: string, options: ExecutorOptions) {
-    const { shared, pooled, maxPrepared = MAX_PREPARED_PER_CONNECTION, maxInFlight = Infinity, idleMs = DEFAULT_IDLE_MS } = options;
+    const { shared, pooled, maxPrepared = MAX_PREPARED_PER_CONNECTION, maxInFlight = Infinity, idleMs = DEFAULT_IDLE_MS, preparedStatements = true } = options;
     if (!(maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
+    this.named = preparedStatements;
     this.maxPrepared = maxPrepared;
     this.maxInFlight = maxInFlight;
     this.mux = Array.from({ length: shared }, () => null);
@@ -150,8 +161,8 @@ export class RlsExecutor {
     try {
       queued = [
         client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
-        query(client, { ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] }),
-        ...statements.map((statement) => query(client, statement)),
+        client.query(this.setConfig(identity)),
+        ...statements.map((statement) => client.query(queryConfig(statement, this.named))),
         client.query('COMMIT'),
       ];
     } finally {
@@ -163,11 +174,16 @@ export class RlsExecutor {
     return settled.slice(2, 2 + statements.length).map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
   }
 
+  private setConfig(identity: RequestIdentity): pg.QueryConfig {
+    return queryConfig({ ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] }, this.named);
+  }
+
   /**
    * Records the statements `client` is about to prepare; false (recording nothing) when
    * they would take it past its budget.
    */
   private admit(client: object, statements: readonly TxStatement[]): boolean {
+    if (!this.named) return true;
     const names = this.prepared.get(client) ?? new Set([SET_CONFIG.name]);
     const added = statements.filter((s) => !names.has(s.name)).map((s) => s.name);
     if (names.size + new Set(added).size > this.maxPrepared) return false;
@@ -247,9 +263,9 @@ export class RlsExecutor {
     try {
       await client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE);
       try {
-        await query(client, { ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] });
+        await client.query(this.setConfig(identity));
         const results: pg.QueryResult[] = [];
-        for (const statement of statements) results.push(await query(client, statement));
+        for (const statement of statements) results.push(await client.query(queryConfig(statement, this.named)));
         await client.query(options.commitIf!(results) ? 'COMMIT' : 'ROLLBACK');
         return results;
       } catch (error) {

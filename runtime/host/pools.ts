@@ -44,14 +44,18 @@ export class ProjectPools {
   /** Pools of unloaded projects, closed after RETIRE_GRACE_MS. */
   private readonly retiring = new Map<NodeJS.Timeout, ProjectConnections>();
 
-  constructor(private readonly muxSize: number = Math.max(2, os.availableParallelism())) {}
+  constructor(
+    /** False behind a transaction-mode pooler (DB_PREPARED_STATEMENTS): see RlsExecutor's preparedStatements. */
+    private readonly preparedStatements = true,
+    private readonly muxSize: number = Math.max(2, os.availableParallelism()),
+  ) {}
 
   get(ref: string, urls: ConnectionUrls): ProjectConnections {
     let entry = this.entries.get(ref);
     if (!entry) {
       // A dropped database or restarted cluster surfaces on the next query, not as a crash.
       const admin = surviveDroppedConnections(new pg.Pool({ connectionString: urls.admin, max: 4, idleTimeoutMillis: IDLE_CONNECTION_MS }));
-      entry = { executor: new RlsExecutor(urls.api, { shared: this.muxSize, pooled: 10, maxInFlight: MAX_IN_FLIGHT_PER_SHARED_CONNECTION }), admin };
+      entry = { executor: new RlsExecutor(urls.api, { shared: this.muxSize, pooled: 10, maxInFlight: MAX_IN_FLIGHT_PER_SHARED_CONNECTION, preparedStatements: this.preparedStatements }), admin };
       this.entries.set(ref, entry);
     }
     return entry;

@@ -9,8 +9,9 @@ import type { ProjectPools } from './pools.js';
 import { SchemaWatcher } from './schema-watcher.js';
 import type { RestHandler } from '../rest/server.js';
 import { REF_PATTERN } from '../platform/bootstrap.js';
-import { migrateProject } from '../platform/migrations.js';
+import { migrateProject, projectMigrationsPending } from '../platform/migrations.js';
 import { buildKeyring } from '../auth/keyring.js';
+import { taskClient } from '../db/pool-errors.js';
 
 export interface ServedProject {
   readonly ctx: ProjectContext;
@@ -154,7 +155,7 @@ export class ProjectDirectory {
     try {
       await this.regenerate?.(record);
       ctx = this.contextFor(record);
-      await this.migrate(ctx);
+      await this.migrate(ctx, record.databaseName);
       server = await this.factory(ctx);
     } catch (error) {
       // A project that was never served keeps no schema watch and no connection after a failed first load.
@@ -171,20 +172,24 @@ export class ProjectDirectory {
   }
 
   /** Brings a database bootstrapped by an older Gantry up to the auth schema this one serves (a no-op once current). */
-  private async migrate(ctx: ProjectContext): Promise<void> {
-    const client = await ctx.adminPool.connect();
+  private async migrate(ctx: ProjectContext, databaseName: string): Promise<void> {
+    // The admin pool may go through a transaction-mode pooler: it can see that nothing is pending,
+    // but applying holds a session advisory lock, so that takes a direct connection of its own.
+    if (!(await projectMigrationsPending(ctx.adminPool))) return;
+    const client = taskClient(this.platform.cluster.urlFor(databaseName));
+    await client.connect();
     try {
       const applied = await migrateProject(client);
       if (applied.length > 0) this.log.info({ ref: ctx.ref, applied }, 'project database migrated');
     } finally {
-      client.release();
+      await client.end();
     }
   }
 
   private contextFor(record: ProjectRecord): ProjectContext {
     const pools = this.pools.get(record.ref, {
       api: this.platform.authenticatorUrl(record.databaseName),
-      admin: this.platform.cluster.urlFor(record.databaseName),
+      admin: this.platform.cluster.pooledUrlFor(record.databaseName),
     });
     return {
       ref: record.ref,

@@ -100,7 +100,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   // Links in e-mails default to where the host really listens (PORT may be 0).
   const config: GantryConfig = platform.config.publicUrlSet ? platform.config : { ...platform.config, publicUrl: baseUrl };
 
-  const pools = new ProjectPools();
+  const pools = new ProjectPools(platform.config.preparedStatements);
   const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null, config, { idleMs: options.projectIdleMs });
   await loaded.start();
   hostApp = createHostApp(loaded, log, inFlight, readiness);

@@ -23,10 +23,16 @@ import { unprivilegedUser, type RunAs } from './postgres-user.js';
  * may live elsewhere when we are root (see cluster-placement.ts).
  */
 export interface Cluster {
-  /** Superuser connection string for a database of the cluster. */
+  /** Superuser connection string for a database of the cluster: a session of its own (DATABASE_DIRECT_URL when given). */
   urlFor(database: string): string;
-  /** Connection string for a database as another (login) role of the cluster. */
+  /** Connection string for a database as another (login) role of the cluster, likewise direct. */
   urlAs(database: string, user: string, password: string): string;
+  /**
+   * Like urlFor and urlAs, but through the pooler of DATABASE_URL when DATABASE_DIRECT_URL is
+   * also given (else the same): only for work that keeps nothing beyond its transaction.
+   */
+  pooledUrlFor(database: string): string;
+  pooledUrlAs(database: string, user: string, password: string): string;
   readonly embedded: boolean;
   /** The embedded cluster's data directory (null for DATABASE_URL). */
   readonly dataDir: string | null;
@@ -61,28 +67,32 @@ export interface EmbeddedOptions extends PlacementOptions {
 const SUPERVISE_INTERVAL_MS = 250;
 
 export async function acquireCluster(config: GantryConfig, options: EmbeddedOptions = {}): Promise<Cluster> {
-  if (config.databaseUrl) return externalCluster(config.databaseUrl);
+  if (config.databaseUrl) return externalCluster(config.databaseUrl, config.databaseDirectUrl ?? config.databaseUrl);
   return acquireEmbedded(config.gantryHome, options);
 }
 
-function externalCluster(databaseUrl: string): Cluster {
-  const base = new URL(databaseUrl);
+/** `base` with another database and, when given, another login. */
+function derivedUrl(base: URL, database: string, login?: { readonly user: string; readonly password: string }): string {
+  const url = new URL(base);
+  url.pathname = `/${encodeURIComponent(database)}`;
+  if (login) {
+    url.username = encodeURIComponent(login.user);
+    url.password = encodeURIComponent(login.password);
+  }
+  return url.toString();
+}
+
+function externalCluster(databaseUrl: string, directUrl: string): Cluster {
+  const pooled = new URL(databaseUrl);
+  const direct = new URL(directUrl);
   return {
     embedded: false,
     dataDir: null,
     relocated: false,
-    urlFor(database) {
-      const url = new URL(base);
-      url.pathname = `/${encodeURIComponent(database)}`;
-      return url.toString();
-    },
-    urlAs(database, user, password) {
-      const url = new URL(base);
-      url.pathname = `/${encodeURIComponent(database)}`;
-      url.username = encodeURIComponent(user);
-      url.password = encodeURIComponent(password);
-      return url.toString();
-    },
+    urlFor: (database) => derivedUrl(direct, database),
+    urlAs: (database, user, password) => derivedUrl(direct, database, { user, password }),
+    pooledUrlFor: (database) => derivedUrl(pooled, database),
+    pooledUrlAs: (database, user, password) => derivedUrl(pooled, database, { user, password }),
     async release() {},
   };
 }
@@ -141,6 +151,8 @@ async function acquireEmbedded(home: string, options: EmbeddedOptions): Promise<
     relocated: postmaster.storage.relocated,
     urlFor: (database) => embeddedUrl(current.port, database, 'postgres', password),
     urlAs: (database, user, pw) => embeddedUrl(current.port, database, user, pw),
+    pooledUrlFor: (database) => embeddedUrl(current.port, database, 'postgres', password),
+    pooledUrlAs: (database, user, pw) => embeddedUrl(current.port, database, user, pw),
     async release() {
       if (released) return;
       released = true;

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
+import type { Queryable } from '../db/transaction.js';
 
 /** A set of numbered migrations (`NNN_name.sql`) and where a database records the ones it has run. */
 interface MigrationSet {
@@ -78,6 +79,17 @@ export function migratePlatform(client: pg.ClientBase): Promise<string[]> {
 /** A project database's migrations (its auth schema). */
 export function migrateProject(client: pg.ClientBase): Promise<string[]> {
   return migrate(client, PROJECT);
+}
+
+/**
+ * Whether a project database lacks any project migration: one read, which a pooled
+ * connection can do, whereas applying them holds a session advisory lock.
+ */
+export async function projectMigrationsPending(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [PROJECT.table]);
+  if (!rows[0]?.present) return true;
+  const done = new Set((await db.query<{ version: string }>(`SELECT version FROM ${PROJECT.table}`)).rows.map((r) => r.version));
+  return (await versions(PROJECT)).some((version) => !done.has(version));
 }
 
 /** Inside a new project's bootstrap transaction: its auth schema is current, so every project migration counts as applied. */

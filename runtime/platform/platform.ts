@@ -81,9 +81,9 @@ export class Platform {
     }
   }
 
-  /** URL the data API uses: the authenticator login role (see ensureApiRoles) on a project database. */
+  /** URL the data API uses: the authenticator login role (see ensureApiRoles) on a project database, through the pooler if any. */
   authenticatorUrl(databaseName: string): string {
-    return this.cluster.urlAs(databaseName, this.apiLogin.role, this.apiLogin.password);
+    return this.cluster.pooledUrlAs(databaseName, this.apiLogin.role, this.apiLogin.password);
   }
 
   async listProjects(): Promise<ProjectRecord[]> {

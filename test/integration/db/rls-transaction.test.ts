@@ -126,6 +126,30 @@ describe('RlsExecutor', () => {
     }
   });
 
+  it('without prepared statements (a transaction-mode pooler in front) prepares nothing on the connection and answers the same', async () => {
+    const unnamed = new RlsExecutor(apiUrl, { shared: 1, pooled: 1, preparedStatements: false });
+    const prepared = { name: 'test_prepared', text: 'SELECT count(*)::int AS n FROM pg_prepared_statements', values: [] };
+    try {
+      const runs = [];
+      for (let i = 0; i < 3; i += 1) runs.push(await unnamed.run(user(4), [prepared, mine], { readOnly: true }));
+      for (const [count, result] of runs) {
+        expect(count!.rows[0]).toEqual({ n: 0 });
+        expect(result!.rows[0]).toEqual({ ids: '[4, 14, 24, 34, 44, 54, 64, 74, 84, 94]', method: 'GET' });
+      }
+      // The same statements named: the connection keeps them (the set_config one, then this one).
+      const named = new RlsExecutor(apiUrl, { shared: 1, pooled: 1 });
+      try {
+        await named.run(user(4), [prepared], { readOnly: true });
+        const [count] = await named.run(user(4), [prepared], { readOnly: true });
+        expect(count!.rows[0]).toEqual({ n: 2 });
+      } finally {
+        await named.close();
+      }
+    } finally {
+      await unnamed.close();
+    }
+  });
+
   it('refuses a maxInFlight below one', () => {
     expect(() => new RlsExecutor(apiUrl, { shared: 2, pooled: 2, maxInFlight: 0 })).toThrow(RangeError);
   });
