@@ -50,6 +50,39 @@ export async function sqlFile(inst: Installation, name: string, sql: string): Pr
   return file;
 }
 
+/** Pins the auth API's answers to the version supabase-js asks for. */
+const API_VERSION = { 'X-Supabase-Api-Version': '2024-01-01' };
+
+/**
+ * A JSON request to a project on the host at `baseUrl`, with the anon key and, when given, a
+ * user's access token and further headers.
+ */
+export function callProject(
+  baseUrl: string,
+  keys: PrintedKeys,
+  method: string,
+  pathAndQuery: string,
+  options: { readonly body?: unknown; readonly bearer?: string; readonly headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { apikey: keys.anon_key, ...API_VERSION, ...options.headers };
+  if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  return request(`${baseUrl}/v1/${keys.ref}/${pathAndQuery}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+}
+
+/** What auth answers a sign-in, sign-up (autoconfirmed) or refresh with. */
+export interface Session {
+  readonly access_token: string;
+  readonly refresh_token: string;
+  readonly user: { readonly id: string; readonly email: string };
+}
+
+/** The session of a 200 answer; throws with the answer otherwise. */
+export function session(answer: Answer): Session {
+  if (answer.status !== 200) throw new Error(`expected a session, got ${answer.status} ${answer.text}`);
+  return answer.body as Session;
+}
+
 /** The answer of a request, body parsed as JSON when it is JSON. */
 export interface Answer {
   readonly status: number;

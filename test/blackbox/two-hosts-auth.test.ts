@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliOk, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
-import { eventually, OWN_NOTES_SQL, request, uniqueRef, type Answer, type PrintedKeys as Keys } from './projects.js';
+import { callProject, eventually, OWN_NOTES_SQL, session, uniqueRef, type Answer, type PrintedKeys as Keys } from './projects.js';
 
 /**
  * One user's journey through two hosts sharing one database, every step on the other
@@ -12,7 +12,6 @@ import { eventually, OWN_NOTES_SQL, request, uniqueRef, type Answer, type Printe
 // Every CLI run is a fresh Node process that loads the generator: seconds each on a loaded machine.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 240_000 });
 
-const V = { 'X-Supabase-Api-Version': '2024-01-01' };
 const PASSWORD = 'correct horse battery staple';
 
 let a: Installation;
@@ -22,21 +21,7 @@ let keys: Keys;
 
 /** A JSON request to the project on one host, with the anon key and, when given, a user's access token. */
 function call(inst: Installation, method: string, pathAndQuery: string, body?: unknown, bearer?: string): Promise<Answer> {
-  const headers: Record<string, string> = { apikey: keys.anon_key, ...V };
-  if (bearer) headers.Authorization = `Bearer ${bearer}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  return request(`${inst.baseUrl}/v1/${keys.ref}/${pathAndQuery}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-}
-
-interface Session {
-  readonly access_token: string;
-  readonly refresh_token: string;
-  readonly user: { readonly id: string; readonly email: string };
-}
-
-function session(answer: Answer): Session {
-  expect(answer.status, answer.text).toBe(200);
-  return answer.body as Session;
+  return callProject(inst.baseUrl, keys, method, pathAndQuery, { body, bearer });
 }
 
 const refresh = (inst: Installation, token: string): Promise<Answer> => call(inst, 'POST', 'auth/v1/token?grant_type=refresh_token', { refresh_token: token });
