@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateProject } from '../../../runtime/platform/migrations.js';
+import { migrateProject, projectMigrationsPending } from '../../../runtime/platform/migrations.js';
 import { createTestProject, repoRoot, startTestHost, type TestHost } from '../../helpers/platform.js';
 
 /** Project databases carry their own migration record, so a host can bring an older one up to date. */
@@ -39,6 +39,17 @@ describe('project database migrations', () => {
     await withDatabase(record.databaseName, async (client) => {
       expect((await client.query(emailChangeShape)).rows[0]).toMatchObject({ columns: ['email_change_sent_at', 'new_email'], recorded: versions });
       expect(await migrateProject(client)).toEqual([]);
+    });
+  });
+
+  it('sees pending migrations with reads alone (a pooled connection suffices): a missing version, or no record table', async () => {
+    const { record } = await createTestProject(host.platform);
+    await withDatabase(record.databaseName, async (client) => {
+      expect(await projectMigrationsPending(client)).toBe(false);
+      await client.query('DELETE FROM auth.schema_migrations WHERE version = $1', [versions[0]]);
+      expect(await projectMigrationsPending(client)).toBe(true);
+      await client.query('DROP TABLE auth.schema_migrations');
+      expect(await projectMigrationsPending(client)).toBe(true);
     });
   });
 
