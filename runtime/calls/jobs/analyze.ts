@@ -58,7 +58,7 @@ export async function runAnalysisJob(ctx: CallsContext, job: PgBoss.JobWithMetad
     if (stopping.aborted) throw new ShutdownError('the server stopped during the analysis; it runs again');
     const { error, transient } = classifyFailure(failure);
     if (transient && job.retryCount < job.retryLimit) {
-      ctx.log.warn({ call: callId, code: error.code, attempt: job.retryCount + 1 }, 'call analysis failed; it will be retried');
+      ctx.log.warn({ call: callId, code: error.code, detail: error.message, attempt: job.retryCount + 1 }, 'call analysis failed; it will be retried');
       throw failure;
     }
     if (error.code === 'internal_error') ctx.log.error({ call: callId, err: (failure as Error).message }, 'call analysis failed');
