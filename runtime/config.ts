@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { MIN_BUDGET } from './db/connection-budget.js';
 import { readCallsSettings, type CallsSettings } from './calls/settings.js';
 
 /** Every environment variable of the outside contract, read in one place. */
@@ -41,6 +42,11 @@ export interface GantryConfig {
    * could name any address.
    */
   readonly trustProxy: boolean | number | string;
+  /**
+   * PostgreSQL connections this host may hold for projects at once (DB_MAX_CONNECTIONS):
+   * data API, admin pools and schema watches of every project together.
+   */
+  readonly dbMaxConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -85,6 +91,24 @@ function readTrustProxy(env: NodeJS.ProcessEnv): boolean | number | string {
   return /^\d+$/.test(raw) ? Number(raw) : raw;
 }
 
+/**
+ * A stock PostgreSQL allows 100 connections, 3 of them reserved for superusers. A host
+ * also holds about 10 outside the budget (the platform pool, the registry listener, the
+ * call-analysis queue); two hosts at 30 + 10 each leave about 17 for psql, `gantry`
+ * commands and monitoring.
+ */
+export const DEFAULT_DB_MAX_CONNECTIONS = 30;
+
+function readConnectionBudget(env: NodeJS.ProcessEnv): number {
+  const raw = env.DB_MAX_CONNECTIONS;
+  if (raw === undefined || raw === '') return DEFAULT_DB_MAX_CONNECTIONS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < MIN_BUDGET) {
+    throw new ConfigError(`DB_MAX_CONNECTIONS must be an integer of at least ${MIN_BUDGET}, got "${raw}"`);
+  }
+  return value;
+}
+
 const repoRoot = path.resolve(import.meta.dirname, '..');
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
@@ -110,5 +134,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
     calls: readCallsSettings(env),
     generatedDir: path.resolve(env.GANTRY_GENERATED_DIR || path.join(repoRoot, 'generated')),
     trustProxy: readTrustProxy(env),
+    dbMaxConnections: readConnectionBudget(env),
   };
 }

@@ -83,6 +83,11 @@ export const authErrors = {
     }),
   notFound: (): AuthError => new AuthError(404, 'not_found', 'Not found'),
   unexpected: (): AuthError => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please try again'),
+  /** The host's connection budget had no connection in time (GoTrue's request_timeout wording); retrying later is safe. */
+  connectionsExhausted: (retryAfterSeconds: number): AuthError =>
+    new AuthError(503, 'request_timeout', 'Processing this request timed out, please retry after a moment.', {}, {
+      'Retry-After': String(retryAfterSeconds),
+    }),
   /** auth-js drops the stored session on any non-retryable refresh error, so transient faults on /token are 503. */
   unavailable: (): AuthError => new AuthError(503, 'unexpected_failure', 'Service temporarily unavailable, please retry'),
 } as const;

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ConnectionBudgetError } from '../db/connection-budget.js';
 import type { AuthDeps } from './auth-deps.js';
 import { API_VERSION_2024, API_VERSION_HEADER, AuthError, authErrorBody, authErrors, wantsVersionedErrors } from './errors.js';
 import { hitRateLimit, type RateLimitBucket } from './rate-limits.js';
@@ -29,6 +30,10 @@ export function handle(deps: AuthDeps, fn: AsyncHandler, failureStatus: 500 | 50
       }
       if (error instanceof AuthError) {
         sendAuthError(req, res, error);
+        return;
+      }
+      if (error instanceof ConnectionBudgetError) {
+        sendAuthError(req, res, authErrors.connectionsExhausted(error.retryAfterSeconds));
         return;
       }
       deps.log.error({ err: error, ref: deps.ctx.ref, path: req.path }, 'auth request failed');

@@ -105,6 +105,8 @@ export interface ExecutorOptions {
    * another transaction prepared does not exist. Default true.
    */
   readonly preparedStatements?: boolean;
+  /** The connection class (e.g. one that counts against the host's connection budget); default pg.Client. */
+  readonly Client?: typeof pg.Client;
 }
 
 const DEFAULT_IDLE_MS = 30_000;
@@ -124,21 +126,29 @@ export class RlsExecutor {
   private readonly maxPrepared: number;
   private readonly maxInFlight: number;
   private readonly named: boolean;
+  private readonly Client: typeof pg.Client;
   private closed = false;
 
   constructor(private readonly connectionString: string, options: ExecutorOptions) {
-    const { shared, pooled, maxPrepared = MAX_PREPARED_PER_CONNECTION, maxInFlight = Infinity, idleMs = DEFAULT_IDLE_MS, preparedStatements = true } = options;
+    const { shared, pooled, maxPrepared = MAX_PREPARED_PER_CONNECTION, maxInFlight = Infinity, idleMs = DEFAULT_IDLE_MS, preparedStatements = true, Client = pg.Client } = options;
     if (!(maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
     this.named = preparedStatements;
     this.maxPrepared = maxPrepared;
     this.maxInFlight = maxInFlight;
+    this.Client = Client;
     this.mux = Array.from({ length: shared }, () => null);
     this.pending = Array.from({ length: shared }, () => 0);
     this.used = Array.from({ length: shared }, () => false);
     this.connecting = Array.from({ length: shared }, () => null);
-    this.exclusive = surviveDroppedConnections(new pg.Pool({ connectionString, max: pooled, idleTimeoutMillis: idleMs, pipeline: true } as pg.PoolConfig));
+    this.exclusive = surviveDroppedConnections(new pg.Pool({ connectionString, max: pooled, idleTimeoutMillis: idleMs, pipeline: true, Client } as pg.PoolConfig));
     this.idleSweep = setInterval(() => this.closeIdle(), idleMs);
     this.idleSweep.unref();
+  }
+
+  /** No transaction running or waiting: closing now would cut nothing short. */
+  get idle(): boolean {
+    return this.waiting.length === 0 && this.pending.every((n) => n === 0) && this.connecting.every((c) => c === null)
+      && this.exclusive.idleCount === this.exclusive.totalCount && this.exclusive.waitingCount === 0;
   }
 
   async run(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
@@ -289,7 +299,7 @@ export class RlsExecutor {
     const connecting = this.connecting[slot];
     if (connecting) return connecting;
     const attempt = (async () => {
-      const client = new pg.Client({ connectionString: this.connectionString, pipeline: true } as pg.ClientConfig);
+      const client = new this.Client({ connectionString: this.connectionString, pipeline: true } as pg.ClientConfig);
       const drop = () => {
         if (this.mux[slot] === client) this.mux[slot] = null;
       };

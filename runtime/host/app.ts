@@ -1,6 +1,8 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { ConnectionBudgetError } from '../db/connection-budget.js';
 import { sendJson } from '../http/json-response.js';
+import { toApiError } from '../rest/errors.js';
 import { applyCors } from './cors.js';
 import { healthRoutes, type ReadinessReport } from './health.js';
 import { ProjectUnavailableError, type ProjectDirectory, type ServedProject } from './project-directory.js';
@@ -35,6 +37,12 @@ export function createHostApp(directory: ProjectDirectory, log: Logger, inFlight
     try {
       project = await directory.load(req.params.ref);
     } catch (error) {
+      if (error instanceof ConnectionBudgetError) {
+        const answer = toApiError(error);
+        for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+        sendJson(res, answer.status, answer.toJSON());
+        return;
+      }
       if (!(error instanceof ProjectUnavailableError)) throw error;
       // PostgREST's answer while its schema cache cannot be loaded: retry shortly.
       res.setHeader('Retry-After', '1');

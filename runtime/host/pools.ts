@@ -1,7 +1,10 @@
 import os from 'node:os';
 import pg from 'pg';
+import { budgetedClient } from '../db/budgeted-client.js';
+import type { ConnectionBudget } from '../db/connection-budget.js';
 import { surviveDroppedConnections } from '../db/pool-errors.js';
 import { RlsExecutor } from '../db/rls-transaction.js';
+import { projectPoolSizes, type ProjectPoolSizes } from './pool-sizes.js';
 
 export interface ProjectConnections {
   readonly executor: RlsExecutor;
@@ -26,39 +29,60 @@ const MAX_IN_FLIGHT_PER_SHARED_CONNECTION = 12;
 /** Idle connections of the admin pool close after this; an unused project holds few connections. */
 const IDLE_CONNECTION_MS = 30_000;
 
-/** How long an unloaded project's pools stay open for the requests still running on them. */
+/** How long an unloaded project's pools stay open at most for the requests still running on them. */
 const RETIRE_GRACE_MS = 60_000;
+
+/** How often a retired project's pools are checked for the last request to have finished. */
+const RETIRE_CHECK_MS = 250;
 
 async function closeConnections(entry: ProjectConnections): Promise<void> {
   await Promise.all([entry.executor.close(), entry.admin.end()]);
 }
 
+function isIdle(entry: ProjectConnections): boolean {
+  return entry.executor.idle && entry.admin.idleCount === entry.admin.totalCount && entry.admin.waitingCount === 0;
+}
+
 /**
  * The database connections of each project, created on first use: the data API's
- * executor (a few pipelined connections as authenticator, about one per core, plus a
- * small pool for transactions that must see their results before committing) and the
- * admin pool for the `auth` schema.
+ * executor (a few pipelined connections as authenticator plus a small pool for
+ * transactions that must see their results before committing) and the admin pool for
+ * the `auth` schema. Every connection holds a permit of the host's connection budget;
+ * the pools are sized so that one project never waits for its own share.
  */
 export class ProjectPools {
   private readonly entries = new Map<string, ProjectConnections>();
-  /** Pools of unloaded projects, closed after RETIRE_GRACE_MS. */
+  /** Pools of unloaded projects, closed once their last request finished. */
   private readonly retiring = new Map<NodeJS.Timeout, ProjectConnections>();
+  private readonly sizes: ProjectPoolSizes;
 
   constructor(
+    readonly budget: ConnectionBudget,
     /** False behind a transaction-mode pooler (DB_PREPARED_STATEMENTS): see RlsExecutor's preparedStatements. */
     private readonly preparedStatements = true,
-    private readonly muxSize: number = Math.max(2, os.availableParallelism()),
-  ) {}
+    muxSize: number = Math.max(2, os.availableParallelism()),
+  ) {
+    this.sizes = projectPoolSizes(budget.limits.perOwner, muxSize);
+  }
 
   get(ref: string, urls: ConnectionUrls): ProjectConnections {
     let entry = this.entries.get(ref);
     if (!entry) {
+      const Client = budgetedClient(this.budget, ref);
       // A dropped database or restarted cluster surfaces on the next query, not as a crash.
-      const admin = surviveDroppedConnections(new pg.Pool({ connectionString: urls.admin, max: 4, idleTimeoutMillis: IDLE_CONNECTION_MS }));
-      entry = { executor: new RlsExecutor(urls.api, { shared: this.muxSize, pooled: 10, maxInFlight: MAX_IN_FLIGHT_PER_SHARED_CONNECTION, preparedStatements: this.preparedStatements }), admin };
+      const admin = surviveDroppedConnections(new pg.Pool({ connectionString: urls.admin, max: this.sizes.admin, idleTimeoutMillis: IDLE_CONNECTION_MS, Client }));
+      const executor = new RlsExecutor(urls.api, { shared: this.sizes.shared, pooled: this.sizes.pooled, maxInFlight: MAX_IN_FLIGHT_PER_SHARED_CONNECTION, preparedStatements: this.preparedStatements, Client });
+      entry = { executor, admin };
+      this.yieldWhenContended(ref, admin);
       this.entries.set(ref, entry);
     }
     return entry;
+  }
+
+  /** Whether the project's connections carry nothing right now (true for a project without any). */
+  isIdle(ref: string): boolean {
+    const entry = this.entries.get(ref);
+    return !entry || isIdle(entry);
   }
 
   async close(ref: string): Promise<void> {
@@ -69,17 +93,20 @@ export class ProjectPools {
   }
 
   /**
-   * Detaches a project's pools (its next load gets new ones) and closes them a little later, so a
-   * request still running on them finishes first.
+   * Detaches a project's pools (its next load gets new ones) and closes them once the requests
+   * still running on them have finished, at the latest after RETIRE_GRACE_MS.
    */
   retire(ref: string): void {
     const entry = this.entries.get(ref);
     if (!entry) return;
     this.entries.delete(ref);
-    const timer = setTimeout(() => {
+    const until = Date.now() + RETIRE_GRACE_MS;
+    const timer: NodeJS.Timeout = setInterval(() => {
+      if (!isIdle(entry) && Date.now() < until) return;
+      clearInterval(timer);
       this.retiring.delete(timer);
       void closeConnections(entry);
-    }, RETIRE_GRACE_MS);
+    }, RETIRE_CHECK_MS);
     timer.unref();
     this.retiring.set(timer, entry);
   }
@@ -87,7 +114,14 @@ export class ProjectPools {
   async closeAll(): Promise<void> {
     const retiring = [...this.retiring];
     this.retiring.clear();
-    for (const [timer] of retiring) clearTimeout(timer);
+    for (const [timer] of retiring) clearInterval(timer);
     await Promise.all([...[...this.entries.keys()].map((ref) => this.close(ref)), ...retiring.map(([, entry]) => closeConnections(entry))]);
+  }
+
+  /** A connection handed back while other projects wait for one is closed rather than kept idle. */
+  private yieldWhenContended(ref: string, pool: pg.Pool): void {
+    pool.on('release', (error: Error | undefined, client: pg.PoolClient) => {
+      if (!error && this.budget.contended(ref)) void (client as unknown as pg.Client).end().catch(() => undefined);
+    });
   }
 }

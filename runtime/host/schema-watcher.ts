@@ -17,11 +17,14 @@ export class SchemaWatcher {
   constructor(
     private readonly onChange: (ref: string) => void,
     private readonly log: Logger,
+    /** The connection class for a project's watch (one that counts against the host's connection budget). */
+    private readonly clientClass: (ref: string) => typeof pg.Client = () => pg.Client,
   ) {}
 
   async watch(ref: string, databaseUrl: string): Promise<void> {
     if (this.clients.has(ref)) return;
-    const client = new pg.Client(databaseUrl);
+    const Client = this.clientClass(ref);
+    const client = new Client(databaseUrl);
     this.clients.set(ref, client);
     client.on('notification', () => this.changed(ref));
     client.on('error', (error) => {

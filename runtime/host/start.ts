@@ -10,6 +10,8 @@ import { createHostApp, type InFlight } from './app.js';
 import { createReadiness, healthRoutes } from './health.js';
 import { answerClientError } from './client-error.js';
 import { sendJson } from '../http/json-response.js';
+import { ConnectionBudget } from '../db/connection-budget.js';
+import { connectionBudgetLimits } from './budget-limits.js';
 import { ProjectPools } from './pools.js';
 import { ProjectDirectory, type Regenerate } from './project-directory.js';
 import { createRestFastPath } from './rest-fast-path.js';
@@ -100,8 +102,12 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   // Links in e-mails default to where the host really listens (PORT may be 0).
   const config: GantryConfig = platform.config.publicUrlSet ? platform.config : { ...platform.config, publicUrl: baseUrl };
 
-  const pools = new ProjectPools(platform.config.preparedStatements);
+  // The directory decides which project gives its connections up; it needs the pools, which need the budget.
+  let reclaim = (_forRef: string): void => undefined;
+  const budget = new ConnectionBudget(connectionBudgetLimits(config.dbMaxConnections), (forRef) => reclaim(forRef));
+  const pools = new ProjectPools(budget, platform.config.preparedStatements);
   const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null, config, { idleMs: options.projectIdleMs });
+  reclaim = (forRef) => loaded.reclaim(forRef);
   await loaded.start();
   hostApp = createHostApp(loaded, log, inFlight, readiness);
   trustProxy(hostApp, platform.config.trustProxy);
@@ -121,6 +127,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     callsServer.closeAllConnections();
     await stopped;
     await calls.close();
+    budget.close();
     await loaded.close();
   };
 

@@ -1,3 +1,4 @@
+import { ConnectionBudgetError } from '../db/connection-budget.js';
 import { isConnectionFailure } from '../db/connection-failure.js';
 
 /**
@@ -47,7 +48,8 @@ export class ApiError extends Error {
 
 /** Statuses of PostgREST's own error codes. */
 const PGRST_STATUS: Readonly<Record<string, number>> = {
-  PGRST000: 503, PGRST001: 503, PGRST002: 503, PGRST003: 504,
+  // PGRST003 is 504 in PostgREST; Gantry answers 503 + Retry-After (connectionBudgetExhausted).
+  PGRST000: 503, PGRST001: 503, PGRST002: 503, PGRST003: 503,
   PGRST100: 400, PGRST101: 405, PGRST102: 400, PGRST103: 416, PGRST105: 405, PGRST106: 406,
   PGRST107: 406, PGRST108: 400, PGRST111: 500, PGRST112: 500, PGRST114: 400, PGRST115: 400,
   PGRST116: 406, PGRST117: 405, PGRST118: 400, PGRST120: 400, PGRST121: 500, PGRST122: 400,
@@ -111,6 +113,7 @@ function isPgError(err: unknown): err is PgErrorLike & { code: string } {
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof ConnectionBudgetError) return connectionBudgetExhausted(err);
   if (isConnectionFailure(err)) return databaseUnavailable();
   if (!isPgError(err)) return new ApiError(500, 'PGRSTX00', 'Internal server error');
   if (err.code === 'PGRST') return raisedPgrstError(err);
@@ -157,6 +160,14 @@ export function databaseUnavailable(): ApiError {
   return new ApiError(503, 'PGRST000', 'Database connection error. Retrying the connection.', null, null, {
     'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
   });
+}
+
+/**
+ * PGRST003 (503, PostgREST's message): the host's connection budget had no connection for the
+ * request within its bounded wait, or its wait queue was full. Retrying later is safe.
+ */
+export function connectionBudgetExhausted(error: ConnectionBudgetError): ApiError {
+  return new ApiError(503, error.code, error.message, null, null, { 'Retry-After': String(error.retryAfterSeconds) });
 }
 
 /** A typed PostgREST-style error whose status comes from the table above. */

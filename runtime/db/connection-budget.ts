@@ -1,0 +1,180 @@
+/**
+ * The host's budget of PostgreSQL connections for projects (DB_MAX_CONNECTIONS): every
+ * project connection holds a permit from it while open. Permits go round-robin between
+ * the projects waiting for one, no project holds more than `perOwner`, and a wait is
+ * bounded in length and time, so a busy project slows others down at most by its share
+ * and an overloaded host answers "retry later" instead of queueing without end.
+ */
+export interface BudgetLimits {
+  /** Permits in all (open connections). */
+  readonly max: number;
+  /** Permits one owner (project) may hold at once. */
+  readonly perOwner: number;
+  /** Acquisitions that may wait at once; the next one fails at once. */
+  readonly maxWaiting: number;
+  /** How long one acquisition may wait. */
+  readonly maxWaitMs: number;
+}
+
+export type BudgetFailure = 'queue_full' | 'timed_out';
+
+/** No connection could be had in time: the client should retry (PostgREST's PGRST003). */
+export class ConnectionBudgetError extends Error {
+  readonly code = 'PGRST003';
+
+  constructor(
+    readonly reason: BudgetFailure,
+    /** Seconds after which a retry has a fair chance. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super('Timed out acquiring connection from connection pool.');
+    this.name = 'ConnectionBudgetError';
+  }
+}
+
+/** One open connection's share of the budget; releasing twice releases once. */
+export interface Permit {
+  release(): void;
+}
+
+interface Waiter {
+  readonly grant: (permit: Permit) => void;
+  readonly fail: (error: ConnectionBudgetError) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * Asked to free connections when an acquisition has to wait: the host closes what the
+ * least recently used idle projects hold (never `forOwner`'s own).
+ */
+export type Reclaim = (forOwner: string) => void;
+
+export interface BudgetStats {
+  readonly inUse: number;
+  readonly waiting: number;
+  readonly owners: number;
+}
+
+/**
+ * Permits per project derived from the whole budget: a third of it, so that three busy
+ * projects cannot take everything from the rest, and at least 4 (a schema watch, an admin
+ * connection, a shared and a pooled data connection).
+ */
+export function perProjectShare(max: number): number {
+  return Math.min(max, Math.max(4, Math.floor(max / 3)));
+}
+
+/** The smallest budget a host can serve a project with (see perProjectShare). */
+export const MIN_BUDGET = 4;
+
+export class ConnectionBudget {
+  private inUse = 0;
+  private readonly held = new Map<string, number>();
+  /** Waiting acquisitions per owner; the Map's order is the round-robin order. */
+  private readonly queues = new Map<string, Waiter[]>();
+  private waitingCount = 0;
+
+  constructor(
+    readonly limits: BudgetLimits,
+    private readonly reclaim: Reclaim = () => undefined,
+  ) {
+    if (!(limits.max >= 1 && limits.perOwner >= 1 && limits.maxWaiting >= 0)) throw new RangeError('invalid connection budget');
+  }
+
+  /** A permit for `owner`, at once when the budget and its share allow, else after waiting its turn. */
+  acquire(owner: string): Promise<Permit> {
+    if (this.waitingCount === 0 && this.grantable(owner)) return Promise.resolve(this.grant(owner));
+    if (this.waitingCount >= this.limits.maxWaiting) return Promise.reject(this.failure('queue_full'));
+    const promise = new Promise<Permit>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: resolve,
+        fail: reject,
+        timer: setTimeout(() => {
+          if (this.remove(owner, waiter)) reject(this.failure('timed_out'));
+        }, this.limits.maxWaitMs),
+      };
+      const queue = this.queues.get(owner);
+      if (queue) queue.push(waiter);
+      else this.queues.set(owner, [waiter]);
+      this.waitingCount++;
+    });
+    this.drain();
+    if (this.waitingCount > 0) this.reclaim(owner);
+    return promise;
+  }
+
+  /**
+   * Whether `owner` should give back a connection it is done with instead of keeping it
+   * idle: another owner waits and `owner` holds more than an even split of the budget.
+   */
+  contended(owner: string): boolean {
+    if (this.waitingCount === 0) return false;
+    const others = [...this.queues.keys()].some((o) => o !== owner);
+    if (!others) return false;
+    const active = new Set([...this.held.keys(), ...this.queues.keys()]).size;
+    return (this.held.get(owner) ?? 0) > Math.max(1, Math.floor(this.limits.max / active));
+  }
+
+  stats(): BudgetStats {
+    return { inUse: this.inUse, waiting: this.waitingCount, owners: this.held.size };
+  }
+
+  /** Fails every waiting acquisition (the host is closing). */
+  close(): void {
+    for (const [owner, queue] of [...this.queues]) {
+      for (const waiter of [...queue]) if (this.remove(owner, waiter)) waiter.fail(this.failure('timed_out'));
+    }
+  }
+
+  private grantable(owner: string): boolean {
+    return this.inUse < this.limits.max && (this.held.get(owner) ?? 0) < this.limits.perOwner;
+  }
+
+  private grant(owner: string): Permit {
+    this.inUse++;
+    this.held.set(owner, (this.held.get(owner) ?? 0) + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.inUse--;
+        const left = (this.held.get(owner) ?? 1) - 1;
+        if (left === 0) this.held.delete(owner);
+        else this.held.set(owner, left);
+        this.drain();
+      },
+    };
+  }
+
+  /** Hands free permits to waiting owners in turn, skipping those at their share. */
+  private drain(): void {
+    while (this.inUse < this.limits.max && this.waitingCount > 0) {
+      const owner = [...this.queues.keys()].find((o) => this.grantable(o));
+      if (owner === undefined) return;
+      const queue = this.queues.get(owner)!;
+      const waiter = queue.shift()!;
+      this.queues.delete(owner);
+      // Served: to the back of the round, if it still waits.
+      if (queue.length > 0) this.queues.set(owner, queue);
+      this.waitingCount--;
+      clearTimeout(waiter.timer);
+      waiter.grant(this.grant(owner));
+    }
+  }
+
+  private remove(owner: string, waiter: Waiter): boolean {
+    const queue = this.queues.get(owner);
+    const index = queue?.indexOf(waiter) ?? -1;
+    if (!queue || index < 0) return false;
+    queue.splice(index, 1);
+    if (queue.length === 0) this.queues.delete(owner);
+    this.waitingCount--;
+    clearTimeout(waiter.timer);
+    return true;
+  }
+
+  private failure(reason: BudgetFailure): ConnectionBudgetError {
+    return new ConnectionBudgetError(reason, Math.max(1, Math.ceil(this.limits.maxWaitMs / 1000)));
+  }
+}

@@ -1,0 +1,16 @@
+import { perProjectShare, type BudgetLimits } from '../db/connection-budget.js';
+
+/**
+ * How long a request may wait for a connection before it is answered 503 + Retry-After:
+ * a connection frees within moments when requests are short, and a client that waited this
+ * long is better told to retry than kept hanging (PostgREST waits 10 s by default).
+ */
+const MAX_WAIT_MS = 10_000;
+
+/** Waiting acquisitions per budgeted connection: beyond that, queueing only adds latency. */
+const WAITING_PER_CONNECTION = 8;
+
+/** The host's connection budget for DB_MAX_CONNECTIONS. */
+export function connectionBudgetLimits(max: number): BudgetLimits {
+  return { max, perOwner: perProjectShare(max), maxWaiting: max * WAITING_PER_CONNECTION, maxWaitMs: MAX_WAIT_MS };
+}
