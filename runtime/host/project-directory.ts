@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { Platform, ProjectRecord } from '../platform/platform.js';
 import { PROJECTS_CHANNEL } from '../platform/platform.js';
 import type { ProjectContext } from '../platform/project-context.js';
+import { budgetedClient } from '../db/budgeted-client.js';
+import { ConnectionBudgetError } from '../db/connection-budget.js';
 import type { ProjectPools } from './pools.js';
 import { SchemaWatcher } from './schema-watcher.js';
 import type { RestHandler } from '../rest/server.js';
@@ -12,6 +14,12 @@ import { REF_PATTERN } from '../platform/bootstrap.js';
 import { migrateProject, projectMigrationsPending } from '../platform/migrations.js';
 import { buildKeyring } from '../auth/keyring.js';
 import { taskClient } from '../db/pool-errors.js';
+
+/** gantry.schema_version (project migration 002): bumped by every DDL. */
+async function readSchemaVersion(client: pg.ClientBase | pg.Pool): Promise<string> {
+  const { rows } = await client.query<{ last_value: string; is_called: boolean }>('SELECT last_value, is_called FROM gantry.schema_version');
+  return `${rows[0]!.last_value}/${rows[0]!.is_called}`;
+}
 
 export interface ServedProject {
   readonly ctx: ProjectContext;
@@ -68,6 +76,11 @@ export class ProjectDirectory {
   private readonly lastUsed = new Map<string, number>();
   private readonly idleMs: number;
   private readonly idleSweep: NodeJS.Timeout;
+  /**
+   * The schema version (gantry.schema_version) each project's code was last brought in line with;
+   * kept across unloads, so reloading a project whose schema did not change skips the introspection.
+   */
+  private readonly schemaVersions = new Map<string, string>();
 
   constructor(
     private readonly platform: Platform,
@@ -78,7 +91,7 @@ export class ProjectDirectory {
     private readonly config: GantryConfig = platform.config,
     options: { readonly idleMs?: number } = {},
   ) {
-    this.watcher = regenerate ? new SchemaWatcher((ref) => void this.reload(ref), log) : null;
+    this.watcher = regenerate ? new SchemaWatcher((ref) => void this.reload(ref), log, (ref) => budgetedClient(pools.budget, ref)) : null;
     this.idleMs = options.idleMs ?? PROJECT_IDLE_MS;
     this.idleSweep = setInterval(() => this.unloadIdle(), Math.min(this.idleMs, 60_000));
     this.idleSweep.unref();
@@ -99,7 +112,11 @@ export class ProjectDirectory {
     const served = this.get(ref);
     if (served || !REF_PATTERN.test(ref)) return served;
     const failure = await (this.pending.get(ref) ?? this.schedule(ref));
-    if (failure !== null && !this.served.has(ref)) throw new ProjectUnavailableError(ref);
+    if (failure !== null && !this.served.has(ref)) {
+      // Out of connections is the host's state, not the project's: the request says so (503 PGRST003).
+      if (failure instanceof ConnectionBudgetError) throw failure;
+      throw new ProjectUnavailableError(ref);
+    }
     return this.served.get(ref);
   }
 
@@ -153,9 +170,12 @@ export class ProjectDirectory {
     let ctx: ProjectContext;
     let server: Awaited<ReturnType<ServerFactory>>;
     try {
-      await this.regenerate?.(record);
       ctx = this.contextFor(record);
-      await this.migrate(ctx, record.databaseName);
+      const version = await this.migrate(ctx, record.databaseName);
+      if (this.regenerate && this.schemaVersions.get(ref) !== version) {
+        await this.regenerate(record);
+        this.schemaVersions.set(ref, version);
+      }
       server = await this.factory(ctx);
     } catch (error) {
       // A project that was never served keeps no schema watch and no connection after a failed first load.
@@ -171,16 +191,20 @@ export class ProjectDirectory {
     this.log.info({ ref, fingerprint }, 'project served');
   }
 
-  /** Brings a database bootstrapped by an older Gantry up to the auth schema this one serves (a no-op once current). */
-  private async migrate(ctx: ProjectContext, databaseName: string): Promise<void> {
+  /**
+   * Brings a database bootstrapped by an older Gantry up to the auth schema this one serves (a no-op once
+   * current), then reads its schema version: read after the migration, whose DDL bumps it.
+   */
+  private async migrate(ctx: ProjectContext, databaseName: string): Promise<string> {
     // The admin pool may go through a transaction-mode pooler: it can see that nothing is pending,
     // but applying holds a session advisory lock, so that takes a direct connection of its own.
-    if (!(await projectMigrationsPending(ctx.adminPool))) return;
+    if (!(await projectMigrationsPending(ctx.adminPool))) return readSchemaVersion(ctx.adminPool);
     const client = taskClient(this.platform.cluster.urlFor(databaseName));
     await client.connect();
     try {
       const applied = await migrateProject(client);
       if (applied.length > 0) this.log.info({ ref: ctx.ref, applied }, 'project database migrated');
+      return await readSchemaVersion(client);
     } finally {
       await client.end();
     }
@@ -243,12 +267,31 @@ export class ProjectDirectory {
     const before = Date.now() - this.idleMs;
     for (const [ref, at] of this.lastUsed) {
       if (at > before || this.pending.has(ref)) continue;
-      this.lastUsed.delete(ref);
-      this.served.delete(ref);
+      this.unload(ref);
       this.pools.retire(ref);
-      void this.watcher?.unwatch(ref);
       this.log.info({ ref }, 'project unloaded (idle)');
     }
+  }
+
+  /**
+   * The connection budget's reclaim: another project waits for a connection, so the least recently
+   * used project that is not loading and has nothing running is unloaded at once, its connections
+   * and schema watch closed (its next request checks the schema version, so nothing is missed).
+   */
+  reclaim(forRef: string): void {
+    const candidates = [...this.lastUsed].filter(([ref]) => ref !== forRef && !this.pending.has(ref)).sort((a, b) => a[1] - b[1]);
+    const victim = candidates.find(([ref]) => this.pools.isIdle(ref));
+    if (!victim) return;
+    const [ref] = victim;
+    this.unload(ref);
+    void this.pools.close(ref);
+    this.log.info({ ref, for: forRef }, 'project unloaded (connection budget)');
+  }
+
+  private unload(ref: string): void {
+    this.lastUsed.delete(ref);
+    this.served.delete(ref);
+    void this.watcher?.unwatch(ref);
   }
 
   async close(): Promise<void> {
