@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type pg from 'pg';
 import { taskClient } from '../runtime/db/pool-errors.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
 import { headerFingerprint } from './emit/header.js';
@@ -17,11 +18,13 @@ import { writeGenerated, type WriteResult } from './write.js';
 export async function generateProject(
   platform: Platform,
   record: ProjectRecord,
-  options: { check?: boolean; unlessCurrent?: boolean } = {},
+  options: { check?: boolean; unlessCurrent?: boolean; client?: pg.ClientBase } = {},
 ): Promise<WriteResult> {
   const dir = path.join(platform.config.generatedDir, record.ref);
-  const client = taskClient(platform.cluster.urlFor(record.databaseName));
-  await client.connect();
+  // A host passes a connection it already holds (one of its budget's) rather than opening another.
+  const own = options.client ? null : taskClient(platform.cluster.urlFor(record.databaseName));
+  await own?.connect();
+  const client = options.client ?? own!;
   try {
     const model = await introspectProject(client, { schemas: record.settings['api.schemas'] });
     if (options.unlessCurrent && (await generatedFingerprint(dir)) === schemaFingerprint(model)) {
@@ -30,13 +33,16 @@ export async function generateProject(
     const files = emitProject(model, { ref: record.ref });
     return await writeGenerated(dir, files, { check: options.check ?? false });
   } finally {
-    await client.end();
+    await own?.end();
   }
 }
 
-/** What a host runs before loading a project: generated code in line with the live schema, written only when it is not. */
-export async function syncGenerated(platform: Platform, record: ProjectRecord): Promise<void> {
-  await generateProject(platform, record, { unlessCurrent: true });
+/**
+ * What a host runs before loading a project: generated code in line with the live schema, written only when
+ * it is not; over `client`, a connection to the project database the host holds, when given.
+ */
+export async function syncGenerated(platform: Platform, record: ProjectRecord, client?: pg.ClientBase): Promise<void> {
+  await generateProject(platform, record, { unlessCurrent: true, client });
 }
 
 /** The whole-schema fingerprint in the header of `dir/index.ts`, or null without generated code. */

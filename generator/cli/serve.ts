@@ -52,7 +52,7 @@ export async function serveCommand(_args: string[]): Promise<number> {
   const host = await startHost(platform, {
     log,
     runtime,
-    regenerate: (record) => syncGenerated(platform, record),
+    regenerate: (record, client) => syncGenerated(platform, record, client),
   });
   // The demo's URL on the port bound (PORT=0 picks one).
   const keys = { ...projectKeys(config, demo), url: `${host.baseUrl}/v1/${DEMO_REF}` };

@@ -105,14 +105,16 @@ export class ConnectionBudget {
 
   /**
    * Whether `owner` should give back a connection it is done with instead of keeping it
-   * idle: another owner waits and `owner` holds more than an even split of the budget.
+   * idle: another owner waits and `owner` holds more than an even split of the budget (with more
+   * owners than permits, any: a project loading must not keep an idle connection that another's
+   * load waits for, or loads could wait on one another until they time out).
    */
   contended(owner: string): boolean {
     if (this.waitingCount === 0) return false;
     const others = [...this.queues.keys()].some((o) => o !== owner);
     if (!others) return false;
     const active = new Set([...this.held.keys(), ...this.queues.keys()]).size;
-    return (this.held.get(owner) ?? 0) > Math.max(1, Math.floor(this.limits.max / active));
+    return (this.held.get(owner) ?? 0) > Math.floor(this.limits.max / active);
   }
 
   stats(): BudgetStats {

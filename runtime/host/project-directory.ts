@@ -8,18 +8,12 @@ import type { ProjectContext } from '../platform/project-context.js';
 import { budgetedClient } from '../db/budgeted-client.js';
 import { ConnectionBudgetError } from '../db/connection-budget.js';
 import type { ProjectPools } from './pools.js';
-import { SchemaWatcher } from './schema-watcher.js';
+import { readSchemaVersion, SchemaWatcher } from './schema-watcher.js';
 import type { RestHandler } from '../rest/server.js';
 import { REF_PATTERN } from '../platform/bootstrap.js';
 import { migrateProject, projectMigrationsPending } from '../platform/migrations.js';
 import { buildKeyring } from '../auth/keyring.js';
 import { taskClient } from '../db/pool-errors.js';
-
-/** gantry.schema_version (project migration 002): bumped by every DDL. */
-async function readSchemaVersion(client: pg.ClientBase | pg.Pool): Promise<string> {
-  const { rows } = await client.query<{ last_value: string; is_called: boolean }>('SELECT last_value, is_called FROM gantry.schema_version');
-  return `${rows[0]!.last_value}/${rows[0]!.is_called}`;
-}
 
 export interface ServedProject {
   readonly ctx: ProjectContext;
@@ -33,9 +27,9 @@ export interface ServedProject {
  * Brings a project's generated code in line with its live schema: writes it when it is missing (a project
  * created by a CLI on another machine, or before the CLI wrote it) or was generated from another schema
  * (DDL behind the host's back), and leaves current code alone. The generator is the CLI's, so the host is
- * handed it rather than importing it.
+ * handed it rather than importing it, and a connection to the project database (one of the host's budget).
  */
-export type Regenerate = (record: ProjectRecord) => Promise<void>;
+export type Regenerate = (record: ProjectRecord, client: pg.ClientBase) => Promise<void>;
 
 /** A project the registry has but this host could not load (its database unreachable, its code not loadable). */
 export class ProjectUnavailableError extends Error {
@@ -166,17 +160,14 @@ export class ProjectDirectory {
       await this.pools.close(ref);
       return;
     }
-    await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName));
     let ctx: ProjectContext;
     let server: Awaited<ReturnType<ServerFactory>>;
     try {
       ctx = this.contextFor(record);
-      const version = await this.migrate(ctx, record.databaseName);
-      if (this.regenerate && this.schemaVersions.get(ref) !== version) {
-        await this.regenerate(record);
-        this.schemaVersions.set(ref, version);
-      }
+      const version = await this.prepare(ctx, record);
       server = await this.factory(ctx);
+      // Last, so that a load holds one connection at a time; a change made since `version` was read wakes the watch.
+      await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName), version);
     } catch (error) {
       // A project that was never served keeps no schema watch and no connection after a failed first load.
       if (!this.served.has(ref)) {
@@ -193,18 +184,32 @@ export class ProjectDirectory {
 
   /**
    * Brings a database bootstrapped by an older Gantry up to the auth schema this one serves (a no-op once
-   * current), then reads its schema version: read after the migration, whose DDL bumps it.
+   * current), then reads its schema version (after the migration, whose DDL bumps it) and regenerates the
+   * project's code only when the version is not the one it was last brought in line with: all on one connection.
    */
-  private async migrate(ctx: ProjectContext, databaseName: string): Promise<string> {
+  private async prepare(ctx: ProjectContext, record: ProjectRecord): Promise<string> {
     // The admin pool may go through a transaction-mode pooler: it can see that nothing is pending,
     // but applying holds a session advisory lock, so that takes a direct connection of its own.
-    if (!(await projectMigrationsPending(ctx.adminPool))) return readSchemaVersion(ctx.adminPool);
+    if (await projectMigrationsPending(ctx.adminPool)) await this.migrate(ctx.ref, record.databaseName);
+    const client = await ctx.adminPool.connect();
+    try {
+      const version = await readSchemaVersion(client);
+      if (this.regenerate && this.schemaVersions.get(ctx.ref) !== version) {
+        await this.regenerate(record, client);
+        this.schemaVersions.set(ctx.ref, version);
+      }
+      return version;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async migrate(ref: string, databaseName: string): Promise<void> {
     const client = taskClient(this.platform.cluster.urlFor(databaseName));
     await client.connect();
     try {
       const applied = await migrateProject(client);
-      if (applied.length > 0) this.log.info({ ref: ctx.ref, applied }, 'project database migrated');
-      return await readSchemaVersion(client);
+      if (applied.length > 0) this.log.info({ ref, applied }, 'project database migrated');
     } finally {
       await client.end();
     }
@@ -284,7 +289,8 @@ export class ProjectDirectory {
     if (!victim) return;
     const [ref] = victim;
     this.unload(ref);
-    void this.pools.close(ref);
+    // Retired, not closed: a request handed the project just before still runs on its pools.
+    this.pools.retire(ref);
     this.log.info({ ref, for: forRef }, 'project unloaded (connection budget)');
   }
 

@@ -2,6 +2,12 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 
 export const SCHEMA_CHANNEL = 'gantry_schema';
+
+/** gantry.schema_version (project migration 002), bumped by every DDL: one cheap query tells whether the schema changed. */
+export async function readSchemaVersion(client: pg.ClientBase): Promise<string> {
+  const { rows } = await client.query<{ last_value: string; is_called: boolean }>('SELECT last_value, is_called FROM gantry.schema_version');
+  return `${rows[0]!.last_value}/${rows[0]!.is_called}`;
+}
 /** DDL usually comes in bursts (a migration is many statements); wait for the burst to end. */
 const DEBOUNCE_MS = 100;
 
@@ -21,7 +27,11 @@ export class SchemaWatcher {
     private readonly clientClass: (ref: string) => typeof pg.Client = () => pg.Client,
   ) {}
 
-  async watch(ref: string, databaseUrl: string): Promise<void> {
+  /**
+   * Listens for `ref`'s schema changes; `knownVersion` is the schema version its code was checked
+   * against, so a change made before the LISTEN took effect is reported too.
+   */
+  async watch(ref: string, databaseUrl: string, knownVersion: string): Promise<void> {
     if (this.clients.has(ref)) return;
     const Client = this.clientClass(ref);
     const client = new Client(databaseUrl);
@@ -34,6 +44,7 @@ export class SchemaWatcher {
     try {
       await client.connect();
       await client.query(`LISTEN ${SCHEMA_CHANNEL}`);
+      if ((await readSchemaVersion(client)) !== knownVersion) this.changed(ref);
     } catch (error) {
       this.clients.delete(ref);
       await client.end().catch(() => undefined);

@@ -95,7 +95,7 @@ export async function startTestHost(overrides: Record<string, string> = {}, opti
     log: createLogger('silent'),
     runtime,
     projectIdleMs: options.projectIdleMs,
-    regenerate: (record) => syncGenerated(platform, record),
+    regenerate: (record, client) => syncGenerated(platform, record, client),
   }).catch(async (error: unknown) => {
     await platform.close();
     throw error;
