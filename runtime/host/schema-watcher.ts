@@ -2,6 +2,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 
 export const SCHEMA_CHANNEL = 'gantry_schema';
+/** How a schema watch's connection shows in pg_stat_activity. */
+export const SCHEMA_WATCH_APPLICATION = 'gantry schema watch';
 
 /** gantry.schema_version (project migration 002), bumped by every DDL: one cheap query tells whether the schema changed. */
 export async function readSchemaVersion(client: pg.ClientBase): Promise<string> {
@@ -34,7 +36,7 @@ export class SchemaWatcher {
   async watch(ref: string, databaseUrl: string, knownVersion: string): Promise<void> {
     if (this.clients.has(ref)) return;
     const Client = this.clientClass(ref);
-    const client = new Client(databaseUrl);
+    const client = new Client({ connectionString: databaseUrl, application_name: SCHEMA_WATCH_APPLICATION });
     this.clients.set(ref, client);
     client.on('notification', () => this.changed(ref));
     client.on('error', (error) => {

@@ -37,9 +37,11 @@ async function eachLimited<T, R>(items: readonly T[], width: number, task: (item
   return results;
 }
 
-/** The host's connections to project databases (the monitor's own is on `postgres`). */
+/** The host's connections to project databases (the monitor's own is on `postgres`; autovacuum workers are not clients). */
 async function projectConnections(): Promise<number> {
-  const { rows } = await monitor.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname LIKE 'project\\_%'`);
+  const { rows } = await monitor.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname LIKE 'project\\_%' AND backend_type = 'client backend'`,
+  );
   return rows[0]!.n;
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA_WATCH_APPLICATION } from '../../../runtime/host/schema-watcher.js';
 import { createProject, deleteProject } from '../../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../../runtime/platform/keys.js';
 import { createTestProject, randomRef, startTestHost, type TestHost } from '../../helpers/platform.js';
@@ -104,8 +105,8 @@ describe('project host', () => {
     ]);
     // The failed first load keeps nothing open for the project: no schema watch.
     const admin = await t.platform.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN%'`,
-      [record.databaseName],
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2`,
+      [record.databaseName, SCHEMA_WATCH_APPLICATION],
     );
     expect(admin.rows).toEqual([{ n: 0 }]);
     await fs.writeFile(index, good);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA_WATCH_APPLICATION } from '../../../runtime/host/schema-watcher.js';
 import { createTestProject, startTestHost, type TestHost } from '../../helpers/platform.js';
 
 let t: TestHost;
@@ -19,7 +20,7 @@ describe('idle projects', () => {
     const admin = new pg.Client(t.platform.cluster.urlFor(record.databaseName));
     await admin.connect();
     const listening = async (): Promise<number> =>
-      (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`)).rows[0]!.n;
+      (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`, [SCHEMA_WATCH_APPLICATION])).rows[0]!.n;
     try {
       const first = await fetch(url, { headers });
       expect([first.status, await first.json()]).toEqual([200, []]);
