@@ -1,0 +1,89 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { generateProject, syncGenerated } from '../generator/generate.js';
+import { loadConfig } from '../runtime/config.js';
+import { createLogger } from '../runtime/logger.js';
+import { startHost } from '../runtime/host/start.js';
+import * as runtime from '../runtime/index.js';
+import { createProject } from '../runtime/platform/bootstrap.js';
+import { acquireCluster } from '../runtime/platform/cluster.js';
+import { projectKeys } from '../runtime/platform/keys.js';
+import { Platform, type ProjectRecord } from '../runtime/platform/platform.js';
+
+/**
+ * `npm run bench:scale [-- 1,100,1000]`: one host in this process over an embedded PostgreSQL with
+ * max_connections=100 and the default DB_MAX_CONNECTIONS; for each project count, the host's RSS and
+ * its connections to project databases idle, right after one request to every project, and once the
+ * 30 s connection idle period has passed.
+ */
+const STAGES = (process.argv[2] ?? '1,100,1000').split(',').map(Number);
+const SQL = `create table item (id int primary key, label text); insert into item values (1, 'kettle'); grant select on item to anon;`;
+const SETTLE_MS = 65_000;
+
+async function eachLimited<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await task(items[next++]!);
+  }));
+}
+
+const mb = (bytes: number): string => `${Math.round(bytes / 1e6)} MB`;
+
+async function main(): Promise<void> {
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-scale-'));
+  const cluster = await acquireCluster(loadConfig({ GANTRY_HOME: path.join(home, 'cluster') }), {
+    settings: { max_connections: '100', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+  });
+  const config = loadConfig({ DATABASE_URL: cluster.urlFor('postgres'), GANTRY_HOME: home, GANTRY_GENERATED_DIR: path.join(home, 'generated'), PORT: '0', CALLS_PORT: '0' });
+  const platform = await Platform.open(config);
+  const host = await startHost(platform, { log: createLogger('silent'), runtime, regenerate: (record, client) => syncGenerated(platform, record, client) });
+  const monitor = new pg.Client(cluster.urlFor('postgres'));
+  await monitor.connect();
+  const connections = async (): Promise<number> =>
+    (await monitor.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname LIKE 'project\\_%' AND backend_type = 'client backend'`)).rows[0]!.n;
+  const records: ProjectRecord[] = [];
+  const rows: string[] = [];
+  try {
+    for (const stage of STAGES) {
+      const started = Date.now();
+      const refs = Array.from({ length: stage - records.length }, (_, i) => `scale_${String(records.length + i).padStart(4, '0')}`);
+      await eachLimited(refs, 4, async (ref) => {
+        const record = await createProject(platform, { ref, schemaFiles: [{ name: 'item.sql', sql: SQL }] });
+        // Code generated ahead, as `gantry project create` does: the host's first load then only checks it.
+        await generateProject(platform, record);
+        records.push(record);
+      });
+      const created = Date.now() - started;
+      const idle = await connections();
+      let peak = 0;
+      const served = Date.now();
+      await eachLimited(records, 8, async (record) => {
+        const response = await fetch(`${host.baseUrl}/v1/${record.ref}/rest/v1/item`, { headers: { apikey: projectKeys(config, record).anon_key } });
+        if (response.status !== 200) throw new Error(`${record.ref}: ${response.status} ${await response.text()}`);
+        await response.arrayBuffer();
+        peak = Math.max(peak, await connections());
+      });
+      const servedMs = Date.now() - served;
+      const after = await connections();
+      const rss = process.memoryUsage().rss;
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      const settled = await connections();
+      const line = `| ${stage} | ${mb(rss)} | ${idle} | ${after} (peak ${peak}) | ${settled} | ${Math.round(servedMs / stage)} ms | ${Math.round(created / 1000)} s |`;
+      rows.push(line);
+      process.stdout.write(`${line}\n`);
+    }
+  } finally {
+    await monitor.end();
+    await host.close();
+    await platform.close();
+    await cluster.release();
+    await fs.rm(home, { recursive: true, force: true });
+  }
+  process.stdout.write(
+    [`DB_MAX_CONNECTIONS=${config.dbMaxConnections}, max_connections=100`, '| projects | host RSS after requests | project connections idle | after one request to each | 65 s later | first request per project | creating them |', '|---:|---:|---:|---:|---:|---:|---:|', ...rows, ''].join('\n'),
+  );
+}
+
+await main();
