@@ -5,7 +5,7 @@ export const SCHEMA_CHANNEL = 'gantry_schema';
 /** How a schema watch's connection shows in pg_stat_activity. */
 export const SCHEMA_WATCH_APPLICATION = 'gantry schema watch';
 
-/** gantry.schema_version (project migration 002), bumped by every DDL: one cheap query tells whether the schema changed. */
+/** gantry.schema_version (project migration 003), bumped by every DDL: one cheap query tells whether the schema changed. */
 export async function readSchemaVersion(client: pg.ClientBase): Promise<string> {
   const { rows } = await client.query<{ last_value: string; is_called: boolean }>('SELECT last_value, is_called FROM gantry.schema_version');
   return `${rows[0]!.last_value}/${rows[0]!.is_called}`;

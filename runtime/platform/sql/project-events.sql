@@ -1,7 +1,7 @@
 -- Tell running hosts that this database's schema changed (as PostgREST reloads its
 -- schema cache): any DDL, from Gantry or from psql, notifies `gantry_schema` and bumps
 -- `gantry.schema_version`, which a host reads when it loads the project again (see
--- project migration 002, which brings older databases to this).
+-- project migration 003, which brings older databases to this).
 CREATE SCHEMA gantry;
 REVOKE ALL ON SCHEMA gantry FROM PUBLIC;
 CREATE SEQUENCE gantry.schema_version;
