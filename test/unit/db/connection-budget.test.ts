@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../runtime/config.js';
 import { ConnectionBudget, ConnectionBudgetError, perProjectShare, type Permit } from '../../../runtime/db/connection-budget.js';
 import { projectPoolSizes } from '../../../runtime/host/pool-sizes.js';
+import { toApiError } from '../../../runtime/rest/errors.js';
 
 const limits = { max: 3, perOwner: 2, maxWaiting: 4, maxWaitMs: 60_000 };
 
@@ -121,5 +123,23 @@ describe('per-project shares', () => {
       expect(Math.min(shared, pooled, admin)).toBeGreaterThanOrEqual(1);
     }
     expect(() => projectPoolSizes(3, 2)).toThrow(RangeError);
+  });
+});
+
+describe('answers for a spent budget', () => {
+  it('data API: 503 PGRST003 with PostgREST message and Retry-After', () => {
+    const answer = toApiError(new ConnectionBudgetError('queue_full', 10));
+    expect([answer.status, answer.headers, answer.toJSON()]).toEqual([
+      503,
+      { 'Retry-After': '10' },
+      { code: 'PGRST003', message: 'Timed out acquiring connection from connection pool.', details: null, hint: null },
+    ]);
+  });
+
+  it('DB_MAX_CONNECTIONS: default 30, at least 4', () => {
+    expect(loadConfig({}).dbMaxConnections).toBe(30);
+    expect(loadConfig({ DB_MAX_CONNECTIONS: '12' }).dbMaxConnections).toBe(12);
+    expect(() => loadConfig({ DB_MAX_CONNECTIONS: '3' })).toThrow('DB_MAX_CONNECTIONS must be an integer of at least 4, got "3"');
+    expect(() => loadConfig({ DB_MAX_CONNECTIONS: 'many' })).toThrow(ConfigError);
   });
 });
