@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/transaction.js';
 import { writeAudit } from './audit.js';
 import { authErrors } from './errors.js';
-import { consumeUserTokens, issueOneTimeToken } from './one-time-tokens.js';
+import { consumeUserTokens, issueOneTimeToken, type IssuedOneTimeToken } from './one-time-tokens.js';
 import type { UserRow } from './user-json.js';
 import { DuplicateEmailError, findUserByEmail, linkAnonymous, updateUser, type UserChange } from './users.js';
 
@@ -22,7 +22,7 @@ export interface EmailChangeRequest {
 export interface EmailChangeOutcome {
   readonly user: UserRow;
   /** The link token to mail to the new address; null when the change is already done. */
-  readonly token: string | null;
+  readonly token: IssuedOneTimeToken | null;
 }
 
 type Step = 'requested' | 'resent' | 'changed' | 'confirmed';
@@ -71,7 +71,7 @@ export async function requestEmailChange(db: Queryable, user: UserRow, request: 
 
 export interface ReissuedEmailChange {
   readonly newEmail: string;
-  readonly token: string;
+  readonly token: IssuedOneTimeToken;
 }
 
 /** A fresh link for a pending change (auth-js `resend({type: 'email_change'})`); null when none is pending. */

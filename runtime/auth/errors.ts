@@ -77,6 +77,8 @@ export const authErrors = {
   refreshTokenAlreadyUsed: (): AuthError =>
     new AuthError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used'),
   otpExpired: (): AuthError => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired'),
+  /** A mailed code (with its address) that matches nothing usable. */
+  otpInvalid: (): AuthError => new AuthError(403, 'otp_expired', 'Token has expired or is invalid'),
   rateLimited: (retryAfterSeconds: number): AuthError =>
     new AuthError(429, 'over_request_rate_limit', 'Request rate limit reached', {}, {
       'Retry-After': String(retryAfterSeconds),

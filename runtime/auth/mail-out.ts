@@ -1,35 +1,47 @@
 import { renderMail, type MailKind } from '../mail/render.js';
 import type { AuthDeps } from './auth-deps.js';
 import { inBackground } from './http.js';
-import { ONE_TIME_TOKEN_LIFETIME_SECONDS } from './one-time-tokens.js';
+import type { IssuedOneTimeToken } from './one-time-tokens.js';
 import { verifyLink, type LinkType } from './redirects.js';
 
-const LINK_TYPE: Readonly<Record<MailKind, LinkType>> = {
+type LinkMailKind = Exclude<MailKind, 'reauthentication'>;
+
+const LINK_TYPE: Readonly<Record<LinkMailKind, LinkType>> = {
   confirmation: 'signup',
   recovery: 'recovery',
   email_change: 'email_change',
+  magic_link: 'magiclink',
+  invite: 'invite',
 };
 
 export interface LinkMail {
-  readonly kind: MailKind;
+  readonly kind: LinkMailKind;
   /** The recipient: the account's address, or the new one for an e-mail change. */
   readonly to: string;
-  readonly token: string;
+  readonly issued: IssuedOneTimeToken;
   readonly redirectTo: string | null;
   /** The account's current address when the mail goes to another one (e-mail change); '' for an anonymous account's first. */
   readonly accountEmail?: string;
 }
 
-/** Sends a mail with a verify link after the response has gone out. */
+/** A lifetime in the largest whole unit: "1 hour", "24 hours", "5 minutes", "90 seconds". */
+export function describeLifetime(seconds: number): string {
+  const [count, unit] = seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+/** Sends a mail with a verify link and its code after the response has gone out. */
 export function mailLink(deps: AuthDeps, mail: LinkMail): void {
-  const { kind, to } = mail;
-  const link = verifyLink(deps.ctx.config.publicUrl, deps.ctx.ref, mail.token, LINK_TYPE[kind], mail.redirectTo);
+  const { kind, to, issued } = mail;
+  const link = verifyLink(deps.ctx.config.publicUrl, deps.ctx.ref, issued.token, LINK_TYPE[kind], mail.redirectTo);
   const rendered = renderMail(kind, {
     email: mail.accountEmail ?? to,
     ...(mail.accountEmail === undefined ? {} : { newEmail: to }),
     projectRef: deps.ctx.ref,
     link,
-    validHours: ONE_TIME_TOKEN_LIFETIME_SECONDS[kind] / 3600,
+    code: issued.code,
+    validFor: describeLifetime(issued.lifetimeSeconds),
   });
   inBackground(deps, `${kind} mail`, () => deps.mailer.send({ ...rendered, ref: deps.ctx.ref, kind, to }));
 }
+

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/transaction.js';
 import type { ProjectSettings } from '../platform/project-context.js';
 
-export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'user' | 'verify' | 'anonymous';
+export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'otp' | 'magiclink' | 'user' | 'verify' | 'anonymous';
 
 export interface RateLimitRule {
   readonly limit: number;
@@ -17,8 +17,8 @@ const ANONYMOUS_WINDOW_SECONDS = 3600;
 
 /**
  * The buckets' rules from the project's settings (GoTrue's grouping): /token has its
- * own limit, /verify and /reset share one, and sign-up, recover, resend and
- * PUT /user each count separately against the OTP limit. Counted per project
+ * own limit, /verify and /reset share one, and sign-up, recover, resend, /otp,
+ * /magiclink and PUT /user each count separately against the OTP limit. Counted per project
  * (each project has its own table) and client IP.
  */
 export function rateLimitsFrom(settings: ProjectSettings): RateLimitConfig {
@@ -30,6 +30,8 @@ export function rateLimitsFrom(settings: ProjectSettings): RateLimitConfig {
     signup: otp,
     recover: otp,
     resend: otp,
+    otp,
+    magiclink: otp,
     user: otp,
     anonymous: { limit: settings['auth.rate_limit.anonymous_users'], windowSeconds: ANONYMOUS_WINDOW_SECONDS },
   };

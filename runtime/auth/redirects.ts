@@ -120,7 +120,7 @@ export function redirectWithFragment(url: string, params: Readonly<Record<string
   return `${base}#${fragment}`;
 }
 
-export type LinkType = 'signup' | 'recovery' | 'email_change';
+export type LinkType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change';
 
 export function verifyLink(publicUrl: string, ref: string, token: string, type: LinkType, redirectTo: string | null): string {
   const query = new URLSearchParams({ token, type });

@@ -12,6 +12,7 @@ import { rateLimitsFrom } from './rate-limits.js';
 import { redirectPolicy } from './redirects.js';
 import { registerAdmin } from './routes/admin.js';
 import { registerJwks } from './routes/jwks.js';
+import { registerOtp } from './routes/otp.js';
 import { registerRecovery } from './routes/recovery.js';
 import { registerResend } from './routes/resend.js';
 import { registerSignup } from './routes/signup.js';
@@ -65,6 +66,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerToken(router, deps);
   registerVerify(router, deps);
   registerRecovery(router, deps);
+  registerOtp(router, deps);
   registerResend(router, deps);
   registerUser(router, deps);
   registerAdmin(router, deps);

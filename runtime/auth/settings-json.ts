@@ -10,6 +10,8 @@ export const OAUTH_PROVIDERS = [
 /**
  * GoTrue's `GET /settings`, every field as it holds here: the e-mail provider and,
  * when switched on, anonymous sign-ins; phone, OAuth, SAML and passkeys do not exist.
+ * Settings GoTrue keeps out of this answer follow under its configuration names,
+ * so a client can tell them too.
  */
 export function settingsJson(settings: ProjectSettings): Record<string, unknown> {
   const external: Record<string, boolean> = { anonymous_users: settings['auth.anonymous_users'] };
@@ -24,5 +26,6 @@ export function settingsJson(settings: ProjectSettings): Record<string, unknown>
     saml_enabled: false,
     saml_private_key_next_configured: false,
     passkeys_enabled: false,
+    mailer_otp_exp: settings['auth.otp_expiry'],
   };
 }

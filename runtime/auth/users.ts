@@ -6,6 +6,16 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   return rows[0] ?? null;
 }
 
+/** The account whose pending new address this is, then the one that has it now: either may receive an e-mail change code. */
+export async function findUsersByAnyEmail(db: Queryable, email: string): Promise<UserRow[]> {
+  const { rows } = await db.query<UserRow>(
+    `SELECT * FROM auth.users WHERE lower(new_email) = lower($1) OR lower(email) = lower($1)
+     ORDER BY lower(new_email) = lower($1) DESC NULLS LAST`,
+    [email],
+  );
+  return rows;
+}
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: unknown): value is string {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 
-export type MailKind = 'confirmation' | 'recovery' | 'email_change';
+export type MailKind = 'confirmation' | 'recovery' | 'email_change' | 'magic_link' | 'invite' | 'reauthentication';
 
 export interface MailVariables {
   /** The account's (current) address. */
@@ -10,9 +10,12 @@ export interface MailVariables {
   /** The address an e-mail change mail goes to and asks to confirm; only that template uses it. */
   readonly newEmail?: string;
   readonly projectRef: string;
-  /** The verify link; the only place the token appears. */
+  /** The verify link (the only place the token appears); '' in a mail that carries only a code. */
   readonly link: string;
-  readonly validHours: number;
+  /** The 6-digit code that stands for the link (GoTrue's `{{ .Token }}`), or the reauthentication nonce. */
+  readonly code: string;
+  /** How long link and code stay valid, in words: "1 hour", "24 hours", "10 minutes". */
+  readonly validFor: string;
 }
 
 export interface RenderedMail {

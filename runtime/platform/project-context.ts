@@ -20,9 +20,11 @@ export interface ProjectSettings {
   readonly 'auth.site_url': string;
   /** GoTrue's URI_ALLOW_LIST: further redirect targets, exact URLs or globs (`*`, `**`, separators '.' and '/'). */
   readonly 'auth.redirect_allow_list': readonly string[];
+  /** GoTrue's MAILER_OTP_EXP: seconds a magic link or e-mail OTP code (and a reauthentication nonce) stays valid. */
+  readonly 'auth.otp_expiry': number;
   /** GoTrue's refresh-token reuse grace window, in seconds (0 = none). */
   readonly 'auth.refresh_reuse_interval': number;
-  /** Requests per client IP and 5 minutes, under GoTrue's names: /token; /verify and /reset; each of sign-up, recover, resend and PUT /user. */
+  /** Requests per client IP and 5 minutes, under GoTrue's names: /token; /verify and /reset; each of sign-up, recover, resend, /otp, /magiclink and PUT /user. */
   readonly 'auth.rate_limit.token_refresh': number;
   readonly 'auth.rate_limit.verify': number;
   readonly 'auth.rate_limit.otp': number;

@@ -31,6 +31,17 @@ const parseSeconds = (raw: string): number => {
   return n;
 };
 
+/** Supabase's dashboard takes no e-mail OTP expiry over a day. */
+const MAX_OTP_EXPIRY_SECONDS = 86400;
+
+const parseOtpExpiry = (raw: string): number => {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_OTP_EXPIRY_SECONDS) {
+    throw new SettingsError(`expected a whole number of seconds from 1 to ${MAX_OTP_EXPIRY_SECONDS}, got "${raw}"`);
+  }
+  return n;
+};
+
 const MAX_REQUESTS_PER_WINDOW = 1_000_000;
 
 const requestLimit =
@@ -128,6 +139,7 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'auth.anonymous_users': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.site_url': { parse: parseSiteUrl, accepts: isStoredSiteUrl, fallback: '' },
   'auth.redirect_allow_list': { parse: parsePatternList, accepts: isStoredPatternList, fallback: [] },
+  'auth.otp_expiry': { parse: parseOtpExpiry, accepts: isNumber, fallback: 3600 },
   'auth.refresh_reuse_interval': { parse: parseSeconds, accepts: isNumber, fallback: 0 },
   'auth.rate_limit.token_refresh': { parse: parseRequestLimit, accepts: isNumber, fallback: 150 },
   'auth.rate_limit.verify': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
@@ -178,6 +190,7 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'auth.anonymous_users': pick('auth.anonymous_users'),
     'auth.site_url': pick('auth.site_url'),
     'auth.redirect_allow_list': pick('auth.redirect_allow_list'),
+    'auth.otp_expiry': pick('auth.otp_expiry'),
     'auth.refresh_reuse_interval': pick('auth.refresh_reuse_interval'),
     'auth.rate_limit.token_refresh': pick('auth.rate_limit.token_refresh'),
     'auth.rate_limit.verify': pick('auth.rate_limit.verify'),

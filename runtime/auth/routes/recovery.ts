@@ -36,7 +36,7 @@ export function registerRecovery(router: Router, deps: AuthDeps): void {
           await writeAudit(db, { event: 'user_recovery_requested', userId: user.id, ip, payload: { email }, at: now });
           return issueOneTimeToken(db, user.id, 'recovery', now);
         });
-        if (token !== null) mailLink(deps, { kind: 'recovery', to: email, token, redirectTo });
+        if (token !== null) mailLink(deps, { kind: 'recovery', to: email, issued: token, redirectTo });
       });
       res.status(200).json({ message: RECOVER_MESSAGE });
     }),

@@ -30,7 +30,7 @@ async function resendConfirmation(deps: AuthDeps, email: string, redirectTo: str
     await writeAudit(db, { event: 'user_confirmation_requested', userId: user.id, ip, payload: { email, via: 'resend' }, at: now });
     return issueOneTimeToken(db, user.id, 'confirmation', now);
   });
-  if (token !== null) mailLink(deps, { kind: 'confirmation', to: email, token, redirectTo });
+  if (token !== null) mailLink(deps, { kind: 'confirmation', to: email, issued: token, redirectTo });
 }
 
 /** E-mail change link again, to the pending new address of the account with this (current) address, as GoTrue. */
@@ -39,7 +39,7 @@ async function resendEmailChange(deps: AuthDeps, email: string, redirectTo: stri
     const user = await findUserByEmail(db, email);
     return user === null ? null : reissueEmailChange(db, user, ip, now);
   });
-  if (reissued !== null) mailLink(deps, { kind: 'email_change', to: reissued.newEmail, token: reissued.token, redirectTo, accountEmail: email });
+  if (reissued !== null) mailLink(deps, { kind: 'email_change', to: reissued.newEmail, issued: reissued.token, redirectTo, accountEmail: email });
 }
 
 /**

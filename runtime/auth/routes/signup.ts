@@ -120,7 +120,7 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
         if (error instanceof DuplicateEmailError) return { created: null, token: null };
         throw error;
       });
-      if (outcome.token !== null) mailLink(deps, { kind: 'confirmation', to: email, token: outcome.token, redirectTo });
+      if (outcome.token !== null) mailLink(deps, { kind: 'confirmation', to: email, issued: outcome.token, redirectTo });
       const user = outcome.created !== null ? userJson(outcome.created) : decoyUserJson(randomUUID(), email, data, now);
       res.status(200).json({ user, session: null });
     }),

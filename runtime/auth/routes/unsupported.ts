@@ -4,12 +4,11 @@ import { authErrors } from '../errors.js';
 import { bodyOf, handle, queryString } from '../http.js';
 import { checkPresentApiKey, requireAdmin, requireApiKey, requireUser } from '../request-auth.js';
 import { OAUTH_PROVIDERS } from '../settings-json.js';
-import { findUserByEmail, findUserById, isUuid } from '../users.js';
-import { acceptEmail, isBlank } from './signup.js';
+import { findUserById, isUuid } from '../users.js';
 
 /**
  * Supabase Auth endpoints of features Gantry does not have (OAuth, SSO, MFA,
- * magic links, phone, passkeys, identity linking, invites), answered as Supabase
+ * phone, passkeys, identity linking, invites), answered as Supabase
  * Auth answers with each feature switched off, so clients get its error codes
  * rather than a 404 that looks like a wrong URL.
  */
@@ -18,7 +17,6 @@ import { acceptEmail, isBlank } from './signup.js';
 const OTHER_OAUTH_PROVIDERS = ['x', 'vercel_marketplace'];
 const KNOWN_OAUTH_PROVIDERS: ReadonlySet<string> = new Set([...OAUTH_PROVIDERS, ...OTHER_OAUTH_PROVIDERS]);
 
-const magicLinkDisabled = () => authErrors.disabled(422, 'email_provider_disabled', 'Login with magic link is disabled');
 const samlDisabled = () => authErrors.disabled(404, 'saml_provider_disabled', 'SAML 2.0 is disabled');
 const passkeysDisabled = () => authErrors.disabled(404, 'passkey_disabled', 'Passkeys are disabled');
 const oauthServerDisabled = () => authErrors.disabled(404, 'feature_disabled', 'OAuth server is disabled');
@@ -47,23 +45,6 @@ async function adminUser(req: Request, deps: AuthDeps): Promise<void> {
   if ((await findUserById(deps.ctx.adminPool, String(req.params.id))) === null) throw authErrors.userNotFound(404);
 }
 
-/** /otp: GoTrue's checks in its order, then the magic-link or SMS answer with both switched off. */
-async function otp(req: Request, deps: AuthDeps): Promise<never> {
-  const body = bodyOf(req);
-  const email = body.email;
-  const phone = body.phone;
-  if (!isBlank(email) && !isBlank(phone)) throw authErrors.validation('Only an email address or phone number should be provided');
-  if (!isBlank(email) && !isBlank(body.channel)) throw authErrors.validation('Channel should only be specified with Phone OTP');
-  if (deps.ctx.settings['auth.disable_signup'] && body.create_user !== false && !isBlank(email)) {
-    if ((await findUserByEmail(deps.ctx.adminPool, acceptEmail(email))) === null) {
-      throw authErrors.disabled(422, 'otp_disabled', 'Signups not allowed for otp');
-    }
-  }
-  if (!isBlank(email)) throw magicLinkDisabled();
-  if (!isBlank(phone)) throw authErrors.disabled(400, 'phone_provider_disabled', 'Unsupported phone provider');
-  throw authErrors.validation('One of email or phone must be set');
-}
-
 export function registerUnsupported(router: Router, deps: AuthDeps): void {
   const refuse = (check: (req: Request) => unknown, answer: (req: Request) => Promise<never> | never) =>
     handle(deps, async (req) => {
@@ -84,10 +65,6 @@ export function registerUnsupported(router: Router, deps: AuthDeps): void {
       },
     ),
   );
-  router.post('/otp', refuse(apiKey, (req) => otp(req, deps)));
-  router.post('/magiclink', refuse(apiKey, () => {
-    throw magicLinkDisabled();
-  }));
   router.all(['/sso', '/sso/saml/metadata', '/sso/saml/acs'], refuse(apiKey, () => {
     throw samlDisabled();
   }));

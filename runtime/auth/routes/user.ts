@@ -75,7 +75,7 @@ export function registerUser(router: Router, deps: AuthDeps): void {
         return requestEmailChange(db, row, { newEmail, immediate: deps.ctx.settings['auth.autoconfirm'], ip, now });
       });
       if (outcome.token !== null && newEmail !== undefined) {
-        mailLink(deps, { kind: 'email_change', to: newEmail, token: outcome.token, redirectTo, accountEmail: user.email ?? '' });
+        mailLink(deps, { kind: 'email_change', to: newEmail, issued: outcome.token, redirectTo, accountEmail: user.email ?? '' });
       }
       res.status(200).json(userJson(outcome.user));
     }),

@@ -9,18 +9,21 @@ import { inTransaction } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
 import { signJwt } from '../jwt.js';
-import { consumeUserTokens, findOneTimeToken, type OneTimeTokenType } from '../one-time-tokens.js';
+import { consumeUserTokens, findOneTimeToken, findOneTimeTokenByCode, type OneTimeTokenType, type ValidOneTimeToken } from '../one-time-tokens.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
 import { redirectWithFragment } from '../redirects.js';
 import { checkPresentApiKey, clientIp, requireApiKey } from '../request-auth.js';
 import { openSession, type AmrMethod } from '../sessions.js';
 import { sessionJson, type SessionJson } from '../session-response.js';
 import type { UserRow } from '../user-json.js';
-import { findUserById, isBanned, updateUser } from '../users.js';
+import { findUserByEmail, findUserById, findUsersByAnyEmail, isBanned, updateUser } from '../users.js';
 import { confirmEmailChange } from '../email-change.js';
-import { acceptRedirect } from './signup.js';
+import { acceptRedirect, isBlank } from './signup.js';
+import { normaliseEmail } from '../email-address.js';
 
-type VerifyType = 'signup' | 'recovery' | 'email_change';
+/** What a redeemed token does; `email` (either a sign-up or a magic-link code) resolves to one of these. */
+type VerifyType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change';
+type RequestedType = VerifyType | 'email';
 
 interface ResetPageVariables {
   readonly valid: boolean;
@@ -50,44 +53,124 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 } as const;
 
-function acceptType(value: unknown): VerifyType {
-  if (value === 'signup' || value === 'email') return 'signup';
-  if (value === 'recovery' || value === 'email_change') return value;
-  if (value === undefined || value === '') throw authErrors.validation('Verify requires a verification type');
-  throw authErrors.validation('Verify requires a verification type of signup, recovery or email_change');
+const REQUESTED_TYPES: ReadonlySet<string> = new Set(['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email']);
+
+function acceptType(value: unknown): RequestedType {
+  if (value === undefined || value === null || value === '') throw authErrors.validation('Verify requires a verification type');
+  if (typeof value === 'string' && REQUESTED_TYPES.has(value)) return value as RequestedType;
+  throw authErrors.validation('Invalid email verification type');
 }
 
-const TOKEN_TYPE: Readonly<Record<VerifyType, OneTimeTokenType>> = { signup: 'confirmation', recovery: 'recovery', email_change: 'email_change' };
-const AMR: Readonly<Record<VerifyType, AmrMethod>> = { signup: 'otp', recovery: 'recovery', email_change: 'email_change' };
+/** GoTrue keeps invites in the confirmation slot and checks both sign-up and magic-link tokens for `email`. */
+const TOKEN_TYPES: Readonly<Record<RequestedType, readonly OneTimeTokenType[]>> = {
+  signup: ['confirmation'],
+  invite: ['confirmation'],
+  email: ['confirmation', 'magiclink'],
+  magiclink: ['magiclink'],
+  recovery: ['recovery'],
+  email_change: ['email_change'],
+};
+const CONSUMED_TYPE: Readonly<Record<VerifyType, OneTimeTokenType>> = {
+  signup: 'confirmation',
+  invite: 'confirmation',
+  magiclink: 'magiclink',
+  recovery: 'recovery',
+  email_change: 'email_change',
+};
+// GoTrue opens every verified session with amr "otp"; recovery and e-mail change stay tellable apart here.
+const AMR: Readonly<Record<VerifyType, AmrMethod>> = { signup: 'otp', invite: 'otp', magiclink: 'otp', recovery: 'recovery', email_change: 'email_change' };
+
+function effectiveType(requested: RequestedType, found: ValidOneTimeToken): VerifyType {
+  if (requested !== 'email') return requested;
+  return found.type === 'magiclink' ? 'magiclink' : 'signup';
+}
+
+/** A token found valid, with its user locked for the change. */
+interface Redeemable {
+  readonly user: UserRow;
+  readonly type: VerifyType;
+  readonly flowStateId: string | null;
+}
+
+async function lockUser(db: PoolClient, found: ValidOneTimeToken | null, requested: RequestedType, invalid: () => AuthError, now: Date): Promise<Redeemable> {
+  if (found === null) throw invalid();
+  const user = await findUserById(db, found.userId, true);
+  if (user === null) throw invalid();
+  if (isBanned(user, now)) throw authErrors.userBanned(403);
+  return { user, type: effectiveType(requested, found), flowStateId: found.flowStateId };
+}
+
+/** A link token (GET /verify `token`, POST /verify `token_hash`). */
+async function byLink(db: PoolClient, requested: RequestedType, token: unknown, now: Date): Promise<Redeemable> {
+  const found = await findOneTimeToken(db, token, TOKEN_TYPES[requested], now, true);
+  return lockUser(db, found, requested, authErrors.otpExpired, now);
+}
+
+/** A mailed code with the address it went to (the new one, or the current, for an e-mail change). */
+async function byCode(db: PoolClient, requested: RequestedType, email: string, code: string, now: Date): Promise<Redeemable> {
+  const candidates = requested === 'email_change' ? await findUsersByAnyEmail(db, email) : [await findUserByEmail(db, email)];
+  for (const user of candidates) {
+    if (user === null) continue;
+    const found = await findOneTimeTokenByCode(db, user.id, code, TOKEN_TYPES[requested], now);
+    if (found !== null) return lockUser(db, found, requested, authErrors.otpInvalid, now);
+  }
+  throw authErrors.otpInvalid();
+}
 
 /**
- * Consumes a link token: the e-mail is confirmed either way (following the link
+ * Consumes the token: the e-mail is confirmed either way (following the link
  * proves the address); an e-mail change link also sets the new address.
  */
-async function consume(db: PoolClient, type: VerifyType, token: unknown, ip: string | null, now: Date): Promise<UserRow> {
-  const found = await findOneTimeToken(db, token, TOKEN_TYPE[type], now, true);
-  if (found === null) throw authErrors.otpExpired();
-  const user = await findUserById(db, found.userId, true);
-  if (user === null) throw authErrors.otpExpired();
-  if (isBanned(user, now)) throw authErrors.userBanned(403);
-  if (type === 'email_change') return confirmEmailChange(db, user, ip, now);
-  await consumeUserTokens(db, user.id, now, TOKEN_TYPE[type]);
-  return user;
+async function consume(db: PoolClient, found: Redeemable, ip: string | null, now: Date): Promise<UserRow> {
+  if (found.type === 'email_change') return confirmEmailChange(db, found.user, ip, now);
+  await consumeUserTokens(db, found.user.id, now, CONSUMED_TYPE[found.type]);
+  return found.user;
+}
+
+type Locate = (db: PoolClient) => Promise<Redeemable>;
+
+interface Redeemed {
+  readonly type: VerifyType;
+  readonly session: SessionJson;
 }
 
 /** Redeems the token and opens a session with it. */
-async function redeem(deps: AuthDeps, type: VerifyType, token: unknown, ip: string | null): Promise<SessionJson> {
+async function redeem(deps: AuthDeps, locate: Locate, ip: string | null): Promise<Redeemed> {
   const now = deps.now();
   const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
-    const user = await consume(db, type, token, ip, now);
+    const found = await locate(db);
+    const user = await consume(db, found, ip, now);
     const updated =
       (await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now, last_sign_in_at: now }, now)) ?? user;
-    const opened = await openSession(db, user.id, AMR[type], now);
-    if (type === 'signup') await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, at: now });
-    await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: AMR[type], session_id: opened.session.id }, at: now });
-    return { user: updated, ...opened };
+    const opened = await openSession(db, user.id, AMR[found.type], now);
+    if (user.email_confirmed_at === null) await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, payload: { via: found.type }, at: now });
+    await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: AMR[found.type], via: found.type, session_id: opened.session.id }, at: now });
+    return { type: found.type, user: updated, ...opened };
   });
-  return sessionJson(deps, issued.user, issued.session, issued.refreshToken);
+  return { type: issued.type, session: sessionJson(deps, issued.user, issued.session, issued.refreshToken) };
+}
+
+/** POST /verify: `token_hash` alone, or a mailed `token` (code) with its `email`, as GoTrue's VerifyParams.Validate. */
+function locateFromBody(body: Record<string, unknown>, requested: RequestedType, now: Date): Locate {
+  const hasToken = !isBlank(body.token);
+  if (hasToken === !isBlank(body.token_hash)) throw authErrors.validation('Verify requires either a token or a token hash');
+  if (!hasToken) {
+    if (!isBlank(body.email) || !isBlank(body.phone) || !isBlank(body.redirect_to)) {
+      throw authErrors.validation('Only the token_hash and type should be provided');
+    }
+    return (db) => byLink(db, requested, body.token_hash, now);
+  }
+  if (isBlank(body.email) && !isBlank(body.phone)) {
+    // No account has a phone number here, so no phone code can match.
+    return () => Promise.reject(authErrors.otpInvalid());
+  }
+  if (isBlank(body.email) || !isBlank(body.phone)) {
+    throw authErrors.validation('Only an email address or phone number should be provided on verify');
+  }
+  const email = normaliseEmail(body.email);
+  if (email === null) throw new AuthError(422, 'validation_failed', 'Invalid email format');
+  const code = String(body.token);
+  return (db) => byCode(db, requested, email, code, now);
 }
 
 function redirectError(res: Response, redirectTo: string, error: AuthError): void {
@@ -112,7 +195,7 @@ async function confirmForBrowser(res: Response, deps: AuthDeps, type: 'signup' |
   let email: string;
   try {
     email = await inTransaction(deps.ctx.adminPool, async (db) => {
-      const user = await consume(db, type, token, ip, now);
+      const user = await consume(db, await byLink(db, type, token, now), ip, now);
       if (type === 'signup') {
         await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now }, now);
         await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, at: now });
@@ -178,13 +261,13 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
         await showRecovery(req, res, deps, token);
         return;
       }
-      if (redirectTo === null && type !== 'recovery' && wantsHtml(req)) {
+      if (redirectTo === null && (type === 'signup' || type === 'email_change') && wantsHtml(req)) {
         await confirmForBrowser(res, deps, type, token, ip);
         return;
       }
-      let session: SessionJson;
+      let redeemed: Redeemed;
       try {
-        session = await redeem(deps, type, token, ip);
+        redeemed = await redeem(deps, (db) => byLink(db, type, token, deps.now()), ip);
       } catch (error) {
         if (redirectTo !== null && error instanceof AuthError) {
           redirectError(res, redirectTo, error);
@@ -192,6 +275,7 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
         }
         throw error;
       }
+      const { session } = redeemed;
       if (redirectTo === null) {
         res.status(200).json(session);
         return;
@@ -204,13 +288,13 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
           expires_in: String(session.expires_in),
           refresh_token: session.refresh_token,
           token_type: session.token_type,
-          type,
+          type: redeemed.type,
         }),
       );
     }),
   );
 
-  // auth-js verifyOtp({type, token_hash}): the link's token posted as token_hash.
+  // auth-js verifyOtp: {type, token_hash} (the link's token) or {type, email, token} (the mailed code).
   router.post(
     '/verify',
     handle(deps, async (req, res) => {
@@ -218,9 +302,8 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
       await enforceRateLimit(req, deps, 'verify');
       const body = bodyOf(req);
       const type = acceptType(body.type);
-      const token = body.token_hash ?? body.token;
-      if (typeof token !== 'string' || token === '') throw authErrors.validation('Verify requires a token or a token_hash');
-      res.status(200).json(await redeem(deps, type, token, clientIp(req)));
+      const locate = locateFromBody(body, type, deps.now());
+      res.status(200).json((await redeem(deps, locate, clientIp(req))).session);
     }),
   );
 }

@@ -21,6 +21,8 @@ CREATE TABLE auth.users (
   -- A requested e-mail change waiting for the new address to confirm it.
   new_email text,
   email_change_sent_at timestamptz,
+  invited_at timestamptz,
+  reauthentication_sent_at timestamptz,
   last_sign_in_at timestamptz,
   raw_app_meta_data jsonb NOT NULL DEFAULT '{"provider":"email","providers":["email"]}',
   raw_user_meta_data jsonb NOT NULL DEFAULT '{}',
@@ -68,12 +70,29 @@ CREATE INDEX refresh_tokens_session_idx ON auth.refresh_tokens (session_id);
 CREATE INDEX refresh_tokens_parent_idx ON auth.refresh_tokens (parent_id);
 CREATE INDEX refresh_tokens_user_idx ON auth.refresh_tokens (user_id);
 
--- Confirmation, recovery and e-mail change tokens, hashed, single use, expiring.
+-- A PKCE flow (RFC 7636) started by sign-up, recover, /otp or an e-mail change: its
+-- challenge, then the hash of the auth code the mail link handed out.
+CREATE TABLE auth.flow_state (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
+  authentication_method text NOT NULL,
+  code_challenge text NOT NULL,
+  code_challenge_method text NOT NULL CHECK (code_challenge_method IN ('s256', 'plain')),
+  auth_code_hash text UNIQUE,
+  auth_code_issued_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX flow_state_user_idx ON auth.flow_state (user_id);
+
+-- Link tokens of every mail, hashed, single use, expiring; otp_hash is the 6-digit
+-- code mailed with the link, hashed with the user id.
 CREATE TABLE auth.one_time_tokens (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
-  token_type text NOT NULL CHECK (token_type IN ('confirmation', 'recovery', 'email_change')),
+  token_type text NOT NULL CHECK (token_type IN ('confirmation', 'recovery', 'email_change', 'magiclink', 'reauthentication')),
   token_hash text NOT NULL UNIQUE,
+  otp_hash text,
+  flow_state_id uuid REFERENCES auth.flow_state (id) ON DELETE SET NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
   expires_at timestamptz NOT NULL,
   consumed_at timestamptz

@@ -112,6 +112,7 @@ describe('GET /settings', () => {
       saml_enabled: false,
       saml_private_key_next_configured: false,
       passkeys_enabled: false,
+      mailer_otp_exp: 3600,
     });
   });
 });

@@ -134,3 +134,10 @@ export function linkFrom(mail: CapturedMail): URL {
   if (!match) throw new Error(`no verify link in mail: ${mail.text}`);
   return new URL(match[1] as string);
 }
+
+/** The 6-digit code of a Gantry mail (GoTrue's `{{ .Token }}`), read from its text part. */
+export function codeFrom(mail: CapturedMail): string {
+  const match = /code: (\d{6})\n/.exec(mail.text) ?? /^(\d{6})$/m.exec(mail.text);
+  if (match === null) throw new Error(`no code in mail: ${mail.text}`);
+  return match[1] as string;
+}

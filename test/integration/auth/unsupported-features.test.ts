@@ -5,7 +5,6 @@ import { AuthSuite, uniqueEmail, type AuthProject } from './harness.js';
 
 let suite: AuthSuite;
 let project: AuthProject;
-let closed: AuthProject;
 let accessToken: string;
 let userId: string;
 
@@ -14,7 +13,7 @@ const FACTOR = '00000000-0000-4000-8000-000000000001';
 
 beforeAll(async () => {
   suite = await AuthSuite.open();
-  [project, closed] = await Promise.all([suite.project({ autoconfirm: true }), suite.project({ settings: { 'auth.disable_signup': true } })]);
+  project = await suite.project({ autoconfirm: true });
   const signedUp = await project.call('POST', '/signup', { body: { email: uniqueEmail('feat'), password: 'secret1' } });
   accessToken = signedUp.body.access_token;
   userId = signedUp.body.user.id;
@@ -33,11 +32,9 @@ describe('public endpoints', () => {
     ['GET', '/authorize?provider=github', undefined, 400, 'validation_failed', 'Unsupported provider: provider is not enabled'],
     ['GET', '/authorize?provider=Google', undefined, 400, 'validation_failed', 'Unsupported provider: provider is not enabled'],
     ['GET', '/authorize?provider=nope', undefined, 400, 'validation_failed', 'Unsupported provider: Provider nope could not be found'],
-    ['POST', '/otp', { email: 'a@example.com' }, 422, 'email_provider_disabled', 'Login with magic link is disabled'],
     ['POST', '/otp', { phone: '+15555550100' }, 400, 'phone_provider_disabled', 'Unsupported phone provider'],
     ['POST', '/otp', { email: 'a@example.com', phone: '+15555550100' }, 400, 'validation_failed', 'Only an email address or phone number should be provided'],
     ['POST', '/otp', {}, 400, 'validation_failed', 'One of email or phone must be set'],
-    ['POST', '/magiclink', { email: 'a@example.com' }, 422, 'email_provider_disabled', 'Login with magic link is disabled'],
     ['POST', '/sso', { domain: 'example.com' }, 404, 'saml_provider_disabled', 'SAML 2.0 is disabled'],
     ['GET', '/sso/saml/metadata', undefined, 404, 'saml_provider_disabled', 'SAML 2.0 is disabled'],
     ['POST', '/passkeys/authentication/options', {}, 404, 'passkey_disabled', 'Passkeys are disabled'],
@@ -53,12 +50,8 @@ describe('public endpoints', () => {
     expectAnswer(await project.call(method, path, { body, headers: V }), status, code, message);
   });
 
-  it('refuses OTP sign-ups of unknown addresses with otp_disabled when sign-ups are off', async () => {
-    expectAnswer(await closed.call('POST', '/otp', { body: { email: uniqueEmail('otp') }, headers: V }), 422, 'otp_disabled', 'Signups not allowed for otp');
-  });
-
   it('still needs the API key', async () => {
-    const res = await project.call('POST', '/magiclink', { apikey: null, body: { email: 'a@example.com' }, headers: V });
+    const res = await project.call('POST', '/sso', { apikey: null, body: { domain: 'example.com' }, headers: V });
     expect([res.status, res.body.code]).toEqual([401, 'no_api_key']);
   });
 });

@@ -147,6 +147,7 @@ describe('project bootstrap', () => {
       'auth.anonymous_users': false,
       'auth.site_url': '',
       'auth.redirect_allow_list': [],
+      'auth.otp_expiry': 3600,
       'auth.refresh_reuse_interval': 0,
       'auth.rate_limit.token_refresh': 150,
       'auth.rate_limit.verify': 30,

@@ -65,7 +65,8 @@ describe('project database migrations', () => {
     await withDatabase(record.databaseName, async (client) => {
       expect((await client.query(emailChangeShape)).rows[0]).toEqual({
         columns: ['email_change_sent_at', 'new_email'],
-        token_types: "CHECK ((token_type = ANY (ARRAY['confirmation'::text, 'recovery'::text, 'email_change'::text])))",
+        token_types:
+          "CHECK ((token_type = ANY (ARRAY['confirmation'::text, 'recovery'::text, 'email_change'::text, 'magiclink'::text, 'reauthentication'::text])))",
         recorded: versions,
       });
     });

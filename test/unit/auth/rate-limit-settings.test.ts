@@ -42,6 +42,15 @@ describe('rateLimitsFrom', () => {
       'auth.rate_limit.anonymous_users': 14,
     });
     const rule = (limit: number) => ({ limit, windowSeconds: 300 });
-    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 } });
+    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), otp: rule(13), magiclink: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 } });
+  });
+});
+
+describe('auth.otp_expiry', () => {
+  it("defaults to an hour and takes whole seconds up to a day, as Supabase's dashboard caps it", () => {
+    expect(resolveSettings({})['auth.otp_expiry']).toBe(3600);
+    expect(parseSetting('auth.otp_expiry=600')).toEqual({ key: 'auth.otp_expiry', value: 600 });
+    expect(() => parseSetting('auth.otp_expiry=86401')).toThrow('auth.otp_expiry: expected a whole number of seconds from 1 to 86400, got "86401"');
+    expect(() => parseSetting('auth.otp_expiry=0')).toThrow(SettingsError);
   });
 });

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMailer } from '../../../runtime/mail/mailer.js';
 import { renderMail } from '../../../runtime/mail/render.js';
+import { describeLifetime } from '../../../runtime/auth/mail-out.js';
 
 const link = 'http://127.0.0.1:54321/v1/demo/auth/v1/verify?token=abc_DEF-123&type=signup';
 
 describe('renderMail', () => {
   it('renders confirmation text without escaping and HTML with escaping', () => {
-    const mail = renderMail('confirmation', { email: 'a<b>@example.com', projectRef: 'demo', link, validHours: 24 });
+    const mail = renderMail('confirmation', { email: 'a<b>@example.com', projectRef: 'demo', link, code: '042917', validFor: '24 hours' });
     expect(mail.subject).toBe('Confirm your e-mail address');
     expect(mail.text).toContain(`\n${link}\n`);
     expect(mail.text).toContain('valid for 24 hours');
@@ -19,7 +20,7 @@ describe('renderMail', () => {
 
   it('renders the recovery mail', () => {
     const recovery = link.replace('signup', 'recovery');
-    const mail = renderMail('recovery', { email: 'a@example.com', projectRef: 'demo', link: recovery, validHours: 1 });
+    const mail = renderMail('recovery', { email: 'a@example.com', projectRef: 'demo', link: recovery, code: '042917', validFor: '1 hour' });
     expect(mail.subject).toBe('Reset your password');
     expect(mail.text).toContain(recovery);
     expect(mail.text).toContain('valid for 1 hour');
@@ -27,7 +28,7 @@ describe('renderMail', () => {
 
   it('renders the e-mail change mail with the current and the new address', () => {
     const change = link.replace('signup', 'email_change');
-    const mail = renderMail('email_change', { email: 'old@example.com', newEmail: 'n<e>w@example.com', projectRef: 'demo', link: change, validHours: 24 });
+    const mail = renderMail('email_change', { email: 'old@example.com', newEmail: 'n<e>w@example.com', projectRef: 'demo', link: change, code: '042917', validFor: '24 hours' });
     expect(mail.subject).toBe('Confirm your new e-mail address');
     expect(mail.text).toContain('the account old@example.com on demo asked to change its e-mail address to n<e>w@example.com.');
     expect(mail.text).toContain(`\n${change}\n`);
@@ -43,7 +44,7 @@ describe('outbox mailer', () => {
     const mailer = createMailer({ smtpUrl: null, smtpFrom: 'no-reply@localhost', gantryHome: home }, {
       info: (fields, message) => lines.push({ ...fields, message }),
     });
-    const rendered = renderMail('confirmation', { email: 'a@example.com', projectRef: 'demo', link, validHours: 24 });
+    const rendered = renderMail('confirmation', { email: 'a@example.com', projectRef: 'demo', link, code: '042917', validFor: '24 hours' });
     await mailer.send({ ...rendered, ref: 'demo', kind: 'confirmation', to: 'a@example.com' });
     const dir = path.join(home, 'mail', 'demo');
     const files = await readdir(dir);
@@ -59,5 +60,11 @@ describe('outbox mailer', () => {
     ]);
     expect(JSON.stringify(lines)).not.toContain('abc_DEF-123');
     await rm(home, { recursive: true, force: true });
+  });
+});
+
+describe('describeLifetime', () => {
+  it('names a lifetime in its largest whole unit', () => {
+    expect([3600, 86400, 120, 60, 90, 1].map(describeLifetime)).toEqual(['1 hour', '24 hours', '2 minutes', '1 minute', '90 seconds', '1 second']);
   });
 });

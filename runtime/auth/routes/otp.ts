@@ -1,0 +1,123 @@
+import type { Request, Router } from 'express';
+import { writeAudit } from '../audit.js';
+import type { AuthDeps } from '../auth-deps.js';
+import { inTransaction, type Queryable } from '../../db/transaction.js';
+import { authErrors } from '../errors.js';
+import { bodyOf, enforceRateLimit, handle, inBackground, optionalObject } from '../http.js';
+import { mailLink, type LinkMail } from '../mail-out.js';
+import { issueOneTimeToken } from '../one-time-tokens.js';
+import { clientIp, requireApiKey } from '../request-auth.js';
+import type { UserRow } from '../user-json.js';
+import { DuplicateEmailError, findUserByEmail, insertUser, updateUser } from '../users.js';
+import { acceptEmail, acceptRedirect, isBlank } from './signup.js';
+
+const EMAIL_APP_METADATA = { provider: 'email', providers: ['email'] };
+
+interface OtpRequest {
+  readonly email: string;
+  readonly createUser: boolean;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly redirectTo: string | null;
+  readonly ip: string | null;
+  readonly now: Date;
+}
+
+/** A magic link and code for a confirmed account. */
+async function magicLinkFor(deps: AuthDeps, db: Queryable, user: UserRow, request: OtpRequest): Promise<LinkMail> {
+  const { now, ip } = request;
+  // GoTrue counts a magic link as a recovery request (same slot, same timestamp).
+  await updateUser(db, user.id, { recovery_sent_at: now }, now);
+  await writeAudit(db, { event: 'user_recovery_requested', userId: user.id, ip, payload: { email: user.email, via: 'magiclink' }, at: now });
+  const issued = await issueOneTimeToken(db, user.id, 'magiclink', now, { lifetimeSeconds: deps.ctx.settings['auth.otp_expiry'] });
+  return { kind: 'magic_link', to: request.email, issued, redirectTo: request.redirectTo };
+}
+
+/** A confirmation link and code for an account that has not confirmed its address yet: following it signs in too. */
+async function confirmationFor(deps: AuthDeps, db: Queryable, user: UserRow, request: OtpRequest): Promise<LinkMail> {
+  const { now } = request;
+  await updateUser(db, user.id, { confirmation_sent_at: now }, now);
+  await writeAudit(db, { event: 'user_confirmation_requested', userId: user.id, ip: request.ip, payload: { email: user.email, via: 'otp' }, at: now });
+  const issued = await issueOneTimeToken(db, user.id, 'confirmation', now, { lifetimeSeconds: deps.ctx.settings['auth.otp_expiry'] });
+  return { kind: 'confirmation', to: request.email, issued, redirectTo: request.redirectTo };
+}
+
+/**
+ * GoTrue's MagicLink: a confirmed account gets a magic link; an unconfirmed one its
+ * confirmation mail; an unknown address is signed up (password-less) when allowed,
+ * then mailed as either. Null when nothing is to be sent.
+ */
+async function prepareMail(deps: AuthDeps, request: OtpRequest): Promise<LinkMail | null> {
+  const { settings } = deps.ctx;
+  return inTransaction(deps.ctx.adminPool, async (db) => {
+    const existing = await findUserByEmail(db, request.email);
+    if (existing !== null) {
+      return existing.email_confirmed_at === null ? confirmationFor(deps, db, existing, request) : magicLinkFor(deps, db, existing, request);
+    }
+    if (!request.createUser || settings['auth.disable_signup']) return null;
+    const { now } = request;
+    const created = await insertUser(db, {
+      email: request.email,
+      passwordHash: null,
+      userMetadata: request.data,
+      appMetadata: EMAIL_APP_METADATA,
+      emailConfirmedAt: settings['auth.autoconfirm'] ? now : null,
+      confirmationSentAt: null,
+      bannedUntil: null,
+      now,
+    });
+    await writeAudit(db, { event: 'user_signedup', userId: created.id, ip: request.ip, payload: { email: request.email, via: 'otp' }, at: now });
+    return settings['auth.autoconfirm'] ? magicLinkFor(deps, db, created, request) : confirmationFor(deps, db, created, request);
+  }).catch((error: unknown) => {
+    // A concurrent request signed the address up first; its mail is on the way.
+    if (error instanceof DuplicateEmailError) return null;
+    throw error;
+  });
+}
+
+/** GoTrue's OtpParams.Validate and its e-mail/phone dispatch; phone has no provider here. */
+function acceptOtpEmail(body: Record<string, unknown>): string {
+  if (!isBlank(body.email) && !isBlank(body.phone)) throw authErrors.validation('Only an email address or phone number should be provided');
+  if (!isBlank(body.email) && !isBlank(body.channel)) throw authErrors.validation('Channel should only be specified with Phone OTP');
+  if (isBlank(body.email)) {
+    if (!isBlank(body.phone)) throw authErrors.phoneDisabled(400, 'Unsupported phone provider');
+    throw authErrors.validation('One of email or phone must be set');
+  }
+  return acceptEmail(body.email);
+}
+
+/** /magiclink, GoTrue's older entry point: e-mail only, always allowed to sign up. */
+function acceptMagicLinkEmail(body: Record<string, unknown>): string {
+  if (isBlank(body.email)) throw authErrors.disabled(422, 'validation_failed', 'Password recovery requires an email');
+  return acceptEmail(body.email);
+}
+
+/**
+ * auth-js `signInWithOtp({email})`: a mail with a link and a 6-digit code. The
+ * answer is `{}` whatever the address, and the account is looked up after it has
+ * gone, so neither content nor timing tells whether the address has an account
+ * (GoTrue answers 422 otp_disabled for an unknown one with create_user false).
+ */
+export function registerOtp(router: Router, deps: AuthDeps): void {
+  const route = (bucket: 'otp' | 'magiclink', acceptAddress: (body: Record<string, unknown>) => string) =>
+    handle(deps, async (req: Request, res) => {
+      requireApiKey(req, deps);
+      await enforceRateLimit(req, deps, bucket);
+      const body = bodyOf(req);
+      const email = acceptAddress(body);
+      const request: OtpRequest = {
+        email,
+        createUser: bucket === 'magiclink' || body.create_user !== false,
+        data: optionalObject(body.data, 'data') ?? {},
+        redirectTo: acceptRedirect(req, deps),
+        ip: clientIp(req),
+        now: deps.now(),
+      };
+      inBackground(deps, 'magic link', async () => {
+        const mail = await prepareMail(deps, request);
+        if (mail !== null) mailLink(deps, mail);
+      });
+      res.status(200).json({});
+    });
+  router.post('/otp', route('otp', acceptOtpEmail));
+  router.post('/magiclink', route('magiclink', acceptMagicLinkEmail));
+}
