@@ -1,7 +1,9 @@
 import type { Queryable } from '../db/transaction.js';
 import { writeAudit } from './audit.js';
 import { authErrors } from './errors.js';
+import { createFlowState } from './flow-state.js';
 import { consumeUserTokens, issueOneTimeToken, type IssuedOneTimeToken } from './one-time-tokens.js';
+import type { PkceChallenge } from './pkce.js';
 import type { UserRow } from './user-json.js';
 import { DuplicateEmailError, findUserByEmail, linkAnonymous, updateUser, type UserChange } from './users.js';
 
@@ -15,6 +17,8 @@ export interface EmailChangeRequest {
   readonly newEmail: string;
   /** The project's `auth.autoconfirm`: change at once, no mail. */
   readonly immediate: boolean;
+  /** The PKCE flow the client started with the request, ended by the link. */
+  readonly pkce: PkceChallenge | null;
   readonly ip: string | null;
   readonly now: Date;
 }
@@ -66,7 +70,8 @@ export async function requestEmailChange(db: Queryable, user: UserRow, request: 
   if (request.immediate) return { user: await apply(db, user, newEmail, ip, now, 'immediate'), token: null };
   const updated = await change(db, user.id, { new_email: newEmail, email_change_sent_at: now }, now);
   await audit(db, user, 'requested', newEmail, ip, now);
-  return { user: updated ?? user, token: await issueOneTimeToken(db, user.id, 'email_change', now) };
+  const flowStateId = request.pkce === null ? null : await createFlowState(db, user.id, 'email_change', request.pkce, now);
+  return { user: updated ?? user, token: await issueOneTimeToken(db, user.id, 'email_change', now, { flowStateId }) };
 }
 
 export interface ReissuedEmailChange {

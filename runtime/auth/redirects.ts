@@ -120,6 +120,13 @@ export function redirectWithFragment(url: string, params: Readonly<Record<string
   return `${base}#${fragment}`;
 }
 
+/** GoTrue's PKCE redirect: parameters in the query (a fragment, if any, is kept). */
+export function redirectWithQuery(url: string, params: Readonly<Record<string, string>>): string {
+  const target = new URL(url);
+  for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
+  return target.toString();
+}
+
 export type LinkType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change';
 
 export function verifyLink(publicUrl: string, ref: string, token: string, type: LinkType, redirectTo: string | null): string {

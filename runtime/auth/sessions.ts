@@ -11,7 +11,8 @@ import {
 import type { UserRow } from './user-json.js';
 import { isBanned } from './users.js';
 
-export type AmrMethod = 'password' | 'recovery' | 'otp' | 'email_change' | 'anonymous';
+/** How a session was opened (the amr claim); PKCE exchanges name the flow as GoTrue does (`email/signup`, `magiclink`, `invite`). */
+export type AmrMethod = 'password' | 'recovery' | 'otp' | 'email_change' | 'email/signup' | 'magiclink' | 'invite' | 'anonymous';
 export type RevokeReason = 'logout' | 'password' | 'admin' | 'reuse';
 export type LogoutScope = 'global' | 'local' | 'others';
 

@@ -4,8 +4,10 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, inBackground, optionalObject } from '../http.js';
+import { createFlowState } from '../flow-state.js';
 import { mailLink, type LinkMail } from '../mail-out.js';
 import { issueOneTimeToken } from '../one-time-tokens.js';
+import { acceptPkceParams, type PkceChallenge } from '../pkce.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import type { UserRow } from '../user-json.js';
 import { DuplicateEmailError, findUserByEmail, insertUser, updateUser } from '../users.js';
@@ -18,6 +20,7 @@ interface OtpRequest {
   readonly createUser: boolean;
   readonly data: Readonly<Record<string, unknown>>;
   readonly redirectTo: string | null;
+  readonly pkce: PkceChallenge | null;
   readonly ip: string | null;
   readonly now: Date;
 }
@@ -28,7 +31,8 @@ async function magicLinkFor(deps: AuthDeps, db: Queryable, user: UserRow, reques
   // GoTrue counts a magic link as a recovery request (same slot, same timestamp).
   await updateUser(db, user.id, { recovery_sent_at: now }, now);
   await writeAudit(db, { event: 'user_recovery_requested', userId: user.id, ip, payload: { email: user.email, via: 'magiclink' }, at: now });
-  const issued = await issueOneTimeToken(db, user.id, 'magiclink', now, { lifetimeSeconds: deps.ctx.settings['auth.otp_expiry'] });
+  const flowStateId = request.pkce === null ? null : await createFlowState(db, user.id, 'magiclink', request.pkce, now);
+  const issued = await issueOneTimeToken(db, user.id, 'magiclink', now, { lifetimeSeconds: deps.ctx.settings['auth.otp_expiry'], flowStateId });
   return { kind: 'magic_link', to: request.email, issued, redirectTo: request.redirectTo };
 }
 
@@ -37,7 +41,8 @@ async function confirmationFor(deps: AuthDeps, db: Queryable, user: UserRow, req
   const { now } = request;
   await updateUser(db, user.id, { confirmation_sent_at: now }, now);
   await writeAudit(db, { event: 'user_confirmation_requested', userId: user.id, ip: request.ip, payload: { email: user.email, via: 'otp' }, at: now });
-  const issued = await issueOneTimeToken(db, user.id, 'confirmation', now, { lifetimeSeconds: deps.ctx.settings['auth.otp_expiry'] });
+  const flowStateId = request.pkce === null ? null : await createFlowState(db, user.id, 'email/signup', request.pkce, now);
+  const issued = await issueOneTimeToken(db, user.id, 'confirmation', now, { lifetimeSeconds: deps.ctx.settings['auth.otp_expiry'], flowStateId });
   return { kind: 'confirmation', to: request.email, issued, redirectTo: request.redirectTo };
 }
 
@@ -104,11 +109,13 @@ export function registerOtp(router: Router, deps: AuthDeps): void {
       await enforceRateLimit(req, deps, bucket);
       const body = bodyOf(req);
       const email = acceptAddress(body);
+      const pkce = acceptPkceParams(body);
       const request: OtpRequest = {
         email,
         createUser: bucket === 'magiclink' || body.create_user !== false,
         data: optionalObject(body.data, 'data') ?? {},
         redirectTo: acceptRedirect(req, deps),
+        pkce,
         ip: clientIp(req),
         now: deps.now(),
       };

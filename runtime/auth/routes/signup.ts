@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Router } from 'express';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
-import { inTransaction } from '../../db/transaction.js';
+import { inTransaction, type Queryable } from '../../db/transaction.js';
 import { normaliseEmail } from '../email-address.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http.js';
 import { mailLink } from '../mail-out.js';
-import { issueOneTimeToken } from '../one-time-tokens.js';
+import { createFlowState } from '../flow-state.js';
+import { issueOneTimeToken, type IssuedOneTimeToken } from '../one-time-tokens.js';
+import { acceptPkceParams, type PkceChallenge } from '../pkce.js';
 import { acceptNewPassword } from '../password-input.js';
 import { signUpAnonymously } from './anonymous.js';
 import { resolveRedirect } from '../redirects.js';
@@ -42,6 +44,12 @@ export function acceptRedirect(req: Request, deps: AuthDeps): string | null {
   return resolveRedirect(deps.redirects, [given, req.get('referer')]);
 }
 
+/** A confirmation link, ending a PKCE flow when the client started one. */
+async function issueConfirmation(db: Queryable, userId: string, pkce: PkceChallenge | null, now: Date): Promise<IssuedOneTimeToken> {
+  const flowStateId = pkce === null ? null : await createFlowState(db, userId, 'email/signup', pkce, now);
+  return issueOneTimeToken(db, userId, 'confirmation', now, { flowStateId });
+}
+
 export function registerSignup(router: Router, deps: AuthDeps): void {
   router.post(
     '/signup',
@@ -61,6 +69,7 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
       }
       if (isBlank(body.email)) throw authErrors.phoneDisabled(400, 'Phone signups are disabled');
       const email = acceptEmail(body.email);
+      const pkce = acceptPkceParams(body);
       const data = optionalObject(body.data, 'data') ?? {};
       const redirectTo = acceptRedirect(req, deps);
       const ip = clientIp(req);
@@ -100,7 +109,7 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
           if (existing.email_confirmed_at !== null) return { created: null, token: null };
           // Still unconfirmed: the owner may have lost the first mail, so a fresh link goes out.
           await updateUser(db, existing.id, { confirmation_sent_at: now }, now);
-          return { created: null, token: await issueOneTimeToken(db, existing.id, 'confirmation', now) };
+          return { created: null, token: await issueConfirmation(db, existing.id, pkce, now) };
         }
         const created = await insertUser(db, {
           email,
@@ -114,7 +123,7 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
         });
         await writeAudit(db, { event: 'user_signedup', userId: created.id, ip, payload: { email }, at: now });
         await writeAudit(db, { event: 'user_confirmation_requested', userId: created.id, ip, payload: { email }, at: now });
-        return { created, token: await issueOneTimeToken(db, created.id, 'confirmation', now) };
+        return { created, token: await issueConfirmation(db, created.id, pkce, now) };
       }).catch((error: unknown) => {
         // Lost a race with a concurrent sign-up of the same address: answer as for a taken one.
         if (error instanceof DuplicateEmailError) return { created: null, token: null };

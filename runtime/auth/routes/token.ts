@@ -4,13 +4,14 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { normaliseEmail } from '../email-address.js';
 import { AuthError, authErrors } from '../errors.js';
+import { exchangeAuthCode } from '../flow-state.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
 import { idTokenGrantRefusal } from '../id-token-grant.js';
 import { DUMMY_PASSWORD_HASH } from '../passwords.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession, refreshSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
-import { findUserByEmail, isBanned, updateUser } from '../users.js';
+import { findUserByEmail, findUserById, isBanned, updateUser } from '../users.js';
 import { isBlank } from './signup.js';
 
 async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
@@ -83,12 +84,23 @@ async function refreshGrant(deps: AuthDeps, body: Record<string, unknown>, ip: s
   }
 }
 
-/** Gantry starts no PKCE flows, so no auth code can have a flow state: GoTrue's not-found answer. */
-function pkceRefusal(body: Record<string, unknown>): AuthError {
+/** auth-js exchangeCodeForSession: the code a PKCE mail link redirected with, and the verifier the client kept. */
+async function pkceGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
   if (isBlank(body.auth_code) || isBlank(body.code_verifier)) {
-    return authErrors.validation('invalid request: both auth code and code verifier should be non-empty');
+    throw authErrors.validation('invalid request: both auth code and code verifier should be non-empty');
   }
-  return authErrors.disabled(404, 'flow_state_not_found', 'invalid flow state, no valid flow state found');
+  const now = deps.now();
+  const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
+    const flow = await exchangeAuthCode(db, String(body.auth_code), String(body.code_verifier), now);
+    const user = await findUserById(db, flow.userId, true);
+    if (user === null) throw authErrors.userNotFound(404);
+    if (isBanned(user, now)) throw authErrors.userBanned(400);
+    const signedIn = (await updateUser(db, user.id, { last_sign_in_at: now }, now)) ?? user;
+    const opened = await openSession(db, user.id, flow.method, now);
+    await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: flow.method, via: 'pkce', session_id: opened.session.id }, at: now });
+    return { user: signedIn, ...opened };
+  });
+  return sessionJson(deps, issued.user, issued.session, issued.refreshToken);
 }
 
 export function registerToken(router: Router, deps: AuthDeps): void {
@@ -105,7 +117,7 @@ export function registerToken(router: Router, deps: AuthDeps): void {
         let session: object;
         if (grantType === 'password') session = await passwordGrant(deps, body, ip);
         else if (grantType === 'refresh_token') session = await refreshGrant(deps, body, ip);
-        else if (grantType === 'pkce') throw pkceRefusal(body);
+        else if (grantType === 'pkce') session = await pkceGrant(deps, body, ip);
         else if (grantType === 'id_token') throw idTokenGrantRefusal(body);
         else if (grantType === 'web3') throw authErrors.disabled(422, 'web3_provider_disabled', 'Web3 provider is disabled');
         else throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');

@@ -8,6 +8,7 @@ import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '.
 import { mailLink } from '../mail-out.js';
 import { consumeUserTokens } from '../one-time-tokens.js';
 import { acceptNewPassword } from '../password-input.js';
+import { acceptPkceParams } from '../pkce.js';
 import { clientIp, requireUser } from '../request-auth.js';
 import { revokeSessions, type LogoutScope } from '../sessions.js';
 import { userJson } from '../user-json.js';
@@ -45,6 +46,7 @@ export function registerUser(router: Router, deps: AuthDeps): void {
       if (body.app_metadata !== undefined) throw authErrors.notAdmin();
       const newEmail = acceptNewEmail(body.email, user.email);
       const redirectTo = newEmail === undefined ? null : acceptRedirect(req, deps);
+      const pkce = acceptPkceParams(body);
       const data = optionalObject(body.data, 'data');
       // An anonymous user links an address first (or with the password): a password alone would sign in nobody.
       if (user.is_anonymous && !isBlank(body.password) && isBlank(body.email) && isBlank(body.phone)) throw authErrors.anonymousPasswordWithoutEmail();
@@ -72,7 +74,7 @@ export function registerUser(router: Router, deps: AuthDeps): void {
         }
         if (data !== undefined) await writeAudit(db, { event: 'user_modified', userId: user.id, ip, payload: { fields: ['user_metadata'] }, at: now });
         if (newEmail === undefined) return { user: row, token: null };
-        return requestEmailChange(db, row, { newEmail, immediate: deps.ctx.settings['auth.autoconfirm'], ip, now });
+        return requestEmailChange(db, row, { newEmail, immediate: deps.ctx.settings['auth.autoconfirm'], pkce, ip, now });
       });
       if (outcome.token !== null && newEmail !== undefined) {
         mailLink(deps, { kind: 'email_change', to: newEmail, issued: outcome.token, redirectTo, accountEmail: user.email ?? '' });

@@ -9,9 +9,17 @@ import { inTransaction } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
 import { signJwt } from '../jwt.js';
-import { consumeUserTokens, findOneTimeToken, findOneTimeTokenByCode, type OneTimeTokenType, type ValidOneTimeToken } from '../one-time-tokens.js';
+import { issueAuthCode } from '../flow-state.js';
+import {
+  consumeUserTokens,
+  findOneTimeToken,
+  findOneTimeTokenByCode,
+  isPkceLinkToken,
+  type OneTimeTokenType,
+  type ValidOneTimeToken,
+} from '../one-time-tokens.js';
 import { MIN_PASSWORD_LENGTH } from '../passwords.js';
-import { redirectWithFragment } from '../redirects.js';
+import { redirectWithFragment, redirectWithQuery } from '../redirects.js';
 import { checkPresentApiKey, clientIp, requireApiKey } from '../request-auth.js';
 import { openSession, type AmrMethod } from '../sessions.js';
 import { sessionJson, type SessionJson } from '../session-response.js';
@@ -173,9 +181,41 @@ function locateFromBody(body: Record<string, unknown>, requested: RequestedType,
   return (db) => byCode(db, requested, email, code, now);
 }
 
-function redirectError(res: Response, redirectTo: string, error: AuthError): void {
+/** GoTrue's prepErrorRedirectURL: in the fragment, and for a PKCE link in the query too. */
+function redirectError(res: Response, redirectTo: string, error: AuthError, pkce: boolean): void {
   const oauthError = error.status === 403 ? 'access_denied' : error.status >= 500 ? 'server_error' : 'invalid_request';
-  res.redirect(303, redirectWithFragment(redirectTo, { error: oauthError, error_code: error.code, error_description: error.message }));
+  const params = { error: oauthError, error_code: error.code, error_description: error.message };
+  res.redirect(303, redirectWithFragment(pkce ? redirectWithQuery(redirectTo, params) : redirectTo, params));
+}
+
+/**
+ * A PKCE link: the token is redeemed (the address confirmed, the change made) but
+ * the session waits for POST /token grant_type=pkce with the code and the verifier.
+ */
+async function redeemForCode(deps: AuthDeps, type: RequestedType, token: string, ip: string | null): Promise<string> {
+  const now = deps.now();
+  return inTransaction(deps.ctx.adminPool, async (db) => {
+    const found = await byLink(db, type, token, now);
+    if (found.flowStateId === null) throw new AuthError(422, 'flow_state_not_found', 'No valid flow state found for user.');
+    const user = await consume(db, found, ip, now);
+    if (user.email_confirmed_at === null) {
+      await updateUser(db, user.id, { email_confirmed_at: now }, now);
+      await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, payload: { via: found.type }, at: now });
+    }
+    return issueAuthCode(db, found.flowStateId, now);
+  });
+}
+
+async function verifyPkceLink(res: Response, deps: AuthDeps, type: RequestedType, token: string, redirectTo: string, ip: string | null): Promise<void> {
+  let code: string;
+  try {
+    code = await redeemForCode(deps, type, token, ip);
+  } catch (error) {
+    if (!(error instanceof AuthError)) throw error;
+    redirectError(res, redirectTo, error, true);
+    return;
+  }
+  res.redirect(303, redirectWithQuery(redirectTo, { code }));
 }
 
 function wantsHtml(req: Request): boolean {
@@ -257,6 +297,10 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
       if (token === undefined || token === '') throw authErrors.validation('Verify requires a token');
       const redirectTo = acceptRedirect(req, deps);
       const ip = clientIp(req);
+      if (isPkceLinkToken(token)) {
+        await verifyPkceLink(res, deps, type, token, redirectTo ?? deps.redirects.siteUrl, ip);
+        return;
+      }
       if (redirectTo === null && type === 'recovery') {
         await showRecovery(req, res, deps, token);
         return;
@@ -270,7 +314,7 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
         redeemed = await redeem(deps, (db) => byLink(db, type, token, deps.now()), ip);
       } catch (error) {
         if (redirectTo !== null && error instanceof AuthError) {
-          redirectError(res, redirectTo, error);
+          redirectError(res, redirectTo, error, false);
           return;
         }
         throw error;

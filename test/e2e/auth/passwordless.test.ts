@@ -1,17 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthSuite, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
-import { codeFrom, linkFrom } from '../../integration/auth/smtp-capture.js';
+import { codeFrom, linkFrom, type CapturedMail } from '../../integration/auth/smtp-capture.js';
 import { authClient as client } from './client.js';
 
-/** supabase-js flows beyond passwords: magic links and e-mail codes. */
+/** supabase-js flows beyond passwords: magic links and e-mail codes, PKCE. */
 
 let suite: AuthSuite;
 let project: AuthProject;
 
+let pkceProject: AuthProject;
+const APP = 'https://app.example.com/callback';
+
 beforeAll(async () => {
   suite = await AuthSuite.open();
-  project = await suite.project();
+  [project, pkceProject] = await Promise.all([suite.project(), suite.project({ settings: { 'auth.site_url': APP } })]);
 });
+
+/** Follows a PKCE mail link as a browser would and returns the code of the redirect. */
+async function pkceCode(mail: CapturedMail): Promise<string> {
+  const res = await fetch(linkFrom(mail), { redirect: 'manual' });
+  const location = new URL(res.headers.get('location') as string);
+  expect(`${location.origin}${location.pathname}`).toBe(APP);
+  return location.searchParams.get('code') as string;
+}
 afterAll(() => suite?.close());
 
 describe('signInWithOtp and verifyOtp', () => {
@@ -44,5 +55,48 @@ describe('signInWithOtp and verifyOtp', () => {
       data: { user: null, session: null },
       error: null,
     });
+  });
+});
+
+describe("flowType 'pkce' (the SSR helpers' default)", () => {
+  it('signUp, then exchangeCodeForSession with the code of the confirmation link', async () => {
+    const supabase = client(pkceProject, pkceProject.anonKey, 'pkce');
+    const email = uniqueEmail('sbpkce');
+    const signUp = await supabase.auth.signUp({ email, password: 'secret-pw-1', options: { emailRedirectTo: APP } });
+    expect([signUp.error, signUp.data.session]).toEqual([null, null]);
+    const code = await pkceCode(await suite.smtp.waitFor(email, 'Confirm your e-mail address'));
+    const exchanged = await supabase.auth.exchangeCodeForSession(code);
+    expect(exchanged.error).toBeNull();
+    expect(exchanged.data.user?.email).toBe(email);
+    expect((await supabase.auth.getUser()).data.user?.email_confirmed_at).toEqual(expect.any(String));
+    // The verifier is spent with the first exchange: the client itself refuses a second one (the server's refusal is in pkce.test.ts).
+    const again = await supabase.auth.exchangeCodeForSession(code);
+    expect(again.error?.code).toBe('pkce_code_verifier_not_found');
+  });
+
+  it('signInWithOtp: the magic link code is exchanged; another client (no verifier) is refused', async () => {
+    const email = uniqueEmail('sbpkceotp');
+    await pkceProject.call('POST', '/admin/users', { apikey: pkceProject.serviceKey, body: { email, email_confirm: true } });
+    const supabase = client(pkceProject, pkceProject.anonKey, 'pkce');
+    expect((await supabase.auth.signInWithOtp({ email })).error).toBeNull();
+    const code = await pkceCode(await suite.smtp.waitFor(email, 'Your sign-in link'));
+    const stranger = client(pkceProject, pkceProject.anonKey, 'pkce');
+    const refused = await stranger.auth.exchangeCodeForSession(code);
+    expect(refused.error?.code).toBe('pkce_code_verifier_not_found');
+    const exchanged = await supabase.auth.exchangeCodeForSession(code);
+    expect([exchanged.error, exchanged.data.session?.user.email]).toEqual([null, email]);
+  });
+
+  it('resetPasswordForEmail: the exchange says it was a recovery, then updateUser sets the password', async () => {
+    const email = uniqueEmail('sbpkcerec');
+    await pkceProject.call('POST', '/admin/users', { apikey: pkceProject.serviceKey, body: { email, password: 'old-pw-123', email_confirm: true } });
+    const supabase = client(pkceProject, pkceProject.anonKey, 'pkce');
+    expect((await supabase.auth.resetPasswordForEmail(email, { redirectTo: APP })).error).toBeNull();
+    const code = await pkceCode(await suite.smtp.waitFor(email, 'Reset your password'));
+    const exchanged = await supabase.auth.exchangeCodeForSession(code);
+    // Typed without it, but auth-js returns the flow kind it stored with the verifier.
+    expect([exchanged.error, (exchanged.data as { redirectType?: string }).redirectType]).toEqual([null, 'recovery']);
+    expect((await supabase.auth.updateUser({ password: 'new-pw-456' })).error).toBeNull();
+    expect((await client(pkceProject).auth.signInWithPassword({ email, password: 'new-pw-456' })).error).toBeNull();
   });
 });

@@ -39,8 +39,6 @@ describe('public endpoints', () => {
     ['GET', '/sso/saml/metadata', undefined, 404, 'saml_provider_disabled', 'SAML 2.0 is disabled'],
     ['POST', '/passkeys/authentication/options', {}, 404, 'passkey_disabled', 'Passkeys are disabled'],
     ['GET', '/oauth/authorize?client_id=x', undefined, 404, 'feature_disabled', 'OAuth server is disabled'],
-    ['POST', '/token?grant_type=pkce', { auth_code: 'abc', code_verifier: 'v'.repeat(43) }, 404, 'flow_state_not_found', 'invalid flow state, no valid flow state found'],
-    ['POST', '/token?grant_type=pkce', { auth_code: 'abc' }, 400, 'validation_failed', 'invalid request: both auth code and code verifier should be non-empty'],
     ['POST', '/token?grant_type=id_token', { provider: 'google', id_token: 'x.y.z' }, 400, 'provider_disabled', 'Provider (issuer "https://accounts.google.com") is not enabled'],
     ['POST', '/token?grant_type=id_token', { provider: 'apple', id_token: 'x.y.z' }, 400, 'validation_failed', 'Unable to detect issuer in ID token for Apple provider'],
     ['POST', '/token?grant_type=id_token', { provider: 'acme', id_token: 'x.y.z' }, 400, 'validation_failed', 'Custom OIDC provider "acme" not allowed'],

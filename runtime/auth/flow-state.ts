@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/transaction.js';
+import { AuthError } from './errors.js';
+import { hashToken } from './opaque-tokens.js';
+import { verifierMatches, type CodeChallengeMethod, type PkceChallenge } from './pkce.js';
+
+/**
+ * PKCE flows started by a mail: the challenge is kept until the mail link is
+ * followed, which hands out an auth code (stored hashed); POST /token
+ * grant_type=pkce trades the code and the verifier for a session, once.
+ */
+
+/** GoTrue's AuthenticationMethod names: what started the flow, the session's amr after the exchange. */
+export type FlowMethod = 'email/signup' | 'magiclink' | 'recovery' | 'email_change' | 'invite';
+
+/** GoTrue's FlowStateExpiryDuration: the auth code must be exchanged within 5 minutes of the link being followed. */
+export const AUTH_CODE_LIFETIME_SECONDS = 300;
+
+/** A new mail of a kind voids the earlier one's link, so the flow that link would have ended goes too. */
+export async function createFlowState(db: Queryable, userId: string, method: FlowMethod, pkce: PkceChallenge, now: Date): Promise<string> {
+  await db.query(`DELETE FROM auth.flow_state WHERE user_id = $1 AND authentication_method = $2 AND auth_code_hash IS NULL`, [userId, method]);
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO auth.flow_state (user_id, authentication_method, code_challenge, code_challenge_method, created_at)
+     VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [userId, method, pkce.challenge, pkce.method, now],
+  );
+  return (rows[0] as { id: string }).id;
+}
+
+/** The link of the flow was followed: an auth code for the redirect, valid for AUTH_CODE_LIFETIME_SECONDS. */
+export async function issueAuthCode(db: Queryable, flowStateId: string, now: Date): Promise<string> {
+  const code = randomUUID();
+  const { rowCount } = await db.query(
+    `UPDATE auth.flow_state SET auth_code_hash = $2, auth_code_issued_at = $3 WHERE id = $1`,
+    [flowStateId, hashToken(code), now],
+  );
+  if (rowCount !== 1) throw new AuthError(422, 'flow_state_not_found', 'No valid flow state found for user.');
+  return code;
+}
+
+export interface ExchangedFlow {
+  readonly userId: string;
+  readonly method: FlowMethod;
+}
+
+interface FlowRow {
+  readonly id: string;
+  readonly user_id: string;
+  readonly authentication_method: FlowMethod;
+  readonly code_challenge: string;
+  readonly code_challenge_method: CodeChallengeMethod;
+  readonly auth_code_issued_at: Date;
+}
+
+/**
+ * Checks code and verifier in GoTrue's order and deletes the flow on success, so
+ * a code works once; a wrong verifier leaves the flow for the right one.
+ */
+export async function exchangeAuthCode(db: Queryable, authCode: string, verifier: string, now: Date): Promise<ExchangedFlow> {
+  const { rows } = await db.query<FlowRow>(
+    `SELECT id, user_id, authentication_method, code_challenge, code_challenge_method, auth_code_issued_at
+     FROM auth.flow_state WHERE auth_code_hash = $1 FOR UPDATE`,
+    [hashToken(authCode)],
+  );
+  const flow = rows[0];
+  if (flow === undefined) throw new AuthError(404, 'flow_state_not_found', 'invalid flow state, no valid flow state found');
+  if (flow.auth_code_issued_at.getTime() + AUTH_CODE_LIFETIME_SECONDS * 1000 < now.getTime()) {
+    throw new AuthError(422, 'flow_state_expired', 'invalid flow state, flow state has expired');
+  }
+  if (!verifierMatches({ challenge: flow.code_challenge, method: flow.code_challenge_method }, verifier)) {
+    throw new AuthError(400, 'bad_code_verifier', 'code challenge does not match previously saved code verifier');
+  }
+  await db.query('DELETE FROM auth.flow_state WHERE id = $1', [flow.id]);
+  return { userId: flow.user_id, method: flow.authentication_method };
+}
+
