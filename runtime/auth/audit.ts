@@ -16,7 +16,8 @@ export type AuditEvent =
   | 'user_created'
   | 'user_deleted'
   | 'user_banned'
-  | 'user_unbanned';
+  | 'user_unbanned'
+  | 'user_invited';
 
 export interface AuditEntry {
   readonly event: AuditEvent;

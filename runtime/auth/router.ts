@@ -11,6 +11,8 @@ import { sharedPasswordPool, type PasswordPool } from './passwords.js';
 import { rateLimitsFrom } from './rate-limits.js';
 import { redirectPolicy } from './redirects.js';
 import { registerAdmin } from './routes/admin.js';
+import { registerGenerateLink } from './routes/generate-link.js';
+import { registerInvite } from './routes/invite.js';
 import { registerJwks } from './routes/jwks.js';
 import { registerOtp } from './routes/otp.js';
 import { registerRecovery } from './routes/recovery.js';
@@ -70,6 +72,8 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerResend(router, deps);
   registerUser(router, deps);
   registerAdmin(router, deps);
+  registerInvite(router, deps);
+  registerGenerateLink(router, deps);
   registerUnsupported(router, deps);
 
   router.use((req: Request, res: Response) => {

@@ -12,6 +12,9 @@ export interface UserRow {
   /** Absent (undefined) in a database bootstrapped before e-mail changes, until its first one. */
   readonly new_email?: string | null;
   readonly email_change_sent_at?: Date | null;
+  /** Absent in a database bootstrapped before invites and reauthentication, until migrated. */
+  readonly invited_at?: Date | null;
+  readonly reauthentication_sent_at?: Date | null;
   readonly last_sign_in_at: Date | null;
   readonly raw_app_meta_data: Record<string, unknown>;
   readonly raw_user_meta_data: Record<string, unknown>;
@@ -61,12 +64,14 @@ export function userJson(user: UserRow): UserJson {
     role: user.role,
     email: user.email ?? '',
     email_confirmed_at: iso(user.email_confirmed_at),
+    invited_at: iso(user.invited_at),
     phone: '',
     confirmation_sent_at: iso(user.confirmation_sent_at),
     confirmed_at: iso(user.email_confirmed_at),
     recovery_sent_at: iso(user.recovery_sent_at),
     new_email: user.new_email ?? undefined,
     email_change_sent_at: iso(user.email_change_sent_at),
+    reauthentication_sent_at: iso(user.reauthentication_sent_at),
     last_sign_in_at: iso(user.last_sign_in_at),
     app_metadata: user.raw_app_meta_data,
     user_metadata: user.raw_user_meta_data,

@@ -28,6 +28,9 @@ export async function findUserById(db: Queryable, id: string, forUpdate = false)
   return rows[0] ?? null;
 }
 
+/** app_metadata of an account of the e-mail provider, the only one here. */
+export const EMAIL_APP_METADATA: Readonly<Record<string, unknown>> = { provider: 'email', providers: ['email'] };
+
 export interface NewUser {
   /** Null for an anonymous user. */
   readonly email: string | null;
@@ -81,6 +84,8 @@ export interface UserChange {
   readonly recovery_sent_at?: Date | null;
   readonly new_email?: string | null;
   readonly email_change_sent_at?: Date | null;
+  readonly invited_at?: Date | null;
+  readonly reauthentication_sent_at?: Date | null;
   readonly last_sign_in_at?: Date | null;
   readonly banned_until?: Date | null;
   readonly is_anonymous?: boolean;
@@ -96,6 +101,8 @@ const CHANGEABLE_COLUMNS: ReadonlyArray<keyof UserChange> = [
   'recovery_sent_at',
   'new_email',
   'email_change_sent_at',
+  'invited_at',
+  'reauthentication_sent_at',
   'last_sign_in_at',
   'banned_until',
   'is_anonymous',

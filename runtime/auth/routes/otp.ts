@@ -10,10 +10,8 @@ import { issueOneTimeToken } from '../one-time-tokens.js';
 import { acceptPkceParams, type PkceChallenge } from '../pkce.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import type { UserRow } from '../user-json.js';
-import { DuplicateEmailError, findUserByEmail, insertUser, updateUser } from '../users.js';
+import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../users.js';
 import { acceptEmail, acceptRedirect, isBlank } from './signup.js';
-
-const EMAIL_APP_METADATA = { provider: 'email', providers: ['email'] };
 
 interface OtpRequest {
   readonly email: string;

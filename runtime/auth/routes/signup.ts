@@ -17,9 +17,7 @@ import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
 import { decoyUserJson, userJson } from '../user-json.js';
-import { DuplicateEmailError, findUserByEmail, insertUser, updateUser } from '../users.js';
-
-const EMAIL_APP_METADATA = { provider: 'email', providers: ['email'] };
+import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../users.js';
 
 /** Go decodes a JSON null or a missing field as "". */
 export function isBlank(value: unknown): boolean {

@@ -8,7 +8,7 @@ import { findUserById, isUuid } from '../users.js';
 
 /**
  * Supabase Auth endpoints of features Gantry does not have (OAuth, SSO, MFA,
- * phone, passkeys, identity linking, invites), answered as Supabase
+ * phone, passkeys, identity linking), answered as Supabase
  * Auth answers with each feature switched off, so clients get its error codes
  * rather than a 404 that looks like a wrong URL.
  */
@@ -53,7 +53,6 @@ export function registerUnsupported(router: Router, deps: AuthDeps): void {
     });
   const apiKey = (req: Request) => requireApiKey(req, deps);
   const user = (req: Request) => requireUser(req, deps);
-  const admin = (req: Request) => requireAdmin(req, deps);
 
   // Opened by a browser, so like /verify it needs no key (a wrong one is still refused).
   router.get(
@@ -90,12 +89,6 @@ export function registerUnsupported(router: Router, deps: AuthDeps): void {
   router.post(['/factors/:factor_id/challenge', '/factors/:factor_id/verify'], refuse(user, factorNotFound));
   router.delete('/factors/:factor_id', refuse(user, factorNotFound));
 
-  router.post('/invite', refuse(admin, () => {
-    throw authErrors.disabled(404, 'feature_disabled', 'Invites are disabled');
-  }));
-  router.post('/admin/generate_link', refuse(admin, () => {
-    throw authErrors.disabled(404, 'feature_disabled', 'Generating links is disabled');
-  }));
   router.get(
     '/admin/users/:id/factors',
     handle(deps, async (req, res) => {

@@ -3,7 +3,7 @@ import { AuthSuite, uniqueEmail, type AuthProject } from '../../integration/auth
 import { codeFrom, linkFrom, type CapturedMail } from '../../integration/auth/smtp-capture.js';
 import { authClient as client } from './client.js';
 
-/** supabase-js flows beyond passwords: magic links and e-mail codes, PKCE. */
+/** supabase-js flows beyond passwords: magic links and e-mail codes, PKCE, invites and generated links. */
 
 let suite: AuthSuite;
 let project: AuthProject;
@@ -98,5 +98,41 @@ describe("flowType 'pkce' (the SSR helpers' default)", () => {
     expect([exchanged.error, (exchanged.data as { redirectType?: string }).redirectType]).toEqual([null, 'recovery']);
     expect((await supabase.auth.updateUser({ password: 'new-pw-456' })).error).toBeNull();
     expect((await client(pkceProject).auth.signInWithPassword({ email, password: 'new-pw-456' })).error).toBeNull();
+  });
+});
+
+describe('auth.admin.inviteUserByEmail and generateLink', () => {
+  it('invites a user who then signs in with the mailed code and sets a password', async () => {
+    const adminClient = client(project, project.serviceKey);
+    const email = uniqueEmail('sbinvite');
+    const invited = await adminClient.auth.admin.inviteUserByEmail(email, { data: { role: 'editor' } });
+    expect(invited.error).toBeNull();
+    expect(invited.data.user).toMatchObject({ email, invited_at: expect.any(String), user_metadata: { role: 'editor' } });
+    const supabase = client(project);
+    const verified = await supabase.auth.verifyOtp({ email, token: codeFrom(await suite.smtp.waitFor(email, 'You have been invited')), type: 'invite' });
+    expect(verified.error).toBeNull();
+    expect((await supabase.auth.updateUser({ password: 'invited-pw-1' })).error).toBeNull();
+    expect((await client(project).auth.signInWithPassword({ email, password: 'invited-pw-1' })).error).toBeNull();
+    const again = await adminClient.auth.admin.inviteUserByEmail(email);
+    expect([again.error?.status, again.error?.code]).toEqual([422, 'email_exists']);
+  });
+
+  it('generateLink splits the answer into properties and user, and the hashed token signs in', async () => {
+    const adminClient = client(project, project.serviceKey);
+    const email = uniqueEmail('sbgen');
+    const generated = await adminClient.auth.admin.generateLink({ type: 'signup', email, password: 'gen-pw-123', options: { data: { via: 'generateLink' } } });
+    expect(generated.error).toBeNull();
+    expect(generated.data.properties).toEqual({
+      action_link: expect.stringContaining(`/v1/${project.ref}/auth/v1/verify?token=`),
+      email_otp: expect.stringMatching(/^\d{6}$/),
+      hashed_token: expect.any(String),
+      redirect_to: expect.any(String),
+      verification_type: 'signup',
+    });
+    expect(generated.data.user).toMatchObject({ email, user_metadata: { via: 'generateLink' } });
+    const verified = await client(project).auth.verifyOtp({ token_hash: generated.data.properties?.hashed_token as string, type: 'signup' });
+    expect(verified.data.user?.email).toBe(email);
+    const missing = await adminClient.auth.admin.generateLink({ type: 'recovery', email: uniqueEmail('none') });
+    expect([missing.error?.status, missing.error?.code]).toEqual([404, 'user_not_found']);
   });
 });

@@ -83,11 +83,4 @@ describe('admin endpoints', () => {
     expectAnswer(await admin('DELETE', `/admin/users/${userId}/factors/${FACTOR}`), 404, 'mfa_factor_not_found', 'Factor not found');
     expectAnswer(await admin('GET', `/admin/users/${FACTOR}/factors`), 404, 'user_not_found', 'User not found');
   });
-
-  it('answers invites and generated links as disabled, after the admin check', async () => {
-    expectAnswer(await admin('POST', '/invite', { email: 'a@example.com' }), 404, 'feature_disabled', 'Invites are disabled');
-    expectAnswer(await admin('POST', '/admin/generate_link', { type: 'magiclink', email: 'a@example.com' }), 404, 'feature_disabled', 'Generating links is disabled');
-    const anon = await project.call('POST', '/invite', { bearer: project.anonKey, body: { email: 'a@example.com' }, headers: V });
-    expect([anon.status, anon.body.code]).toEqual([403, 'not_admin']);
-  });
 });

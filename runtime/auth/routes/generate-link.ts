@@ -1,0 +1,129 @@
+import type { Router } from 'express';
+import { writeAudit } from '../audit.js';
+import type { AuthDeps } from '../auth-deps.js';
+import { inTransaction, type Queryable } from '../../db/transaction.js';
+import { requestEmailChange } from '../email-change.js';
+import { AuthError, authErrors } from '../errors.js';
+import { bodyOf, handle, optionalObject } from '../http.js';
+import { insertUnconfirmed, invite } from '../invites.js';
+import { issueOneTimeToken, type IssuedOneTimeToken } from '../one-time-tokens.js';
+import { acceptNewPassword } from '../password-input.js';
+import { isRedirectAllowed, verifyLink, type LinkType } from '../redirects.js';
+import { clientIp, requireAdmin } from '../request-auth.js';
+import { userJson, type UserRow } from '../user-json.js';
+import { findUserByEmail, mergeMetadata, updateUser } from '../users.js';
+import { acceptEmail, acceptRedirect } from './signup.js';
+
+type GeneratedType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change_new';
+
+const LINK_TYPE: Readonly<Record<GeneratedType, LinkType>> = {
+  signup: 'signup',
+  invite: 'invite',
+  magiclink: 'magiclink',
+  recovery: 'recovery',
+  email_change_new: 'email_change',
+};
+
+interface Generated {
+  readonly user: UserRow;
+  readonly issued: IssuedOneTimeToken;
+  readonly type: GeneratedType;
+}
+
+interface LinkRequest {
+  readonly type: string;
+  readonly email: string;
+  readonly body: Record<string, unknown>;
+  /** Hashed before the transaction: bcrypt is slow. */
+  readonly passwordHash: string | null;
+  readonly actor: string;
+  readonly ip: string | null;
+  readonly now: Date;
+}
+
+/** A confirmation link for a new account with this password, or for the unconfirmed one the address has. */
+async function signupLink(db: Queryable, existing: UserRow | null, request: LinkRequest): Promise<Generated> {
+  const { now } = request;
+  const data = optionalObject(request.body.data, 'data') ?? {};
+  if (existing !== null && existing.email_confirmed_at !== null) throw authErrors.emailExists();
+  let user: UserRow;
+  if (existing !== null) {
+    user = (await updateUser(db, existing.id, { raw_user_meta_data: mergeMetadata(existing.raw_user_meta_data, data), confirmation_sent_at: now }, now)) ?? existing;
+  } else {
+    user = await insertUnconfirmed(db, request.email, request.passwordHash, data, now);
+    await writeAudit(db, { event: 'user_signedup', userId: user.id, ip: request.ip, payload: { email: request.email, actor: request.actor }, at: now });
+  }
+  return { user, issued: await issueOneTimeToken(db, user.id, 'confirmation', now), type: 'signup' };
+}
+
+/** A magic link or a recovery link of an account. */
+async function signInLink(deps: AuthDeps, db: Queryable, user: UserRow, type: 'magiclink' | 'recovery', request: LinkRequest): Promise<Generated> {
+  const { now } = request;
+  const updated = (await updateUser(db, user.id, { recovery_sent_at: now }, now)) ?? user;
+  await writeAudit(db, { event: 'user_recovery_requested', userId: user.id, ip: request.ip, payload: { email: user.email, via: type, actor: request.actor }, at: now });
+  const lifetimeSeconds = type === 'magiclink' ? deps.ctx.settings['auth.otp_expiry'] : undefined;
+  return { user: updated, issued: await issueOneTimeToken(db, user.id, type, now, { lifetimeSeconds }), type };
+}
+
+/** GoTrue's adminGenerateLink switch, in its order: a magic link for an unknown address becomes a sign-up link. */
+async function generate(deps: AuthDeps, db: Queryable, request: LinkRequest): Promise<Generated> {
+  const user = await findUserByEmail(db, request.email);
+  const { type } = request;
+  if (user === null && (type === 'recovery' || type === 'email_change_current' || type === 'email_change_new')) {
+    throw new AuthError(404, 'user_not_found', 'User with this email not found');
+  }
+  switch (type) {
+    case 'signup':
+      return signupLink(db, user, request);
+    case 'magiclink':
+    case 'recovery':
+      return user === null ? signupLink(db, null, request) : signInLink(deps, db, user, type, request);
+    case 'invite': {
+      const data = optionalObject(request.body.data, 'data') ?? {};
+      const invitation = await invite(db, { email: request.email, data, actor: request.actor, ip: request.ip, now: request.now });
+      return { ...invitation, type: 'invite' };
+    }
+    case 'email_change_current':
+      // Gantry's e-mail change confirms the new address only (GoTrue with secure e-mail change off).
+      throw authErrors.validation('Enable secure email change to generate link for current email');
+    case 'email_change_new': {
+      const newEmail = acceptEmail(request.body.new_email);
+      const change = await requestEmailChange(db, user as UserRow, { newEmail, immediate: false, pkce: null, ip: request.ip, now: request.now });
+      return { user: change.user, issued: change.token as IssuedOneTimeToken, type };
+    }
+    default:
+      throw authErrors.validation(`Invalid email action link type requested: ${type}`);
+  }
+}
+
+/**
+ * auth-js `auth.admin.generateLink`: the link and code a mail would carry, for the
+ * app to send itself; nothing is mailed. The answer is the user object with
+ * action_link, email_otp, hashed_token, verification_type and redirect_to beside it.
+ */
+export function registerGenerateLink(router: Router, deps: AuthDeps): void {
+  router.post(
+    '/admin/generate_link',
+    handle(deps, async (req, res) => {
+      const { role: actor } = requireAdmin(req, deps);
+      const body = bodyOf(req);
+      const email = acceptEmail(body.email);
+      const type = typeof body.type === 'string' ? body.type : '';
+      const requested = body.redirect_to;
+      const redirectTo =
+        typeof requested === 'string' && isRedirectAllowed(deps.redirects, requested) ? requested : acceptRedirect(req, deps);
+      const needsPassword = type === 'signup' && (await findUserByEmail(deps.ctx.adminPool, email)) === null;
+      const passwordHash = needsPassword ? await deps.passwords.hash(acceptNewPassword(body.password, 'Signup requires a valid password')) : null;
+      const request: LinkRequest = { type, email, body, passwordHash, actor, ip: clientIp(req), now: deps.now() };
+      const generated = await inTransaction(deps.ctx.adminPool, (db) => generate(deps, db, request));
+      res.status(200).json({
+        ...userJson(generated.user),
+        action_link: verifyLink(deps.ctx.config.publicUrl, deps.ctx.ref, generated.issued.token, LINK_TYPE[generated.type], redirectTo),
+        email_otp: generated.issued.code,
+        hashed_token: generated.issued.token,
+        verification_type: generated.type,
+        redirect_to: redirectTo ?? deps.redirects.siteUrl,
+      });
+    }),
+  );
+}
