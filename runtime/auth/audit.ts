@@ -17,7 +17,8 @@ export type AuditEvent =
   | 'user_deleted'
   | 'user_banned'
   | 'user_unbanned'
-  | 'user_invited';
+  | 'user_invited'
+  | 'user_reauthenticate_requested';
 
 export interface AuditEntry {
   readonly event: AuditEvent;

@@ -45,3 +45,15 @@ export function mailLink(deps: AuthDeps, mail: LinkMail): void {
   inBackground(deps, `${kind} mail`, () => deps.mailer.send({ ...rendered, ref: deps.ctx.ref, kind, to }));
 }
 
+
+/** Sends a reauthentication nonce: a code, no link. */
+export function mailNonce(deps: AuthDeps, to: string, issued: IssuedOneTimeToken): void {
+  const rendered = renderMail('reauthentication', {
+    email: to,
+    projectRef: deps.ctx.ref,
+    link: '',
+    code: issued.code,
+    validFor: describeLifetime(issued.lifetimeSeconds),
+  });
+  inBackground(deps, 'reauthentication mail', () => deps.mailer.send({ ...rendered, ref: deps.ctx.ref, kind: 'reauthentication', to }));
+}

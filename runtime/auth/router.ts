@@ -15,6 +15,7 @@ import { registerGenerateLink } from './routes/generate-link.js';
 import { registerInvite } from './routes/invite.js';
 import { registerJwks } from './routes/jwks.js';
 import { registerOtp } from './routes/otp.js';
+import { registerReauthenticate } from './routes/reauthenticate.js';
 import { registerRecovery } from './routes/recovery.js';
 import { registerResend } from './routes/resend.js';
 import { registerSignup } from './routes/signup.js';
@@ -71,6 +72,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerOtp(router, deps);
   registerResend(router, deps);
   registerUser(router, deps);
+  registerReauthenticate(router, deps);
   registerAdmin(router, deps);
   registerInvite(router, deps);
   registerGenerateLink(router, deps);

@@ -27,5 +27,6 @@ export function settingsJson(settings: ProjectSettings): Record<string, unknown>
     saml_private_key_next_configured: false,
     passkeys_enabled: false,
     mailer_otp_exp: settings['auth.otp_expiry'],
+    security_update_password_require_reauthentication: settings['auth.update_password_require_reauthentication'],
   };
 }

@@ -22,6 +22,8 @@ export interface ProjectSettings {
   readonly 'auth.redirect_allow_list': readonly string[];
   /** GoTrue's MAILER_OTP_EXP: seconds a magic link or e-mail OTP code (and a reauthentication nonce) stays valid. */
   readonly 'auth.otp_expiry': number;
+  /** GoTrue's SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: a session older than 24 h changes its password only with a nonce from GET /reauthenticate. */
+  readonly 'auth.update_password_require_reauthentication': boolean;
   /** GoTrue's refresh-token reuse grace window, in seconds (0 = none). */
   readonly 'auth.refresh_reuse_interval': number;
   /** Requests per client IP and 5 minutes, under GoTrue's names: /token; /verify and /reset; each of sign-up, recover, resend, /otp, /magiclink and PUT /user. */

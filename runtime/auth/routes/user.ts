@@ -9,6 +9,7 @@ import { mailLink } from '../mail-out.js';
 import { consumeUserTokens } from '../one-time-tokens.js';
 import { acceptNewPassword } from '../password-input.js';
 import { acceptPkceParams } from '../pkce.js';
+import { consumeNonce, nonceRequired, reauthenticationErrors } from '../reauthentication.js';
 import { clientIp, requireUser } from '../request-auth.js';
 import { revokeSessions, type LogoutScope } from '../sessions.js';
 import { userJson } from '../user-json.js';
@@ -51,7 +52,12 @@ export function registerUser(router: Router, deps: AuthDeps): void {
       // An anonymous user links an address first (or with the password): a password alone would sign in nobody.
       if (user.is_anonymous && !isBlank(body.password) && isBlank(body.email) && isBlank(body.phone)) throw authErrors.anonymousPasswordWithoutEmail();
       let passwordHash: string | undefined;
+      let nonce: string | null = null;
       if (body.password !== undefined && body.password !== null) {
+        if (nonceRequired(deps.ctx.settings, session, deps.now())) {
+          if (isBlank(body.nonce)) throw reauthenticationErrors.needed();
+          nonce = String(body.nonce);
+        }
         const password = acceptNewPassword(body.password, 'Password update requires a password');
         if (user.encrypted_password !== null && (await deps.passwords.compare(password, user.encrypted_password))) {
           throw authErrors.samePassword();
@@ -65,6 +71,7 @@ export function registerUser(router: Router, deps: AuthDeps): void {
       const now = deps.now();
       const ip = clientIp(req);
       const outcome = await inTransaction(deps.ctx.adminPool, async (db) => {
+        if (nonce !== null) await consumeNonce(db, user.id, nonce, now);
         const row = (await updateUser(db, user.id, change, now)) ?? user;
         if (passwordHash !== undefined) {
           // A new password signs out every other device and voids pending links.

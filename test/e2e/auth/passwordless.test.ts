@@ -3,7 +3,7 @@ import { AuthSuite, uniqueEmail, type AuthProject } from '../../integration/auth
 import { codeFrom, linkFrom, type CapturedMail } from '../../integration/auth/smtp-capture.js';
 import { authClient as client } from './client.js';
 
-/** supabase-js flows beyond passwords: magic links and e-mail codes, PKCE, invites and generated links. */
+/** supabase-js flows beyond passwords: magic links and e-mail codes, PKCE, invites and generated links, reauthentication. */
 
 let suite: AuthSuite;
 let project: AuthProject;
@@ -134,5 +134,26 @@ describe('auth.admin.inviteUserByEmail and generateLink', () => {
     expect(verified.data.user?.email).toBe(email);
     const missing = await adminClient.auth.admin.generateLink({ type: 'recovery', email: uniqueEmail('none') });
     expect([missing.error?.status, missing.error?.code]).toEqual([404, 'user_not_found']);
+  });
+});
+
+describe('reauthenticate', () => {
+  it('mails a nonce that updateUser({password, nonce}) takes when a day-old session changes its password', async () => {
+    const secure = await suite.project({ settings: { 'auth.update_password_require_reauthentication': true } });
+    const email = uniqueEmail('sbreauth');
+    await secure.call('POST', '/admin/users', { apikey: secure.serviceKey, body: { email, password: 'first-pw-1', email_confirm: true } });
+    const supabase = client(secure);
+    expect((await supabase.auth.signInWithPassword({ email, password: 'first-pw-1' })).error).toBeNull();
+    secure.clock.advance(24 * 3600 + 1);
+    expect((await supabase.auth.refreshSession()).error).toBeNull();
+
+    const refused = await supabase.auth.updateUser({ password: 'second-pw-2' });
+    expect([refused.error?.status, refused.error?.code]).toEqual([400, 'reauthentication_needed']);
+    expect(await supabase.auth.reauthenticate()).toEqual({ data: { user: null, session: null }, error: null });
+    const nonce = codeFrom(await suite.smtp.waitFor(email, 'Confirm it is you'));
+    const wrong = await supabase.auth.updateUser({ password: 'second-pw-2', nonce: nonce === '111111' ? '111112' : '111111' });
+    expect([wrong.error?.status, wrong.error?.code]).toEqual([422, 'reauthentication_not_valid']);
+    expect((await supabase.auth.updateUser({ password: 'second-pw-2', nonce })).error).toBeNull();
+    expect((await client(secure).auth.signInWithPassword({ email, password: 'second-pw-2' })).error).toBeNull();
   });
 });

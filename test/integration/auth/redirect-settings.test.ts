@@ -113,6 +113,7 @@ describe('GET /settings', () => {
       saml_private_key_next_configured: false,
       passkeys_enabled: false,
       mailer_otp_exp: 3600,
+      security_update_password_require_reauthentication: false,
     });
   });
 });

@@ -148,6 +148,7 @@ describe('project bootstrap', () => {
       'auth.site_url': '',
       'auth.redirect_allow_list': [],
       'auth.otp_expiry': 3600,
+      'auth.update_password_require_reauthentication': false,
       'auth.refresh_reuse_interval': 0,
       'auth.rate_limit.token_refresh': 150,
       'auth.rate_limit.verify': 30,

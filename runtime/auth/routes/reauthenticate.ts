@@ -1,0 +1,29 @@
+import type { Router } from 'express';
+import type { AuthDeps } from '../auth-deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { authErrors } from '../errors.js';
+import { handle } from '../http.js';
+import { mailNonce } from '../mail-out.js';
+import { issueNonce } from '../reauthentication.js';
+import { clientIp, requireUser } from '../request-auth.js';
+import { findUserById } from '../users.js';
+
+/** auth-js `reauthenticate()`: mails the signed-in user a nonce for a sensitive change; answers {}. */
+export function registerReauthenticate(router: Router, deps: AuthDeps): void {
+  router.get(
+    '/reauthenticate',
+    handle(deps, async (req, res) => {
+      const { user } = await requireUser(req, deps);
+      const email = user.email;
+      // An anonymous user has nowhere to receive a nonce.
+      if (email === null || email === '') throw authErrors.validation('Reauthentication requires the user to have an email or a phone number');
+      const now = deps.now();
+      const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
+        const locked = (await findUserById(db, user.id, true)) ?? user;
+        return issueNonce(db, locked, deps.ctx.settings, clientIp(req), now);
+      });
+      mailNonce(deps, email, issued);
+      res.status(200).json({});
+    }),
+  );
+}
