@@ -37,6 +37,12 @@ export interface GantryConfig {
   /** Where generated project code lives (`generated/` of the checkout). */
   readonly generatedDir: string;
   /**
+   * Where projects' own code lives (`extensions/<ref>/`), never written by the generator:
+   * GANTRY_EXTENSIONS_DIR, else `extensions/` beside the generated folder, so that an
+   * extension imports its types as `../../generated/<ref>/database.types.js` in any layout.
+   */
+  readonly extensionsDir: string;
+  /**
    * Express's `trust proxy` (TRUST_PROXY): which X-Forwarded-For hops to believe for the
    * client address that auth rate limits and audit entries use. Off by default: a client
    * could name any address.
@@ -117,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
   const callsPort = readPort(env, 'CALLS_PORT', 54322);
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const databaseDirectUrl = readDirectUrl(env);
+  const generatedDir = path.resolve(env.GANTRY_GENERATED_DIR || path.join(repoRoot, 'generated'));
   return {
     databaseUrl: env.DATABASE_URL || null,
     databaseDirectUrl,
@@ -132,7 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
     authAutoconfirm: readBool(env, 'AUTH_AUTOCONFIRM'),
     callsAllowPrivateUrls: readBool(env, 'CALLS_ALLOW_PRIVATE_URLS'),
     calls: readCallsSettings(env),
-    generatedDir: path.resolve(env.GANTRY_GENERATED_DIR || path.join(repoRoot, 'generated')),
+    generatedDir,
+    extensionsDir: path.resolve(env.GANTRY_EXTENSIONS_DIR || path.join(path.dirname(generatedDir), 'extensions')),
     trustProxy: readTrustProxy(env),
     dbMaxConnections: readConnectionBudget(env),
   };

@@ -293,6 +293,39 @@ export class RlsExecutor {
     }
   }
 
+  /**
+   * A transaction whose statements are chosen while it runs (project extension hooks): BEGIN and the
+   * identity, then `work` awaits each statement it sends through `query`, and its verdict commits or
+   * rolls back. It holds a pooled connection throughout, as runExclusive does; the statements are not
+   * prepared, since their text is the project's code and would grow the connection's prepared set at will.
+   */
+  async interactive<T>(
+    identity: RequestIdentity,
+    options: { readonly readOnly: boolean },
+    work: (query: (text: string, values: readonly unknown[]) => Promise<pg.QueryResult>) => Promise<{ readonly commit: boolean; readonly value: T }>,
+  ): Promise<{ readonly committed: boolean; readonly value: T }> {
+    if (this.closed) throw new Error('executor is closed');
+    const client = await this.exclusive.connect();
+    let broken = false;
+    try {
+      await client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE);
+      try {
+        await client.query(SET_CONFIG.text, [identity.role, identity.claims, identity.method, identity.path, identity.headers]);
+        const { commit, value } = await work((text, values) => client.query(text, values as unknown[]));
+        await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+        return { committed: commit, value };
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw error;
+      }
+    } finally {
+      // A hook's own error leaves a healthy connection (its ROLLBACK went through); a lost one fails the ROLLBACK.
+      client.release(broken);
+    }
+  }
+
   private muxClient(slot: number): Promise<pg.Client> {
     const ready = this.mux[slot];
     if (ready) return Promise.resolve(ready);

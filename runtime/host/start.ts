@@ -106,7 +106,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   let reclaim = (_forRef: string): void => undefined;
   const budget = new ConnectionBudget(connectionBudgetLimits(config.dbMaxConnections), (forRef) => reclaim(forRef));
   const pools = new ProjectPools(budget, platform.config.preparedStatements);
-  const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log), log, options.regenerate ?? null, config, { idleMs: options.projectIdleMs });
+  const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log, config.extensionsDir), log, options.regenerate ?? null, config, { idleMs: options.projectIdleMs });
   reclaim = (forRef) => loaded.reclaim(forRef);
   await loaded.start();
   hostApp = createHostApp(loaded, log, inFlight, readiness);

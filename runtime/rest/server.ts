@@ -13,6 +13,9 @@ import { decodePathSegment, parseRequest } from './parse/request.js';
 import { mayCommit, needsCommitDecision, planResponse, respond, writeError, writeResponse, type RestResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
 import { PlanCache } from './plan-cache.js';
+import { hooksFor, runHooked } from './hooked.js';
+import type { Extension } from '../extensions/define.js';
+import type { Logger } from 'pino';
 import { buildStatement } from './sql/build.js';
 import type { ResultRow } from './sql/envelope.js';
 import { explainSql, planText } from './sql/explain.js';
@@ -79,8 +82,9 @@ function claimsJson(claims: ProjectClaims): string {
 }
 
 /** PostgREST names the schema in its answer when the client chose one. */
-function profileSent(req: IncomingMessage): boolean {
-  return req.headers['accept-profile'] !== undefined || req.headers['content-profile'] !== undefined;
+function withProfile(req: IncomingMessage, schema: string, response: RestResponse): RestResponse {
+  const sent = req.headers['accept-profile'] !== undefined || req.headers['content-profile'] !== undefined;
+  return sent ? { ...response, headers: { ...response.headers, 'Content-Profile': schema } } : response;
 }
 
 function locationOf(req: ApiRequest): (pk: string) => string | null {
@@ -102,6 +106,12 @@ async function explain(ctx: ProjectContext, identity: RequestIdentity, req: ApiR
   return planResponse(req.media, plan, planText((result?.rows ?? []) as Record<string, unknown>[]));
 }
 
+/** A project's loaded extension and where its failures are logged. */
+export interface LoadedExtension {
+  readonly extension: Extension;
+  readonly log: Logger;
+}
+
 /** Serves one data API request; `path` is the part after `/rest/v1`, `query` the raw query string. */
 export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: string, query: string) => Promise<void>;
 
@@ -110,7 +120,7 @@ export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: stri
  * one RLS transaction, and pass PostgreSQL's JSON text through as the body.
  * `path` is the part after `/rest/v1`; `query` the raw query string.
  */
-export function createRestHandler(ctx: ProjectContext, definition: ProjectDefinition): RestHandler {
+export function createRestHandler(ctx: ProjectContext, definition: ProjectDefinition, extension: LoadedExtension | null = null): RestHandler {
   const { project } = definition;
   const plans = new PlanCache();
   return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
@@ -152,6 +162,13 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
         writeResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
         return;
       }
+      const hooks = extension && hooksFor(extension.extension, apiRequest);
+      if (hooks) {
+        const hooked = await runHooked(ctx, project, hooks, identity, claims, plan, extension.log);
+        const response = respond(hooked.request, hooked.built, hooked.row, hooked.planned, locationOf(hooked.request));
+        writeResponse(res, withProfile(req, apiRequest.schema, response));
+        return;
+      }
       const statements: TxStatement[] = [built];
       if (built.plannedCount) statements.push({ name: statementName(built.plannedCount.text), ...built.plannedCount });
       const decide = needsCommitDecision(apiRequest, built);
@@ -168,7 +185,7 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
       const row = results[0]!.rows[0] as ResultRow;
       const planned = results[1] ? plannedRowsFromExplain((results[1].rows[0] as Record<string, unknown>)['QUERY PLAN']) : null;
       const response = respond(apiRequest, built as BuiltStatement, row, planned, locationOf(apiRequest));
-      writeResponse(res, profileSent(req) ? { ...response, headers: { ...response.headers, 'Content-Profile': apiRequest.schema } } : response);
+      writeResponse(res, withProfile(req, apiRequest.schema, response));
     } catch (error) {
       const apiError = toApiError(error);
       const allow = apiError.status === 405 ? allowOf(req, project, path) : null;

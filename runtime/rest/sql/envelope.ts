@@ -18,6 +18,8 @@ export interface ResultRow {
   readonly body: string | null;
   readonly inserted_count: string | number | null;
   readonly location: string | null;
+  /** Only with BuildOptions.returnWritten: the written rows, whole, as a JSON array. */
+  readonly written?: string;
 }
 
 export const SOURCE = 'pgrst_source';
@@ -48,10 +50,11 @@ export interface EnvelopeParts {
   readonly body: string | null;
   readonly inserted?: string;
   readonly location?: string;
+  readonly written?: string;
 }
 
 export function envelopeSql(parts: EnvelopeParts): string {
   return `WITH ${parts.ctes.join(', ')} SELECT ${parts.total} AS total_count, pg_catalog.count(*) AS page_count, `
     + `${parts.body ?? 'NULL::text'} AS body, ${parts.inserted ?? 'NULL::bigint'} AS inserted_count, `
-    + `${parts.location ?? 'NULL::text'} AS location FROM ${parts.rows} AS ${ROW}`;
+    + `${parts.location ?? 'NULL::text'} AS location${parts.written ? `, ${parts.written} AS written` : ''} FROM ${parts.rows} AS ${ROW}`;
 }

@@ -37,6 +37,8 @@ export interface BuildOptions {
   readonly maxRows?: number;
   /** PostgREST's db-aggregates-enabled (the project's `api.aggregates`). Unset: refused with PGRST123. */
   readonly aggregates?: boolean;
+  /** Writes: also return every written row, whole, as JSON (`written`), for an extension's `afterWrite`. */
+  readonly returnWritten?: boolean;
 }
 
 export const DEFAULT_ESTIMATE_THRESHOLD = 1000;

@@ -18,6 +18,7 @@ interface WriteContext {
   readonly tree: TreeBuilder;
   /** Alias of the mutated table inside the INSERT/UPDATE/DELETE. */
   readonly alias: string;
+  readonly returnWritten: boolean;
 }
 
 function context(req: ApiRequest, meta: ProjectMeta, action: 'insert' | 'update' | 'delete', options: BuildOptions): WriteContext {
@@ -27,7 +28,7 @@ function context(req: ApiRequest, meta: ProjectMeta, action: 'insert' | 'update'
   if (!table.updatable[action]) throw relationNotWritable(req.method, table.schema, table.name);
   const params = new Params();
   const tree = new TreeBuilder(meta, params, req, null, options.aggregates ?? false);
-  return { req, meta, table, params, tree, alias: tree.alias('t') };
+  return { req, meta, table, params, tree, alias: tree.alias('t'), returnWritten: options.returnWritten ?? false };
 }
 
 function payloadOf(req: ApiRequest): RowsPayload {
@@ -57,7 +58,7 @@ function wantsRepresentation(req: ApiRequest): boolean {
 
 /** `RETURNING`: whole rows when something reads them, else a constant. */
 function returning(ctx: WriteContext): string {
-  const needsRows = wantsRepresentation(ctx.req) || ctx.req.preferences.return === 'headers-only';
+  const needsRows = ctx.returnWritten || wantsRepresentation(ctx.req) || ctx.req.preferences.return === 'headers-only';
   return ` RETURNING ${needsRows ? `${quoteIdent(ctx.alias)}.*` : '1'}`;
 }
 
@@ -71,13 +72,14 @@ function writeStatement(ctx: WriteContext, mutation: string, insert?: { inserted
   const ctes = [`${SOURCE} AS (${mutation})`];
   const total = `(SELECT pg_catalog.count(*) FROM ${SOURCE})`;
   const inserted = insert?.inserted;
+  const written = ctx.returnWritten ? `(SELECT coalesce(json_agg(pgrst_w), '[]')::text FROM ${SOURCE} AS pgrst_w)` : undefined;
   let location: string | undefined;
   if (insert && req.preferences.return === 'headers-only' && table.primaryKey.length > 0) {
     const keys = table.primaryKey.map((k) => quoteIdent(k)).join(', ');
     location = `(SELECT row_to_json(pgrst_l)::text FROM (SELECT ${keys} FROM ${SOURCE} LIMIT 1) AS pgrst_l)`;
   }
   if (!wantsRepresentation(req)) {
-    const text = envelopeSql({ ctes, rows: SOURCE, total, body: null, inserted, location });
+    const text = envelopeSql({ ctes, rows: SOURCE, total, body: null, inserted, location, written });
     return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null });
   }
   const alias = tree.alias('t');
@@ -91,7 +93,7 @@ function writeStatement(ctx: WriteContext, mutation: string, insert?: { inserted
     range: null,
   });
   ctes.push(`${BODY} AS (${rows})`);
-  const text = envelopeSql({ ctes, rows: BODY, total, body: bodySql(req.media, BODY), inserted, location });
+  const text = envelopeSql({ ctes, rows: BODY, total, body: bodySql(req.media, BODY), inserted, location, written });
   return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null });
 }
 

@@ -1,0 +1,50 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { evaluateBundle } from '../host/project-loader.js';
+import type { ProjectDefinition } from '../rest/routes.js';
+import { isExtension, type Extension } from './define.js';
+import { typecheckExtensions } from './typecheck.js';
+
+/** An extension the host refuses to load: its compiler diagnostics, or what went wrong evaluating it. */
+export class ExtensionLoadError extends Error {
+  readonly code = 'extension_not_loadable';
+
+  constructor(
+    readonly ref: string,
+    message: string,
+    readonly problems: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'ExtensionLoadError';
+  }
+}
+
+/**
+ * Loads `extensions/<ref>/index.ts` for a project whose generated definition is loaded:
+ * typechecked against the generated types, evaluated as generated code is, its hooks'
+ * tables checked against the definition. Null when the project has no extension. Throws
+ * ExtensionLoadError: the host then keeps the version of the project it serves.
+ */
+export async function loadExtension(
+  extensionsDir: string,
+  definition: ProjectDefinition,
+  runtime: Readonly<Record<string, unknown>>,
+): Promise<Extension | null> {
+  const { ref } = definition;
+  const entry = path.join(extensionsDir, ref, 'index.ts');
+  if (!(await fs.stat(entry).then(() => true, () => false))) return null;
+  const problems = typecheckExtensions({ extensionsDir, ref });
+  if (problems.length > 0) throw new ExtensionLoadError(ref, `extensions/${ref} does not typecheck:\n${problems.join('\n')}`, problems);
+  let exported: unknown;
+  try {
+    exported = (await evaluateBundle(entry, runtime, `extensions/${ref}`)).default;
+  } catch (error) {
+    throw new ExtensionLoadError(ref, `extensions/${ref} failed to load: ${(error as Error).message}`);
+  }
+  if (!isExtension(exported)) {
+    throw new ExtensionLoadError(ref, `extensions/${ref}/index.ts must export default defineExtension<Database>()({ ... })`);
+  }
+  const unknown = Object.keys(exported.tables).filter((name) => !definition.project.tables[`${exported.schema}.${name}`]);
+  if (unknown.length > 0) throw new ExtensionLoadError(ref, `extensions/${ref} has hooks for tables the project does not have: ${unknown.join(', ')}`);
+  return exported;
+}

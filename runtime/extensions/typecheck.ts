@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
+
+/**
+ * The compiler settings extensions are checked with: the repository's strictness, and
+ * bundler resolution because esbuild bundles them (wherever extensions/ lives, with or
+ * without a package.json beside it).
+ */
+const OPTIONS: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  noFallthroughCasesInSwitch: true,
+  skipLibCheck: true,
+  noEmit: true,
+  lib: ['lib.es2023.d.ts'],
+  types: ['node'],
+  typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
+};
+
+function tsFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => path.join(dir, name))
+    .sort();
+}
+
+export interface TypecheckInput {
+  readonly extensionsDir: string;
+  readonly ref: string;
+  /**
+   * Files served from memory instead of disk, by absolute path: `gen --check` checks
+   * against the code it has just generated, not what generated/ holds.
+   */
+  readonly overrides?: ReadonlyMap<string, string>;
+}
+
+/**
+ * Typechecks `extensions/<ref>/` (every .ts file under it) against the project's generated
+ * types. One line per diagnostic, `extensions/<ref>/file.ts:LINE:COL message`, paths from
+ * the folder that holds extensions/; empty when it compiles (or there are no extensions).
+ */
+export function typecheckExtensions(input: TypecheckInput): string[] {
+  const files = tsFiles(path.join(input.extensionsDir, input.ref));
+  if (files.length === 0) return [];
+  const host = ts.createCompilerHost(OPTIONS);
+  const overrides = input.overrides ?? new Map<string, string>();
+  const readFile = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.readFile = (file) => overrides.get(path.resolve(file)) ?? readFile(file);
+  host.fileExists = (file) => overrides.has(path.resolve(file)) || fileExists(file);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (file, language, onError, create) => {
+    const text = overrides.get(path.resolve(file));
+    return text === undefined ? getSourceFile(file, language, onError, create) : ts.createSourceFile(file, text, language);
+  };
+  const program = ts.createProgram(files, OPTIONS, host);
+  const base = path.dirname(input.extensionsDir);
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const message = ts.flattenDiagnosticMessageText(d.messageText, ' ');
+    if (!d.file || d.start === undefined) return message;
+    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+    return `${path.relative(base, d.file.fileName)}:${line + 1}:${character + 1} ${message}`;
+  });
+}

@@ -1,0 +1,33 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../helpers/platform.js';
+
+/** The extension fixture of test/extensions as a project's `extensions/<ref>/index.ts` would hold it. */
+export async function blogExtension(ref: string): Promise<string> {
+  const text = await fs.readFile(path.join(repoRoot, 'test/fixtures/extensions/blog.ts.txt'), 'utf8');
+  return text.replaceAll('__RUNTIME__', path.join(repoRoot, 'runtime/index.js')).replaceAll('__REF__', ref);
+}
+
+export function extensionFile(host: TestHost, ref: string, file = 'index.ts'): string {
+  return path.join(host.platform.config.extensionsDir, ref, file);
+}
+
+export async function writeExtension(host: TestHost, ref: string, text: string, file = 'index.ts'): Promise<void> {
+  await fs.mkdir(path.dirname(extensionFile(host, ref, file)), { recursive: true });
+  await fs.writeFile(extensionFile(host, ref, file), text);
+}
+
+/** An in-process host serving the blog fixture project with its extension loaded. */
+export async function blogProject(): Promise<{ host: TestHost; project: TestProject }> {
+  const host = await startTestHost();
+  const sql = await fs.readFile(path.join(repoRoot, 'test/fixtures/schemas/extensions.sql'), 'utf8');
+  const project = await createTestProject(host.platform, { host: host.host, sql, generate: true });
+  await writeExtension(host, project.record.ref, await blogExtension(project.record.ref));
+  await host.host.directory.reload(project.record.ref);
+  return { host, project };
+}
+
+/** What the fixture's afterCommit effects delivered in this process. */
+export function sentEffects(): string[] {
+  return ((globalThis as { __gantrySent?: string[] }).__gantrySent ??= []);
+}
