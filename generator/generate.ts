@@ -2,6 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import { taskClient } from '../runtime/db/pool-errors.js';
+import { isExtension } from '../runtime/extensions/define.js';
+import { functionPaths } from '../runtime/extensions/openapi.js';
+import { evaluateBundle } from '../runtime/host/project-loader.js';
+import * as runtime from '../runtime/index.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
 import { headerFingerprint } from './emit/header.js';
 import { emitProject } from './emit/project.js';
@@ -19,7 +23,7 @@ export async function generateProject(
   platform: Platform,
   record: ProjectRecord,
   options: { check?: boolean; unlessCurrent?: boolean; client?: pg.ClientBase } = {},
-): Promise<WriteResult> {
+): Promise<WriteResult & { readonly files?: ReadonlyMap<string, string> }> {
   const dir = path.join(platform.config.generatedDir, record.ref);
   // A host passes a connection it already holds (one of its budget's) rather than opening another.
   const own = options.client ? null : taskClient(platform.cluster.urlFor(record.databaseName));
@@ -30,8 +34,8 @@ export async function generateProject(
     if (options.unlessCurrent && (await generatedFingerprint(dir)) === schemaFingerprint(model)) {
       return { changed: [], removed: [], diff: '' };
     }
-    const files = emitProject(model, { ref: record.ref });
-    return await writeGenerated(dir, files, { check: options.check ?? false });
+    const files = emitProject(model, { ref: record.ref, functionPaths: await extensionFunctionPaths(platform.config.extensionsDir, record.ref) });
+    return { ...(await writeGenerated(dir, files, { check: options.check ?? false })), files };
   } finally {
     await own?.end();
   }
@@ -49,4 +53,15 @@ export async function syncGenerated(platform: Platform, record: ProjectRecord, c
 async function generatedFingerprint(dir: string): Promise<string | null> {
   const index = await fs.readFile(path.join(dir, 'index.ts'), 'utf8').catch(() => null);
   return index === null ? null : headerFingerprint(index);
+}
+
+/**
+ * The OpenAPI paths of the custom routes of `extensions/<ref>/`, read by evaluating it as the host does; none when
+ * there is no extension or it does not load (`gen` reports why, from the typecheck that follows it).
+ */
+async function extensionFunctionPaths(extensionsDir: string, ref: string): Promise<Record<string, unknown>> {
+  const entry = path.join(extensionsDir, ref, 'index.ts');
+  if (!(await fs.stat(entry).then(() => true, () => false))) return {};
+  const exported = await evaluateBundle(entry, runtime, `extensions/${ref}`).then((m) => m.default, () => null);
+  return isExtension(exported) ? functionPaths(exported) : {};
 }

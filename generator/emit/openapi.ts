@@ -1,3 +1,4 @@
+import { withFunctionPaths } from '../../runtime/extensions/openapi.js';
 import type { EmitContext } from './context.js';
 import { schemaFileBase } from './names.js';
 import { emitClientTypes } from './openapi/client-types.js';
@@ -8,13 +9,15 @@ import { buildOpenApiDocument, openApiText } from './openapi/document.js';
  * `openapi/document.ts`), and `api.d.ts`: openapi-typescript's types of exactly that
  * document. Each further exposed schema gets `openapi.<schema>.json` and
  * `api.<schema>.d.ts` (the schema's name folded and hashed when it is not plain
- * lower-case). JSON has no comments, so the generated-file header lives in
+ * lower-case), and the default schema's document also has the custom routes of the
+ * project's extension. JSON has no comments, so the generated-file header lives in
  * `x-generated-by` and `x-schema-fingerprint`. Keys are sorted for stable diffs.
  */
-export function emitOpenApiFiles(context: EmitContext): [string, string][] {
+export function emitOpenApiFiles(context: EmitContext, functionPaths: Readonly<Record<string, unknown>> = {}): [string, string][] {
   const [, ...others] = context.model.schemas;
   return [
-    ...documentFiles(context, '', buildOpenApiDocument(context)),
+    // The extension's custom routes are the project's, not a schema's: the default schema's document has them.
+    ...documentFiles(context, '', { ...withFunctionPaths(buildOpenApiDocument(context), functionPaths) }),
     ...others.flatMap((schema) => documentFiles(context, `.${schemaFileBase(schema)}`, buildOpenApiDocument(context, schema))),
   ];
 }

@@ -28,6 +28,8 @@ export class EmitError extends Error {
 export interface EmitOptions {
   /** The project ref, named in headers and the OpenAPI document. */
   readonly ref: string;
+  /** OpenAPI path items of the project extension's custom routes (`functionPaths`), documented in openapi.json and api.d.ts. */
+  readonly functionPaths?: Readonly<Record<string, unknown>>;
 }
 
 /** Names every module of the project once, so all emitters agree on files and identifiers. */
@@ -79,7 +81,7 @@ export function emitProject(model: SchemaModel, options: EmitOptions): Map<strin
     ['index.ts', emitIndexModule(context)],
     ['relations.ts', emitRelationsModule(context)],
     ['database.types.ts', emitDatabaseTypes(context)],
-    ...emitOpenApiFiles(context),
+    ...emitOpenApiFiles(context, options.functionPaths ?? {}),
     ['schema.json', emitSchemaSnapshot(context)],
   ];
   for (const module of context.tables) files.push([`tables/${module.fileBase}.ts`, emitTableModule(context, module)]);

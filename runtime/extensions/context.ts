@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { ProjectClaims } from '../auth/jwt.js';
+import { ApiError } from '../rest/errors.js';
 import type { ExtensionContext } from './define.js';
 import { sqlQuery } from './sql.js';
 
@@ -42,4 +43,9 @@ export async function runEffects(effects: readonly Effect[], log: Logger, ref: s
       log.error({ ref, err: error }, 'extension afterCommit effect failed');
     }
   }
+}
+
+/** Extension code's own failure (neither a typed refusal nor the database's error) is logged: the client sees only a 500. */
+export function logExtensionFault(error: unknown, log: Logger, ref: string, what: string): void {
+  if (!(error instanceof ApiError) && typeof (error as { code?: unknown }).code !== 'string') log.error({ ref, err: error }, `extension ${what} failed`);
 }

@@ -1,4 +1,5 @@
 import { JwtError, verifyProjectToken, type ProjectClaims, type ProjectKeys } from '../auth/jwt.js';
+import type { RequestIdentity } from '../db/rls-transaction.js';
 import { ApiError } from './errors.js';
 import type { RequestHeaders } from './parse/headers.js';
 import { firstHeader } from './parse/headers.js';
@@ -44,4 +45,30 @@ export function authenticate(headers: RequestHeaders, keys: ProjectKeys, apikeyP
   // role granted to it; PostgreSQL refuses the rest (42501 → 403, a role that does not exist
   // 22023 → 401), before the request's statement runs.
   return claims!;
+}
+
+/** Request headers as PostgREST puts them in `request.headers`: lower-case names, first value. */
+function headersJson(headers: RequestHeaders): string {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name] = typeof value === 'string' ? value : value.join(', ');
+  }
+  return JSON.stringify(out);
+}
+
+/** Verified claims are cached objects (see verifyProjectToken): their JSON text is too. */
+const claimsText = new WeakMap<ProjectClaims, string>();
+
+function claimsJson(claims: ProjectClaims): string {
+  let text = claimsText.get(claims);
+  if (text === undefined) {
+    text = JSON.stringify(claims);
+    claimsText.set(claims, text);
+  }
+  return text;
+}
+
+/** Who a request runs as in its transaction; `path` as `request.path` shows it (`/rest/v1/todos`, `/functions/v1/publish`). */
+export function requestIdentity(req: { readonly method?: string; readonly headers: RequestHeaders }, claims: ProjectClaims, path: string): RequestIdentity {
+  return { role: claims.role, claims: claimsJson(claims), method: req.method ?? 'GET', path, headers: headersJson(req.headers) };
 }

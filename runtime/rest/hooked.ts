@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { ProjectClaims } from '../auth/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
-import { requestScope, runEffects } from '../extensions/context.js';
+import { logExtensionFault, requestScope, runEffects } from '../extensions/context.js';
 import type { Extension, TableHooks } from '../extensions/define.js';
 import type { ProjectContext } from '../platform/project-context.js';
-import { ApiError, pgrstError } from './errors.js';
+import { pgrstError } from './errors.js';
 import type { ProjectMeta } from './metadata.js';
 import type { ApiRequest, RowsPayload } from './parse/ast.js';
 import { mayCommit, needsCommitDecision } from './respond.js';
@@ -47,12 +47,11 @@ function hookResultRows(value: unknown, hook: string): Record_[] {
   return value as Record_[];
 }
 
-/** Extension code's own failures (not a typed refusal, not the database's error) are logged: the client sees only a 500. */
 async function logged<T>(log: Logger, ref: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof ApiError) && typeof (error as { code?: unknown }).code !== 'string') log.error({ ref, err: error }, 'extension hook failed');
+    logExtensionFault(error, log, ref, 'hook');
     throw error;
   }
 }

@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProjectContext } from '../platform/project-context.js';
 import type { RequestIdentity, TxStatement } from '../db/rls-transaction.js';
-import type { ProjectClaims } from '../auth/jwt.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
 import { allowedMethods } from './allowed-methods.js';
-import { authenticate } from './credentials.js';
+import { authenticate, requestIdentity } from './credentials.js';
 import { ApiError, pgrstError, toApiError } from './errors.js';
 import type { ApiRequest, PlanRequest } from './parse/ast.js';
 import { parseProfile } from './parse/headers.js';
@@ -58,27 +57,6 @@ function allowOf(req: IncomingMessage, project: ProjectDefinition['project'], pa
   } catch {
     return null;
   }
-}
-
-/** Request headers as PostgREST puts them in `request.headers`: lower-case names, first value. */
-function headersJson(req: IncomingMessage): string {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return JSON.stringify(out);
-}
-
-/** Verified claims are cached objects (see verifyProjectToken): their JSON text is too. */
-const claimsText = new WeakMap<ProjectClaims, string>();
-
-function claimsJson(claims: ProjectClaims): string {
-  let text = claimsText.get(claims);
-  if (text === undefined) {
-    text = JSON.stringify(claims);
-    claimsText.set(claims, text);
-  }
-  return text;
 }
 
 /** PostgREST names the schema in its answer when the client chose one. */
@@ -151,13 +129,7 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
         if (key !== null) plans.set(key, plan);
       }
       const { request: apiRequest, built } = plan;
-      const identity: RequestIdentity = {
-        role: claims.role,
-        claims: claimsJson(claims),
-        method: req.method ?? 'GET',
-        path: `/rest/v1${path}`,
-        headers: headersJson(req),
-      };
+      const identity = requestIdentity(req, claims, `/rest/v1${path}`);
       if (apiRequest.plan) {
         writeResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
         return;

@@ -1,0 +1,69 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { BodyTooLargeError, readBody } from '../http/body.js';
+import { JsonTextError, parseJsonText } from '../http/json.js';
+import type { ProjectContext } from '../platform/project-context.js';
+import { authenticate, requestIdentity } from '../rest/credentials.js';
+import { ApiError, invalidBody, pgrstError, toApiError } from '../rest/errors.js';
+import { queryParam } from '../rest/parse/query-string.js';
+import { decodePathSegment } from '../rest/parse/request.js';
+import { writeError, writeResponse } from '../rest/respond.js';
+import { MAX_BODY_BYTES } from '../rest/server.js';
+import { logExtensionFault, requestScope, runEffects } from './context.js';
+import type { Extension } from './define.js';
+import { validate } from './schema.js';
+
+/** `/functions/v1/<name>` of a project: its extension's custom routes. `path` is the part after `/functions/v1`. */
+export type FunctionsHandler = (req: IncomingMessage, res: ServerResponse, path: string, query: string) => Promise<void>;
+
+async function inputOf(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  let body: Buffer;
+  try {
+    body = await readBody(req, res, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new ApiError(413, 'PGRST413', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+    throw error;
+  }
+  try {
+    return parseJsonText(body.toString('utf8'));
+  } catch (error) {
+    throw invalidBody('Empty or invalid json', error instanceof JsonTextError && error.problem === 'depth' ? error.message : null);
+  }
+}
+
+/**
+ * Custom routes: `POST /functions/v1/<name>`, where supabase-js `functions.invoke(name, { body })`
+ * sends its request. The JSON body is validated against the route's input schema (400 `PGRST102`,
+ * the problems in `details`), then the handler runs in one read-write transaction as the caller's
+ * role, as a data API write does: its queries obey RLS, a thrown ExtensionError answers with its
+ * status and code and rolls everything back. 200 with the handler's result as JSON.
+ */
+export function createFunctionsHandler(ctx: ProjectContext, extension: Extension, log: Logger): FunctionsHandler {
+  return async (req, res, path, query) => {
+    try {
+      const claims = authenticate(req.headers, ctx.keyring, queryParam(query, 'apikey'));
+      const name = decodePathSegment(path.replace(/^\/+|\/+$/g, ''));
+      const route = Object.hasOwn(extension.routes, name) ? extension.routes[name] : undefined;
+      if (!route) throw pgrstError('PGRST125', `Could not find the function '${name}' of project "${ctx.ref}"`);
+      if (req.method !== 'POST') {
+        res.setHeader('Allow', 'POST');
+        throw pgrstError('PGRST117', `Unsupported HTTP method: ${req.method ?? ''}`);
+      }
+      const input = await inputOf(req, res);
+      const problems = validate(route.input.json, input);
+      if (problems.length > 0) throw invalidBody(`Invalid input for function '${name}'`, problems.join('; '));
+      const identity = requestIdentity(req, claims, `/functions/v1/${name}`);
+      let effects: (() => void | Promise<void>)[] = [];
+      const { value } = await ctx.executor.interactive(identity, { readOnly: false }, async (run) => {
+        const scope = requestScope(run, claims);
+        effects = scope.effects;
+        return { commit: true, value: await route.handler(input, scope.context) };
+      });
+      await runEffects(effects, log, ctx.ref);
+      writeResponse(res, { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(value ?? null) });
+    } catch (error) {
+      logExtensionFault(error, log, ctx.ref, 'route');
+      writeError(res, toApiError(error), false);
+    }
+  };
+}

@@ -1,0 +1,88 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { FunctionsHttpError } from '@supabase/supabase-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateProject } from '../../generator/generate.js';
+import type { TestHost, TestProject } from '../helpers/platform.js';
+import { errorBody, restCaller, supabaseClient, userToken } from '../e2e/rest/http.js';
+import { blogProject } from './project.js';
+
+/** Custom routes of a project's extension: `POST /functions/v1/<name>`, validated, in the caller's RLS transaction. */
+
+let host: TestHost;
+let project: TestProject;
+const ANN = '00000000-0000-0000-0000-0000000000a1';
+const BOB = '00000000-0000-0000-0000-0000000000b2';
+let ann: string;
+
+function invoke(name: string, body: string, token?: string, method = 'POST'): Promise<Response> {
+  const headers: Record<string, string> = { apikey: project.keys.anon_key, 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  return fetch(`${project.url}/functions/v1/${name}`, { method, headers, body: method === 'GET' ? undefined : body });
+}
+
+beforeAll(async () => {
+  ({ host, project } = await blogProject());
+  ann = userToken(project, ANN);
+  const created = await restCaller(project)('/posts', { method: 'POST', token: ann, body: { title: 'Draft one', slug: '' }, headers: { Prefer: 'return=representation' } });
+  expect(created.status).toBe(201);
+});
+afterAll(() => host?.close());
+
+describe('custom routes', () => {
+  it('refuses input that does not match the schema: 400 PGRST102 with the problems', async () => {
+    const res = await invoke('publish', JSON.stringify({ post_id: 'one', extra: true }), ann);
+    expect([res.status, await res.json()]).toEqual([400, errorBody('PGRST102', "Invalid input for function 'publish'", '$.post_id: expected integer, got string; $.extra: unknown property')]);
+    const broken = await invoke('publish', '{"post_id":', ann);
+    expect([broken.status, await broken.json()]).toEqual([400, errorBody('PGRST102', 'Empty or invalid json')]);
+    const zero = await invoke('publish', JSON.stringify({ post_id: 0 }), ann);
+    expect([zero.status, await zero.json()]).toEqual([400, errorBody('PGRST102', "Invalid input for function 'publish'", '$.post_id: less than 1')]);
+  });
+
+  it('runs the handler as the caller: its own post is published, another user gets the typed 404', async () => {
+    const id = ((await restCaller(project)('/posts?select=id&slug=eq.draft-one', { token: ann })).json as { id: number }[])[0]!.id;
+    const bob = await invoke('publish', JSON.stringify({ post_id: id }), userToken(project, BOB));
+    expect([bob.status, await bob.json()]).toEqual([404, errorBody('post_not_found', `No post ${id} of yours`)]);
+    const res = await invoke('publish', JSON.stringify({ post_id: id }), ann);
+    expect([res.status, await res.json()]).toEqual([200, { id, status: 'published', outbox: 1 }]);
+  });
+
+  it('is what supabase-js functions.invoke calls', async () => {
+    const client = supabaseClient(project, ann);
+    const id = ((await client.from('posts').select('id').eq('slug', 'draft-one').single()).data as { id: number }).id;
+    const { data, error } = await client.functions.invoke('publish', { body: { post_id: id } });
+    expect(error).toBeNull();
+    expect(data).toEqual({ id, status: 'published', outbox: 1 });
+    const refused = await client.functions.invoke('publish', { body: { post_id: -1 } });
+    expect(refused.error).toBeInstanceOf(FunctionsHttpError);
+    expect((refused.error as FunctionsHttpError).context.status).toBe(400);
+  });
+
+  it('answers an unknown route 404 and another method 405 with Allow', async () => {
+    const missing = await invoke('nope', '{}', ann);
+    expect([missing.status, await missing.json()]).toEqual([404, errorBody('PGRST125', `Could not find the function 'nope' of project "${project.record.ref}"`)]);
+    const get = await invoke('publish', '', ann, 'GET');
+    expect([get.status, get.headers.get('allow'), ((await get.json()) as { code: string }).code]).toEqual([405, 'POST', 'PGRST117']);
+  });
+
+  it('is documented with its schemas in the served OpenAPI document, and in openapi.json and api.d.ts once generated', async () => {
+    const expected = {
+      operationId: 'functions.publish',
+      summary: 'Publishes one of your posts',
+      tags: ['Functions (extensions)'],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { type: 'object', properties: { post_id: { type: 'integer', minimum: 1 } }, required: ['post_id'], additionalProperties: false } } },
+      },
+    };
+    const served = (await (await fetch(`${project.url}/openapi.json`, { headers: { apikey: project.keys.anon_key } })).json()) as { paths: Record<string, { post: unknown }> };
+    expect(served.paths['/functions/v1/publish']?.post).toMatchObject(expected);
+    await generateProject(host.platform, project.record);
+    const dir = path.join(host.platform.config.generatedDir, project.record.ref);
+    const document = JSON.parse(await fs.readFile(path.join(dir, 'openapi.json'), 'utf8')) as typeof served;
+    expect(document.paths['/functions/v1/publish']?.post).toMatchObject(expected);
+    const types = await fs.readFile(path.join(dir, 'api.d.ts'), 'utf8');
+    expect(types).toContain('"/functions/v1/publish": {');
+    expect(types).toMatch(/post_id: number;/);
+  });
+});
