@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../runtime/config.js';
+import { loadConfig, type GantryConfig } from '../../runtime/config.js';
+import { typecheckExtensions } from '../../runtime/extensions/typecheck.js';
 import { applySchemaFiles, type SchemaFile } from '../../runtime/platform/bootstrap.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { generateProject } from '../generate.js';
@@ -15,7 +16,20 @@ async function openProject(platform: Platform, ref: string | undefined): Promise
   return record;
 }
 
-/** `gantry gen <ref> | --all [--check]`, `gen --check` (every project). Returns the exit code: 1 when --check finds drift. */
+/**
+ * The project's extensions typechecked against the code just generated (from memory: with --check it is not
+ * written), one `extensions/<ref>/file.ts:LINE:COL message` line per problem.
+ */
+function checkExtensions(config: GantryConfig, ref: string, files: ReadonlyMap<string, string> | undefined): string[] {
+  const dir = path.join(config.generatedDir, ref);
+  const overrides = new Map([...(files ?? [])].map(([file, text]) => [path.join(dir, file), text]));
+  return typecheckExtensions({ extensionsDir: config.extensionsDir, ref, overrides });
+}
+
+/**
+ * `gantry gen <ref> | --all [--check]`, `gen --check` (every project). Returns the exit code: 1 when --check finds
+ * drift, or when a project's extensions do not typecheck against its generated types.
+ */
 export async function genCommand(args: string[], out: Output): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -34,18 +48,21 @@ export async function genCommand(args: string[], out: Output): Promise<number> {
     const results = [];
     for (const record of records) {
       const result = await generateProject(platform, record, { check });
-      results.push({ ref: record.ref, changed: result.changed, removed: result.removed, diff: result.diff });
+      const extensions = checkExtensions(platform.config, record.ref, result.files);
+      results.push({ ref: record.ref, changed: result.changed, removed: result.removed, diff: result.diff, extensions });
     }
     const drift = results.filter((r) => r.changed.length + r.removed.length > 0);
+    const broken = results.filter((r) => r.extensions.length > 0);
     const text = results
       .map((r) =>
-        r.changed.length + r.removed.length === 0
+        (r.changed.length + r.removed.length === 0
           ? `${r.ref}: up to date`
-          : `${r.ref}: ${check ? 'differs' : 'written'}\n${r.diff}`,
+          : `${r.ref}: ${check ? 'differs' : 'written'}\n${r.diff}`)
+        + (r.extensions.length > 0 ? `\n${r.ref}: extensions do not typecheck\n${r.extensions.join('\n')}` : ''),
       )
       .join('\n');
     out.result({ check, projects: results }, text);
-    return check && drift.length > 0 ? 1 : 0;
+    return (check && drift.length > 0) || broken.length > 0 ? 1 : 0;
   } finally {
     await platform.close();
   }

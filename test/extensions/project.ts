@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { generateProject } from '../../generator/generate.js';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../helpers/platform.js';
 
 /** The extension fixture of test/extensions as a project's `extensions/<ref>/index.ts` would hold it. */
@@ -23,6 +24,8 @@ export async function blogProject(): Promise<{ host: TestHost; project: TestProj
   const sql = await fs.readFile(path.join(repoRoot, 'test/fixtures/schemas/extensions.sql'), 'utf8');
   const project = await createTestProject(host.platform, { host: host.host, sql, generate: true });
   await writeExtension(host, project.record.ref, await blogExtension(project.record.ref));
+  // As a developer does after writing an extension: regenerate, so openapi.json and api.d.ts document its routes.
+  await generateProject(host.platform, project.record);
   await host.host.directory.reload(project.record.ref);
   return { host, project };
 }

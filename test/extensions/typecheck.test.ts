@@ -1,0 +1,55 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type TestHost, type TestProject } from '../helpers/platform.js';
+import { blogExtension, blogProject, writeExtension } from './project.js';
+
+/**
+ * The compiler as the reviewer's tool: `gantry gen --check` typechecks a project's extensions against
+ * the types it generates from the live schema, so a migration that breaks one fails with its file and line.
+ */
+
+let host: TestHost;
+let project: TestProject;
+let ref: string;
+
+beforeAll(async () => {
+  ({ host, project } = await blogProject());
+  ref = project.record.ref;
+});
+afterAll(() => host?.close());
+
+describe('gen --check typechecks extensions', () => {
+  it('passes while the extension matches the schema', async () => {
+    const result = await runCli(['gen', '--check', ref], host.env);
+    expect([result.code, result.stdout.trim()]).toEqual([0, `${ref}: up to date`]);
+  });
+
+  it('fails with the extension file and line when a migration renames a column it uses, and passes once fixed', async () => {
+    const migration = path.join(host.env.GANTRY_HOME!, 'rename.sql');
+    await fs.writeFile(migration, 'ALTER TABLE public.posts RENAME COLUMN slug TO handle;');
+    expect((await runCli(['migrate', ref, migration], host.env)).code).toBe(0);
+
+    const broken = await runCli(['gen', '--check', ref], host.env);
+    expect(broken.code).toBe(1);
+    const lines = broken.stdout.trim().split('\n');
+    expect(lines.slice(0, 2)).toEqual([`${ref}: up to date`, `${ref}: extensions do not typecheck`]);
+    const file = `extensions/${ref}/index.ts`;
+    expect(lines.slice(2).map((line) => line.replace(/ on type .*$/, ''))).toEqual([
+      `${file}:18:15 Property 'slug' does not exist`,
+      `${file}:18:34 Property 'slug' does not exist`,
+      `${file}:19:117 Property 'slug' does not exist`,
+      `${file}:20:93 Property 'slug' does not exist`,
+      `${file}:20:116 Property 'slug' does not exist`,
+      `${file}:25:19 Property 'slug' does not exist`,
+      `${file}:31:44 Property 'slug' does not exist`,
+      `${file}:36:39 Property 'slug' does not exist`,
+      `${file}:36:95 Property 'slug' does not exist`,
+    ]);
+
+    const fix = (await blogExtension(ref)).replaceAll('row.slug', 'row.handle').replaceAll('patch.slug', 'patch.handle').replace('WHERE slug =', 'WHERE handle =');
+    await writeExtension(host, ref, fix);
+    const fixed = await runCli(['gen', '--check', ref], host.env);
+    expect([fixed.code, fixed.stdout.trim()]).toEqual([0, `${ref}: up to date`]);
+  });
+});
