@@ -16,6 +16,7 @@ import { ProjectPools } from './pools.js';
 import { ProjectDirectory, type Regenerate } from './project-directory.js';
 import { createRestFastPath } from './rest-fast-path.js';
 import { createServerFactory } from './server-factory.js';
+import { ExtensionWatcher } from './extension-watcher.js';
 
 export interface RunningHost {
   readonly baseUrl: string;
@@ -109,6 +110,10 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log, config.extensionsDir), log, options.regenerate ?? null, config, { idleMs: options.projectIdleMs });
   reclaim = (forRef) => loaded.reclaim(forRef);
   await loaded.start();
+  // Edited extensions of a served project are loaded like regenerated code: a broken edit keeps the served version.
+  const extensions = new ExtensionWatcher(config.extensionsDir, (ref) => {
+    if (loaded.refs().includes(ref)) void loaded.reload(ref);
+  }, log);
   hostApp = createHostApp(loaded, log, inFlight, readiness);
   trustProxy(hostApp, platform.config.trustProxy);
   restFastPath = createRestFastPath(loaded, log, inFlight);
@@ -127,6 +132,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     callsServer.closeAllConnections();
     await stopped;
     await calls.close();
+    extensions.close();
     budget.close();
     await loaded.close();
   };

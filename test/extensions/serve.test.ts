@@ -1,0 +1,76 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { repoRoot } from '../helpers/platform.js';
+import { servedInstallation, shutDown, type Server } from '../helpers/serve-process.js';
+import { createProject, eventually, request, type PrintedKeys } from '../blackbox/projects.js';
+
+/**
+ * `gantry serve` as a user runs it: an extension written or edited while it serves the project is
+ * picked up without a restart; one that does not typecheck or throws at load leaves the served
+ * version in place, and the log says why.
+ */
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
+
+let server: Server;
+let keys: PrintedKeys;
+
+/** An extension whose afterRead stamps every note with `version`; `extra` goes at the top of the module. */
+function noteExtension(ref: string, version: string, extra = ''): string {
+  return [
+    `import { defineExtension } from '${path.join(repoRoot, 'runtime/index.js')}';`,
+    `import type { Database } from '../../generated/${ref}/database.types.js';`,
+    extra,
+    'export default defineExtension<Database>()({',
+    `  tables: { notes: { afterRead: (rows) => rows.map((row) => ({ ...row, version: ${version} })) } },`,
+    '});',
+    '',
+  ].join('\n');
+}
+
+async function writeExtension(text: string): Promise<void> {
+  const dir = path.join(server.inst.home, 'extensions', keys.ref);
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, 'index.ts'), text);
+}
+
+const notes = () => request(`${keys.url}/rest/v1/notes?select=body`, { headers: { apikey: keys.anon_key } });
+
+beforeAll(async () => {
+  server = await servedInstallation();
+  keys = await createProject(server.inst, ['--schema', path.join(repoRoot, 'test/fixtures/schemas/extensions.sql')]);
+  const created = await request(`${keys.url}/rest/v1/notes`, { method: 'POST', headers: { apikey: keys.service_key, 'content-type': 'application/json' }, body: '{"body":"hello"}' });
+  expect(created.status).toBe(201);
+});
+afterAll(async () => {
+  if (server) await shutDown(server);
+});
+
+describe('extensions under gantry serve', () => {
+  it('serves an extension written while the project is served, without a restart', async () => {
+    expect((await notes()).body).toEqual([{ body: 'hello' }]);
+    await writeExtension(noteExtension(keys.ref, '1'));
+    const served = await eventually(60_000, notes, (a) => JSON.stringify(a.body) === '[{"body":"hello","version":1}]');
+    expect(served.status).toBe(200);
+  });
+
+  it('keeps the served version when an edit does not typecheck, and logs the file and line', async () => {
+    await writeExtension(noteExtension(keys.ref, '2', "const count: number = 'two';"));
+    await eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: server.output() }), (a) => a.text.includes('does not typecheck'));
+    expect(server.output()).toContain(`extensions/${keys.ref}/index.ts:3:7 Type 'string' is not assignable to type 'number'.`);
+    expect([(await notes()).status, (await notes()).body]).toEqual([200, [{ body: 'hello', version: 1 }]]);
+  });
+
+  it('keeps the served version when an edit throws at load, and logs why', async () => {
+    await writeExtension(noteExtension(keys.ref, '3', "throw new Error('no configuration for the payment API');"));
+    await eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: server.output() }), (a) => a.text.includes('no configuration for the payment API'));
+    expect(server.output()).toContain(`extensions/${keys.ref} failed to load: no configuration for the payment API`);
+    expect([(await notes()).status, (await notes()).body]).toEqual([200, [{ body: 'hello', version: 1 }]]);
+  });
+
+  it('serves the next edit that loads', async () => {
+    await writeExtension(noteExtension(keys.ref, '4'));
+    await eventually(60_000, notes, (a) => JSON.stringify(a.body) === '[{"body":"hello","version":4}]');
+  });
+});
