@@ -59,7 +59,7 @@ async function generatedFingerprint(dir: string): Promise<string | null> {
  * The OpenAPI paths of the custom routes of `extensions/<ref>/`, read by evaluating it as the host does; none when
  * there is no extension or it does not load (`gen` reports why, from the typecheck that follows it).
  */
-async function extensionFunctionPaths(extensionsDir: string, ref: string): Promise<Record<string, unknown>> {
+export async function extensionFunctionPaths(extensionsDir: string, ref: string): Promise<Record<string, unknown>> {
   const entry = path.join(extensionsDir, ref, 'index.ts');
   if (!(await fs.stat(entry).then(() => true, () => false))) return {};
   const exported = await evaluateBundle(entry, runtime, `extensions/${ref}`).then((m) => m.default, () => null);

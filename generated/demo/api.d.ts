@@ -241,6 +241,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/functions/v1/publish-post": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Publishes a draft post
+     * @description A custom route of the project's extension: it runs in one transaction as the caller's role (row-level security applies). A body that does not match the input schema is answered 400 `PGRST102`, the problems in `details`.
+     */
+    post: operations["functions.publish-post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/openapi.json": {
     parameters: {
       query?: never;
@@ -2563,6 +2583,44 @@ export interface operations {
         };
       };
       401: components["responses"]["Unauthorized"];
+    };
+  };
+  "functions.publish-post": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The draft to publish. */
+          post_id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description The result. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: number;
+            /** @enum {string} */
+            status: "draft" | "published" | "archived";
+            title: string;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      500: components["responses"]["ServerError"];
     };
   };
   "docs.openapi": {

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitProject } from '../../../generator/emit/project.js';
+import { extensionFunctionPaths } from '../../../generator/generate.js';
 import { introspectProject } from '../../../generator/introspect/introspect.js';
 import { writeGenerated } from '../../../generator/write.js';
 import { Platform } from '../../../runtime/platform/platform.js';
@@ -21,13 +22,14 @@ afterAll(async () => {
 });
 
 describe('generated/demo', () => {
-  it('is exactly what the generator emits for the committed demo schema', async () => {
+  it('is exactly what the generator emits for the committed demo schema and extensions/demo', async () => {
     const sql = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
     const { record } = await createTestProject(platform, { sql });
     const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
     await client.connect();
     try {
-      const files = emitProject(await introspectProject(client, { schemas: ['public'] }), { ref: 'demo' });
+      const functionPaths = await extensionFunctionPaths(path.join(repoRoot, 'extensions'), 'demo');
+      const files = emitProject(await introspectProject(client, { schemas: ['public'] }), { ref: 'demo', functionPaths });
       const result = await writeGenerated(path.join(repoRoot, 'generated/demo'), files, { check: true });
       expect(result.diff, 'generated/demo is stale: run `npx gantry gen demo` against the demo schema').toBe('');
     } finally {
