@@ -18,7 +18,7 @@ export type PeerName = 'express' | 'postgraphile' | 'platformatic';
 export const PEER_NAMES: readonly PeerName[] = ['express', 'postgraphile', 'platformatic'];
 
 /** Our scenarios a peer can have an equivalent of. */
-export type ScenarioKey = 'read20' | 'embed' | 'computed' | 'post' | 'rpc';
+export type ScenarioKey = 'read20' | 'read20hooked' | 'embed' | 'computed' | 'post' | 'rpc';
 
 export interface PeerRequest {
   readonly scenario: ScenarioKey;

@@ -13,7 +13,8 @@
  * Node 22 and dependencies are installed into bench/.cache (BENCH_CACHE_DIR) on first use.
  * Options: --connections 50 --duration 10 --runs 3 --big-rows 10000000 (0 skips the
  * estimated-count table) --only "20 rows,post" (parts of scenario names)
- * --peers express|all|none|postgraphile,platformatic,express.
+ * --peers express|all|none|postgraphile,platformatic,express. The 20-row read also runs on a copy of its table
+ * that the bench project's extension hooks with afterRead, and the two reads' ratio is reported.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -56,6 +57,10 @@ const ALL_SCENARIOS: readonly Scenario[] = [
   {
     key: 'read20', name: 'GET 20 rows (RLS, user token)', method: 'GET', path: '/todos?limit=20', rows: todoKeys,
     check: (s, b) => s === 200 && Array.isArray(b) && b.length === 20 && b.every((r) => (r as { owner: string }).owner === OWNER),
+  },
+  {
+    key: 'read20hooked', name: 'GET 20 rows, afterRead hook (RLS, user token)', method: 'GET', path: '/hooked_todos?limit=20',
+    check: (s, b) => s === 200 && Array.isArray(b) && b.length === 20 && b.every((r) => (r as { label: string }).label === `#${(r as { id: number }).id} ${(r as { title: string }).title}`),
   },
   {
     key: 'embed', name: 'GET with a to-many embed', method: 'GET', path: '/projects?select=id,name,tasks(id,title,done)&limit=10',
@@ -175,6 +180,7 @@ async function main(): Promise<void> {
     if (bigRows > 0) await admin.query('INSERT INTO big SELECT g, g % 1000 FROM generate_series(1, $1::bigint) g', [bigRows]);
     await admin.query('VACUUM ANALYZE');
     await admin.end();
+    await writeBenchExtension(platform.config.extensionsDir);
     await generateProject(platform, record);
     const keys = projectKeys(platform.config, record);
     const definition = await loadGeneratedDefinition(platform.config.generatedDir, record.ref, runtime);
@@ -297,6 +303,12 @@ async function main(): Promise<void> {
       lines.push(`| ${scenario.name} | ${fmt(rps)} | ${fmt(median(api.map((r) => r.p50Ms)), 2)} | ${fmt(median(api.map((r) => r.p99Ms)), 2)} | ${api.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
         + (db.length ? `${fmt(tps)} | ${fmt(median(db.map((r) => r.p50Ms)), 2)} / ${fmt(median(db.map((r) => r.p99Ms)), 2)} | **${fmt(rps / tps, 2)}** |` : 'n/a | n/a | n/a |'));
     }
+    const plain = results.get(ALL_SCENARIOS[0]!.name);
+    const hooked = SCENARIOS.find((s) => s.key === 'read20hooked');
+    if (plain?.api.length && hooked) {
+      const ratio = median(results.get(hooked.name)!.api.map((r) => r.rps)) / median(plain.api.map((r) => r.rps));
+      lines.push('', `20-row read with an afterRead hook ÷ the same read without hooks, same rounds: **${fmt(ratio, 2)}**`);
+    }
     if (ceiling10.length) {
       const read = results.get(ALL_SCENARIOS[0]!.name)!;
       const c10 = median(ceiling10.map((r) => r.tps));
@@ -315,6 +327,22 @@ async function main(): Promise<void> {
     await platform.close();
     await fs.rm(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * The bench project's extension: an afterRead hook on `hooked_todos` that adds a label to each row (the rows are
+ * parsed, changed and serialised again, and the request takes the interactive transaction hooks need).
+ */
+async function writeBenchExtension(extensionsDir: string): Promise<void> {
+  await fs.mkdir(path.join(extensionsDir, 'bench'), { recursive: true });
+  await fs.writeFile(path.join(extensionsDir, 'bench', 'index.ts'), [
+    `import { defineExtension } from '${path.join(repoRoot, 'runtime/index.js')}';`,
+    "import type { Database } from '../../generated/bench/database.types.js';",
+    'export default defineExtension<Database>()({',
+    '  tables: { hooked_todos: { afterRead: (rows) => rows.map((row) => ({ ...row, label: `#${row.id} ${row.title}` })) } },',
+    '});',
+    '',
+  ].join('\n'));
 }
 
 /** `count=estimated` answers from planner statistics on a big table; `exact` scans it. */
