@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, type TestHost, type TestProject } from '../helpers/platform.js';
 import { blogExtension, blogProject, writeExtension } from './project.js';
 
@@ -8,6 +8,9 @@ import { blogExtension, blogProject, writeExtension } from './project.js';
  * The compiler as the reviewer's tool: `gantry gen --check` typechecks a project's extensions against
  * the types it generates from the live schema, so a migration that breaks one fails with its file and line.
  */
+
+// Every CLI run is a fresh Node process that loads the generator and the compiler: seconds each on a loaded machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 let host: TestHost;
 let project: TestProject;
