@@ -16,7 +16,13 @@ export type AuditEvent =
   | 'user_created'
   | 'user_deleted'
   | 'user_banned'
-  | 'user_unbanned';
+  | 'user_unbanned'
+  | 'factor_in_progress'
+  | 'challenge_created'
+  | 'verification_attempted'
+  | 'factor_unenrolled'
+  | 'factor_deleted'
+  | 'factor_updated';
 
 export interface AuditEntry {
   readonly event: AuditEvent;
