@@ -11,6 +11,7 @@ import { sharedPasswordPool, type PasswordPool } from './passwords.js';
 import { rateLimitsFrom } from './rate-limits.js';
 import { redirectPolicy } from './redirects.js';
 import { registerAdmin } from './routes/admin.js';
+import { registerFactors } from './routes/factors.js';
 import { registerJwks } from './routes/jwks.js';
 import { registerRecovery } from './routes/recovery.js';
 import { registerResend } from './routes/resend.js';
@@ -68,6 +69,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerResend(router, deps);
   registerUser(router, deps);
   registerAdmin(router, deps);
+  registerFactors(router, deps);
   registerUnsupported(router, deps);
 
   router.use((req: Request, res: Response) => {
