@@ -1,5 +1,6 @@
 -- TOTP multi-factor authentication: factors, their challenges, and what a session's aal2 rests on.
-CREATE TABLE auth.mfa_factors (
+-- Idempotent, as every project migration: a database may already have some of it.
+CREATE TABLE IF NOT EXISTS auth.mfa_factors (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
   friendly_name text NOT NULL DEFAULT '',
@@ -14,24 +15,24 @@ CREATE TABLE auth.mfa_factors (
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX mfa_factors_user_idx ON auth.mfa_factors (user_id, created_at);
-CREATE UNIQUE INDEX mfa_factors_user_friendly_name_key ON auth.mfa_factors (user_id, friendly_name) WHERE friendly_name <> '';
+CREATE INDEX IF NOT EXISTS mfa_factors_user_idx ON auth.mfa_factors (user_id, created_at);
+CREATE UNIQUE INDEX IF NOT EXISTS mfa_factors_user_friendly_name_key ON auth.mfa_factors (user_id, friendly_name) WHERE friendly_name <> '';
 
-CREATE TABLE auth.mfa_challenges (
+CREATE TABLE IF NOT EXISTS auth.mfa_challenges (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   factor_id uuid NOT NULL REFERENCES auth.mfa_factors (id) ON DELETE CASCADE,
   ip_address text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
   verified_at timestamptz
 );
-CREATE INDEX mfa_challenges_factor_idx ON auth.mfa_challenges (factor_id);
+CREATE INDEX IF NOT EXISTS mfa_challenges_factor_idx ON auth.mfa_challenges (factor_id);
 
 -- The factor a session reached aal2 with and when: the access token's `totp` amr entry.
-ALTER TABLE auth.sessions ADD COLUMN factor_id uuid, ADD COLUMN mfa_verified_at timestamptz;
-CREATE INDEX sessions_factor_idx ON auth.sessions (factor_id) WHERE factor_id IS NOT NULL;
+ALTER TABLE auth.sessions ADD COLUMN IF NOT EXISTS factor_id uuid, ADD COLUMN IF NOT EXISTS mfa_verified_at timestamptz;
+CREATE INDEX IF NOT EXISTS sessions_factor_idx ON auth.sessions (factor_id) WHERE factor_id IS NOT NULL;
 
 -- A user's factors as the user object lists them (no secret), oldest first; null when none.
-CREATE FUNCTION auth.user_factors(user_id uuid) RETURNS jsonb LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION auth.user_factors(user_id uuid) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_agg(jsonb_build_object(
            'id', f.id, 'created_at', f.created_at, 'updated_at', f.updated_at, 'status', f.status,
            'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'last_challenged_at', f.last_challenged_at)
