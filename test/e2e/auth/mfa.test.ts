@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { base32Decode, hotp, totpStep } from '../../../runtime/auth/totp.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { uniqueEmail } from '../../integration/auth/harness.js';
+import { supabaseClient } from '../rest/http.js';
 
 /**
  * supabase-js's auth.mfa API against a served project, and a row-level security
@@ -26,12 +27,7 @@ CREATE POLICY mfa_only ON public.vault AS RESTRICTIVE FOR ALL TO authenticated
 let host: TestHost;
 let project: TestProject;
 
-function client(key: string = project.keys.anon_key): SupabaseClient {
-  return createClient(project.url, key, {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-    realtime: { transport: WebSocket as never },
-  });
-}
+const client = (): SupabaseClient => supabaseClient(project);
 
 function claimsOf(token: string | undefined): Record<string, unknown> {
   return JSON.parse(Buffer.from((token ?? '').split('.')[1] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
@@ -127,7 +123,10 @@ describe('supabase-js auth.mfa', () => {
     const enrolled = await supabase.auth.mfa.enroll({ factorType: 'totp', friendlyName: 'to delete' });
     const factorId = enrolled.data?.id as string;
 
-    const adminClient = client(project.keys.service_key);
+    const adminClient = createClient(project.url, project.keys.service_key, {
+      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+      realtime: { transport: WebSocket as never },
+    });
     const listed = await adminClient.auth.admin.mfa.listFactors({ userId });
     expect(listed.error).toBeNull();
     expect(listed.data?.factors.map((f) => [f.id, f.factor_type, f.status, f.friendly_name])).toEqual([[factorId, 'totp', 'unverified', 'to delete']]);
