@@ -206,6 +206,20 @@ describe('enrol, challenge, verify', () => {
   });
 });
 
+describe('replay under concurrency', () => {
+  it('of two verifications racing with one code on two challenges, exactly one succeeds', async () => {
+    const user = await signUp('mfa-race');
+    const { id, secret } = await enroll(user.accessToken);
+    const [first, second] = await Promise.all([challenge(user.accessToken, id), challenge(user.accessToken, id)]);
+    const code = totpCode(base32Decode(secret), nowSeconds());
+    const answers = await Promise.all(
+      [first, second].map((challengeId) => asUser(user.accessToken, 'POST', `/factors/${id}/verify`, { challenge_id: challengeId, code })),
+    );
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 422]);
+    expect(answers.find((res) => res.status === 422)?.body.code).toBe('mfa_verification_failed');
+  });
+});
+
 describe('refusals', () => {
   it('an expired challenge is refused and removed', async () => {
     const user = await signUp('mfa-expiry');
