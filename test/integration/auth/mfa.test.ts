@@ -112,9 +112,15 @@ describe('enrol, challenge, verify', () => {
     expect(Object.keys(listed.body).indexOf('factors')).toBe(Object.keys(listed.body).indexOf('user_metadata') + 1);
 
     project.clock.advance(5);
+    const challengedFrom = nowSeconds();
     const created = await asUser(user.accessToken, 'POST', `/factors/${enrolled.id}/challenge`, {});
+    const challengedBy = nowSeconds();
     expect(created.status).toBe(200);
-    expect(created.body).toEqual({ id: expect.any(String), type: 'totp', expires_at: nowSeconds() + 300 });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      type: 'totp',
+      expires_at: expect.toSatisfy((t: number) => t >= challengedFrom + 300 && t <= challengedBy + 300),
+    });
 
     const key = base32Decode(enrolled.secret);
     const step = totpStep(nowSeconds());
@@ -133,14 +139,16 @@ describe('enrol, challenge, verify', () => {
     );
 
     const code = hotp(key, step);
+    const verifiedFrom = nowSeconds();
     const verified = await asUser(user.accessToken, 'POST', `/factors/${enrolled.id}/verify`, { challenge_id: created.body.id, code });
     expect(verified.status).toBe(200);
     expect(Object.keys(verified.body)).toEqual(['access_token', 'token_type', 'expires_in', 'expires_at', 'refresh_token', 'user']);
     const claims = decodeJwt(verified.body.access_token);
     expect(claims.aal).toBe('aal2');
     expect(claims.session_id).toBe(decodeJwt(user.accessToken).session_id);
+    const verifiedBy = nowSeconds();
     expect(claims.amr).toEqual([
-      { method: 'totp', timestamp: nowSeconds() },
+      { method: 'totp', timestamp: expect.toSatisfy((t: number) => t >= verifiedFrom && t <= verifiedBy) },
       { method: 'password', timestamp: (decodeJwt(user.accessToken).amr as { timestamp: number }[])[0]?.timestamp },
     ]);
     expect(verified.body.user.factors).toEqual([expect.objectContaining({ id: enrolled.id, status: 'verified', last_challenged_at: expect.any(String) })]);
@@ -203,6 +211,24 @@ describe('enrol, challenge, verify', () => {
       code: totpCode(base32Decode(secret), nowSeconds()),
     });
     expect([res.status, decodeJwt(res.body.access_token).aal]).toEqual([200, 'aal2']);
+  });
+});
+
+describe('storage', () => {
+  it('the API roles can read neither the factor tables nor auth.user_factors()', async () => {
+    const client = await project.db.connect();
+    try {
+      for (const role of ['anon', 'authenticated']) {
+        for (const sql of ['SELECT * FROM auth.mfa_factors', 'SELECT * FROM auth.mfa_challenges', 'SELECT auth.user_factors(gen_random_uuid())']) {
+          await client.query('BEGIN');
+          await client.query(`SET LOCAL ROLE ${role}`);
+          await expect(client.query(sql)).rejects.toMatchObject({ code: '42501' });
+          await client.query('ROLLBACK');
+        }
+      }
+    } finally {
+      client.release();
+    }
   });
 });
 
