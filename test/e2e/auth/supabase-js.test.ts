@@ -248,7 +248,7 @@ describe('supabase-js against Gantry settings and features it lacks', () => {
     ]);
   });
 
-  it('gets 403 bad_jwt for a forged token and the disabled codes for magic links, MFA and anonymous sign-ins', async () => {
+  it('gets 403 bad_jwt for a forged token and the disabled codes for magic links, phone MFA and anonymous sign-ins', async () => {
     const supabase = client(autoconfirm);
     const { data } = await supabase.auth.signUp({ email: uniqueEmail('feat'), password: 'secret-pw-1' });
     const forged = await supabase.auth.getUser(`${data.session?.access_token.slice(0, -4)}AAAA`);
@@ -257,8 +257,8 @@ describe('supabase-js against Gantry settings and features it lacks', () => {
 
     const otp = await client(autoconfirm).auth.signInWithOtp({ email: uniqueEmail('otp') });
     expect([otp.error?.status, otp.error?.code]).toEqual([422, 'email_provider_disabled']);
-    const enroll = await supabase.auth.mfa.enroll({ factorType: 'totp' });
-    expect([enroll.error?.status, enroll.error?.code]).toEqual([422, 'mfa_totp_enroll_not_enabled']);
+    const enroll = await supabase.auth.mfa.enroll({ factorType: 'phone', phone: '+15555550100' });
+    expect([enroll.error?.status, enroll.error?.code]).toEqual([422, 'mfa_phone_enroll_not_enabled']);
     const anonymous = await client(autoconfirm).auth.signInAnonymously();
     expect([anonymous.error?.status, anonymous.error?.code]).toEqual([422, 'anonymous_provider_disabled']);
   });
