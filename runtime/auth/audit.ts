@@ -18,7 +18,13 @@ export type AuditEvent =
   | 'user_banned'
   | 'user_unbanned'
   | 'user_invited'
-  | 'user_reauthenticate_requested';
+  | 'user_reauthenticate_requested'
+  | 'factor_in_progress'
+  | 'challenge_created'
+  | 'verification_attempted'
+  | 'factor_unenrolled'
+  | 'factor_deleted'
+  | 'factor_updated';
 
 export interface AuditEntry {
   readonly event: AuditEvent;

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/transaction.js';
 import type { ProjectSettings } from '../platform/project-context.js';
 
-export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'otp' | 'magiclink' | 'user' | 'verify' | 'anonymous';
+export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'otp' | 'magiclink' | 'user' | 'verify' | 'anonymous' | 'mfa_challenge' | 'mfa_verify';
 
 export interface RateLimitRule {
   readonly limit: number;
@@ -14,6 +14,9 @@ export type RateLimitConfig = Readonly<Record<RateLimitBucket, RateLimitRule>>;
 export const RATE_LIMIT_WINDOW_SECONDS = 300;
 /** Except anonymous sign-ins, counted per hour. */
 const ANONYMOUS_WINDOW_SECONDS = 3600;
+
+/** GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY's default: 15 per minute, for challenge and verify each. */
+const MFA_RULE: RateLimitRule = { limit: 15, windowSeconds: 60 };
 
 /**
  * The buckets' rules from the project's settings (GoTrue's grouping): /token has its
@@ -34,6 +37,8 @@ export function rateLimitsFrom(settings: ProjectSettings): RateLimitConfig {
     magiclink: otp,
     user: otp,
     anonymous: { limit: settings['auth.rate_limit.anonymous_users'], windowSeconds: ANONYMOUS_WINDOW_SECONDS },
+    mfa_challenge: MFA_RULE,
+    mfa_verify: MFA_RULE,
   };
 }
 

@@ -13,6 +13,7 @@ import { redirectPolicy } from './redirects.js';
 import { registerAdmin } from './routes/admin.js';
 import { registerGenerateLink } from './routes/generate-link.js';
 import { registerInvite } from './routes/invite.js';
+import { registerFactors } from './routes/factors.js';
 import { registerJwks } from './routes/jwks.js';
 import { registerOtp } from './routes/otp.js';
 import { registerReauthenticate } from './routes/reauthenticate.js';
@@ -76,6 +77,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerAdmin(router, deps);
   registerInvite(router, deps);
   registerGenerateLink(router, deps);
+  registerFactors(router, deps);
   registerUnsupported(router, deps);
 
   router.use((req: Request, res: Response) => {

@@ -1,3 +1,4 @@
+import { amrClaims } from './amr.js';
 import type { AuthDeps } from './auth-deps.js';
 import { issuerOf } from './auth-deps.js';
 import { signAccessToken } from './jwt.js';
@@ -31,7 +32,7 @@ export function sessionJson(deps: AuthDeps, user: UserRow, session: SessionRow, 
     user_metadata: user.raw_user_meta_data,
     role: user.role,
     aal: session.aal,
-    amr: [{ method: session.amr_method, timestamp: Math.floor(session.created_at.getTime() / 1000) }],
+    amr: amrClaims(session),
     session_id: session.id,
     is_anonymous: user.is_anonymous,
   });

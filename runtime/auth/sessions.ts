@@ -9,7 +9,7 @@ import {
   tokenHashesEqual,
 } from './opaque-tokens.js';
 import type { UserRow } from './user-json.js';
-import { isBanned } from './users.js';
+import { findUserById, isBanned } from './users.js';
 
 /** How a session was opened (the amr claim); PKCE exchanges name the flow as GoTrue does (`email/signup`, `magiclink`, `invite`). */
 export type AmrMethod = 'password' | 'recovery' | 'otp' | 'email_change' | 'email/signup' | 'magiclink' | 'invite' | 'anonymous';
@@ -24,6 +24,9 @@ export interface SessionRow {
   readonly created_at: Date;
   readonly revoked_at: Date | null;
   readonly revoked_reason: string | null;
+  /** The MFA factor the session reached aal2 with, and when (absent before project migration 005). */
+  readonly factor_id?: string | null;
+  readonly mfa_verified_at?: Date | null;
 }
 
 export interface IssuedSession {
@@ -79,14 +82,38 @@ export async function revokeSessions(
      WHERE user_id = $1 AND revoked_at IS NULL${filter} RETURNING id`,
     values,
   );
-  if (rows.length > 0) {
-    await db.query(
-      `UPDATE auth.refresh_tokens SET revoked = true, revoked_at = coalesce(revoked_at, $2), updated_at = $2
-       WHERE session_id = ANY($1::uuid[]) AND NOT revoked`,
-      [rows.map((r) => r.id), now],
-    );
-  }
+  await revokeRefreshTokens(db, rows.map((r) => r.id), now);
   return rows.length;
+}
+
+async function revokeRefreshTokens(db: Queryable, sessionIds: readonly string[], now: Date): Promise<void> {
+  if (sessionIds.length === 0) return;
+  await db.query(
+    `UPDATE auth.refresh_tokens SET revoked = true, revoked_at = coalesce(revoked_at, $2), updated_at = $2
+     WHERE session_id = ANY($1::uuid[]) AND NOT revoked`,
+    [sessionIds, now],
+  );
+}
+
+/** After an MFA verification GoTrue ends the user's sessions below aal2 (other devices signed in without the factor). */
+export async function revokeAal1Sessions(db: Queryable, userId: string, now: Date): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE auth.sessions SET revoked_at = $2, revoked_reason = 'mfa', updated_at = $2
+     WHERE user_id = $1 AND revoked_at IS NULL AND aal = 'aal1' RETURNING id`,
+    [userId, now],
+  );
+  await revokeRefreshTokens(db, rows.map((r) => r.id), now);
+  return rows.length;
+}
+
+/**
+ * A fresh refresh token for a session whose level just changed (MFA verification): every
+ * earlier token of the session is revoked without a successor, so a token issued at aal1
+ * can never be exchanged for the aal2 session (presenting one is reuse).
+ */
+export async function replaceRefreshToken(db: Queryable, session: SessionRow, now: Date): Promise<string> {
+  await revokeRefreshTokens(db, [session.id], now);
+  return insertRefreshToken(db, session.user_id, session.id, null, now);
 }
 
 interface TokenRow {
@@ -149,9 +176,8 @@ export async function refreshSession(
     if (session === undefined || token === undefined || !tokenHashesEqual(token.token_hash, presentedHash)) {
       return { kind: 'not_found', userId: null };
     }
-    const users = await db.query<UserRow>('SELECT * FROM auth.users WHERE id = $1', [token.user_id]);
-    const user = users.rows[0];
-    if (user === undefined) return { kind: 'not_found', userId: null };
+    const user = await findUserById(db, token.user_id);
+    if (user === null) return { kind: 'not_found', userId: null };
     if (isBanned(user, now)) return { kind: 'banned', userId: user.id };
 
     if (!token.revoked) {

@@ -1,3 +1,5 @@
+import { factorJson, type ListedFactor } from './factors.js';
+
 /** A row of auth.users as the pg driver returns it. */
 export interface UserRow {
   readonly id: string;
@@ -22,6 +24,8 @@ export interface UserRow {
   readonly created_at: Date;
   readonly updated_at: Date;
   readonly is_anonymous: boolean;
+  /** The user's MFA factors where the query asked for them (users.ts), null when none. */
+  readonly factors?: readonly ListedFactor[] | null;
 }
 
 export type UserJson = Record<string, unknown> & { readonly id: string; readonly email: string };
@@ -75,6 +79,7 @@ export function userJson(user: UserRow): UserJson {
     last_sign_in_at: iso(user.last_sign_in_at),
     app_metadata: user.raw_app_meta_data,
     user_metadata: user.raw_user_meta_data,
+    factors: user.factors === null || user.factors === undefined || user.factors.length === 0 ? undefined : user.factors.map(factorJson),
     identities: identitiesOf(user),
     created_at: user.created_at.toISOString(),
     updated_at: user.updated_at.toISOString(),

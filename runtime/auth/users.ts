@@ -1,8 +1,11 @@
 import type { Queryable } from '../db/transaction.js';
 import type { UserRow } from './user-json.js';
 
+/** A user row with its MFA factors (`factors`, null when none), as every user answer lists them. */
+const USER_COLUMNS = '*, auth.user_factors(id) AS factors';
+
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>('SELECT * FROM auth.users WHERE lower(email) = lower($1)', [email]);
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM auth.users WHERE lower(email) = lower($1)`, [email]);
   return rows[0] ?? null;
 }
 
@@ -24,7 +27,7 @@ export function isUuid(value: unknown): value is string {
 
 export async function findUserById(db: Queryable, id: string, forUpdate = false): Promise<UserRow | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await db.query<UserRow>(`SELECT * FROM auth.users WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM auth.users WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   return rows[0] ?? null;
 }
 
@@ -118,7 +121,7 @@ export async function updateUser(db: Queryable, id: string, change: UserChange, 
     sets.push(`${column} = $${values.length}`);
   }
   try {
-    const { rows } = await db.query<UserRow>(`UPDATE auth.users SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values);
+    const { rows } = await db.query<UserRow>(`UPDATE auth.users SET ${sets.join(', ')} WHERE id = $1 RETURNING ${USER_COLUMNS}`, values);
     return rows[0] ?? null;
   } catch (error) {
     if ((error as { code?: string }).code === '23505') throw new DuplicateEmailError('email already registered');
@@ -128,7 +131,7 @@ export async function updateUser(db: Queryable, id: string, change: UserChange, 
 
 export async function listUsers(db: Queryable, limit: number, offset: number): Promise<{ users: UserRow[]; total: number }> {
   const [page, count] = await Promise.all([
-    db.query<UserRow>('SELECT * FROM auth.users ORDER BY created_at DESC, id LIMIT $1 OFFSET $2', [limit, offset]),
+    db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM auth.users ORDER BY created_at DESC, id LIMIT $1 OFFSET $2`, [limit, offset]),
     db.query<{ total: string }>('SELECT count(*) AS total FROM auth.users'),
   ]);
   return { users: page.rows, total: Number(count.rows[0]?.total ?? 0) };
@@ -136,7 +139,7 @@ export async function listUsers(db: Queryable, limit: number, offset: number): P
 
 export async function deleteUser(db: Queryable, id: string): Promise<UserRow | null> {
   if (!isUuid(id)) return null;
-  const { rows } = await db.query<UserRow>('DELETE FROM auth.users WHERE id = $1 RETURNING *', [id]);
+  const { rows } = await db.query<UserRow>(`DELETE FROM auth.users WHERE id = $1 RETURNING ${USER_COLUMNS}`, [id]);
   return rows[0] ?? null;
 }
 

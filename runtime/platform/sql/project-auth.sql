@@ -46,9 +46,13 @@ CREATE TABLE auth.sessions (
   revoked_at timestamptz,
   -- logout, password, admin or reuse: a token of a session revoked for reuse is
   -- answered "already used", any other revoked session "no valid session".
-  revoked_reason text
+  revoked_reason text,
+  -- The factor the session reached aal2 with and when: the access token's `totp` amr entry.
+  factor_id uuid,
+  mfa_verified_at timestamptz
 );
 CREATE INDEX sessions_user_id_idx ON auth.sessions (user_id);
+CREATE INDEX sessions_factor_idx ON auth.sessions (factor_id) WHERE factor_id IS NOT NULL;
 
 -- Refresh tokens are stored only as SHA-256 hashes; parent links the rotation chain.
 -- child_sealed is the successor token encrypted under a key derived from this
@@ -116,6 +120,44 @@ CREATE TABLE auth.rate_limits (
   hits integer NOT NULL,
   PRIMARY KEY (bucket, key)
 );
+
+-- TOTP factors and their challenges (project migration 005_mfa_factors).
+CREATE TABLE auth.mfa_factors (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
+  friendly_name text NOT NULL DEFAULT '',
+  factor_type text NOT NULL CHECK (factor_type = 'totp'),
+  status text NOT NULL CHECK (status IN ('unverified', 'verified')),
+  -- The TOTP secret under AES-256-GCM with a key derived from the project's JWT secret (kept in the
+  -- platform registry, not here), bound to the factor id: a copy of this database alone yields no secret.
+  secret_sealed text NOT NULL,
+  -- The last TOTP time step accepted: a code (or an older one) is never accepted twice.
+  last_used_step bigint,
+  last_challenged_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX mfa_factors_user_idx ON auth.mfa_factors (user_id, created_at);
+CREATE UNIQUE INDEX mfa_factors_user_friendly_name_key ON auth.mfa_factors (user_id, friendly_name) WHERE friendly_name <> '';
+
+CREATE TABLE auth.mfa_challenges (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  factor_id uuid NOT NULL REFERENCES auth.mfa_factors (id) ON DELETE CASCADE,
+  ip_address text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  verified_at timestamptz
+);
+CREATE INDEX mfa_challenges_factor_idx ON auth.mfa_challenges (factor_id);
+
+-- A user's factors as the user object lists them (no secret), oldest first; null when none.
+CREATE FUNCTION auth.user_factors(user_id uuid) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_agg(jsonb_build_object(
+           'id', f.id, 'created_at', f.created_at, 'updated_at', f.updated_at, 'status', f.status,
+           'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'last_challenged_at', f.last_challenged_at)
+         ORDER BY f.created_at, f.id)
+  FROM auth.mfa_factors f WHERE f.user_id = $1
+$$;
+REVOKE EXECUTE ON FUNCTION auth.user_factors(uuid) FROM PUBLIC;
 
 CREATE FUNCTION auth.jwt() RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT coalesce(nullif(current_setting('request.jwt.claims', true), '')::jsonb, '{}'::jsonb)

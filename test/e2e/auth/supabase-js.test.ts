@@ -240,15 +240,15 @@ describe('supabase-js against Gantry settings and features it lacks', () => {
     ]);
   });
 
-  it('gets 403 bad_jwt for a forged token and the disabled codes for MFA and anonymous sign-ins', async () => {
+  it('gets 403 bad_jwt for a forged token and the disabled codes for phone MFA and anonymous sign-ins', async () => {
     const supabase = client(autoconfirm);
     const { data } = await supabase.auth.signUp({ email: uniqueEmail('feat'), password: 'secret-pw-1' });
     const forged = await supabase.auth.getUser(`${data.session?.access_token.slice(0, -4)}AAAA`);
     expect([forged.error?.status, forged.error?.code]).toEqual([403, 'bad_jwt']);
     expect(forged.error?.message).toMatch(/^invalid JWT: unable to parse or verify signature, /);
 
-    const enroll = await supabase.auth.mfa.enroll({ factorType: 'totp' });
-    expect([enroll.error?.status, enroll.error?.code]).toEqual([422, 'mfa_totp_enroll_not_enabled']);
+    const enroll = await supabase.auth.mfa.enroll({ factorType: 'phone', phone: '+15555550100' });
+    expect([enroll.error?.status, enroll.error?.code]).toEqual([422, 'mfa_phone_enroll_not_enabled']);
     const anonymous = await client(autoconfirm).auth.signInAnonymously();
     expect([anonymous.error?.status, anonymous.error?.code]).toEqual([422, 'anonymous_provider_disabled']);
   });

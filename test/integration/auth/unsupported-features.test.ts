@@ -58,7 +58,6 @@ describe('endpoints for a signed-in user', () => {
   it.each<Case>([
     ['GET', '/user/identities/authorize?provider=github', undefined, 404, 'manual_linking_disabled', 'Manual linking is disabled'],
     ['DELETE', `/user/identities/${FACTOR}`, undefined, 404, 'manual_linking_disabled', 'Manual linking is disabled'],
-    ['POST', '/factors', { factor_type: 'totp' }, 422, 'mfa_totp_enroll_not_enabled', 'MFA enroll is disabled for TOTP'],
     ['POST', '/factors', { factor_type: 'phone', phone: '+15555550100' }, 422, 'mfa_phone_enroll_not_enabled', 'MFA enroll is disabled for Phone'],
     ['POST', '/factors', { factor_type: 'sms' }, 400, 'validation_failed', 'factor_type needs to be totp, phone, or webauthn'],
     ['POST', `/factors/${FACTOR}/challenge`, {}, 404, 'mfa_factor_not_found', 'Factor not found'],

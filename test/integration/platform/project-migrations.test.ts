@@ -74,6 +74,25 @@ describe('project database migrations', () => {
     expect(health.status).toBe(200);
   });
 
+  it('a database made before MFA gets its factor tables, session columns and user_factors() when a host loads it', async () => {
+    const { record } = await createTestProject(host.platform, { host: host.host });
+    await withDatabase(record.databaseName, async (client) => {
+      await client.query(`DROP FUNCTION auth.user_factors(uuid); DROP TABLE auth.mfa_challenges, auth.mfa_factors;
+        ALTER TABLE auth.sessions DROP COLUMN factor_id, DROP COLUMN mfa_verified_at;
+        DELETE FROM auth.schema_migrations WHERE version = '005_mfa_factors'`);
+    });
+    await host.host.directory.reload(record.ref);
+    await withDatabase(record.databaseName, async (client) => {
+      const { rows } = await client.query(`
+        SELECT to_regclass('auth.mfa_factors') IS NOT NULL AS factors, to_regclass('auth.mfa_challenges') IS NOT NULL AS challenges,
+               (SELECT array_agg(column_name::text ORDER BY column_name) FROM information_schema.columns
+                 WHERE table_schema = 'auth' AND table_name = 'sessions' AND column_name IN ('factor_id', 'mfa_verified_at')) AS columns,
+               auth.user_factors(gen_random_uuid()) AS none,
+               (SELECT array_agg(version ORDER BY version) FROM auth.schema_migrations) AS recorded`);
+      expect(rows[0]).toEqual({ factors: true, challenges: true, columns: ['factor_id', 'mfa_verified_at'], none: null, recorded: versions });
+    });
+  });
+
   it('loading a current database runs no DDL, so the schema watcher is not woken (no reload loop)', async () => {
     const { record } = await createTestProject(host.platform, { host: host.host });
     await withDatabase(record.databaseName, async (client) => {

@@ -33,7 +33,7 @@ describe('rate limit settings', () => {
 });
 
 describe('rateLimitsFrom', () => {
-  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes but anonymous sign-ins over an hour', () => {
+  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes but anonymous sign-ins over an hour and MFA challenge and verify at 15 a minute', () => {
     const limits = rateLimitsFrom({
       ...resolveSettings({}),
       'auth.rate_limit.token_refresh': 11,
@@ -42,7 +42,8 @@ describe('rateLimitsFrom', () => {
       'auth.rate_limit.anonymous_users': 14,
     });
     const rule = (limit: number) => ({ limit, windowSeconds: 300 });
-    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), otp: rule(13), magiclink: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 } });
+    const mfa = { limit: 15, windowSeconds: 60 };
+    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), otp: rule(13), magiclink: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 }, mfa_challenge: mfa, mfa_verify: mfa });
   });
 });
 

@@ -1,0 +1,22 @@
+import type { SessionRow } from './sessions.js';
+
+export interface AmrEntry {
+  readonly method: string;
+  readonly timestamp: number;
+}
+
+function seconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+/**
+ * The access token's `amr`: how the session was opened and, once a TOTP code was
+ * verified in it, a `totp` entry; most recent first, as GoTrue orders them.
+ */
+export function amrClaims(session: SessionRow): AmrEntry[] {
+  const entries: AmrEntry[] = [{ method: session.amr_method, timestamp: seconds(session.created_at) }];
+  if (session.mfa_verified_at !== null && session.mfa_verified_at !== undefined) {
+    entries.push({ method: 'totp', timestamp: seconds(session.mfa_verified_at) });
+  }
+  return entries.sort((a, b) => b.timestamp - a.timestamp);
+}

@@ -1,0 +1,190 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/transaction.js';
+
+/** A row of auth.mfa_factors. */
+export interface FactorRow {
+  readonly id: string;
+  readonly user_id: string;
+  readonly friendly_name: string;
+  readonly factor_type: 'totp';
+  readonly status: 'unverified' | 'verified';
+  readonly secret_sealed: string;
+  readonly last_used_step: string | null;
+  readonly last_challenged_at: Date | null;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+export interface ChallengeRow {
+  readonly id: string;
+  readonly factor_id: string;
+  readonly ip_address: string;
+  readonly created_at: Date;
+  readonly verified_at: Date | null;
+}
+
+/** What `auth.user_factors()` gives per factor: the row without secrets, timestamps as JSON strings. */
+export interface ListedFactor {
+  readonly id: string;
+  readonly created_at: string | Date;
+  readonly updated_at: string | Date;
+  readonly status: string;
+  readonly friendly_name: string;
+  readonly factor_type: string;
+  readonly last_challenged_at: string | Date | null;
+}
+
+/** Supabase Auth's defaults (GOTRUE_MFA_*). */
+export const MAX_ENROLLED_FACTORS = 10;
+export const MAX_VERIFIED_FACTORS = 10;
+export const CHALLENGE_EXPIRY_SECONDS = 300;
+/** An unverified factor nobody challenged is dropped after this long. */
+export const UNVERIFIED_FACTOR_EXPIRY_SECONDS = 300;
+
+function iso(value: string | Date): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** GoTrue's factor object: its keys in its order, an empty friendly_name left out, `phone` always a string. */
+export function factorJson(factor: ListedFactor): Record<string, unknown> {
+  return {
+    id: factor.id,
+    created_at: iso(factor.created_at),
+    updated_at: iso(factor.updated_at),
+    status: factor.status,
+    ...(factor.friendly_name === '' ? {} : { friendly_name: factor.friendly_name }),
+    factor_type: factor.factor_type,
+    phone: '',
+    last_challenged_at: factor.last_challenged_at === null ? null : iso(factor.last_challenged_at),
+  };
+}
+
+function secretKey(jwtSecret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', jwtSecret, Buffer.alloc(0), 'gantry mfa totp secret', 32));
+}
+
+/**
+ * The TOTP secret under AES-256-GCM with a key derived from the project's JWT secret
+ * (which lives in the platform registry, not in the project database), bound to
+ * the factor id so a sealed secret cannot be moved to another factor.
+ */
+export function sealTotpSecret(jwtSecret: string, factorId: string, secret: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', secretKey(jwtSecret), iv);
+  cipher.setAAD(Buffer.from(factorId, 'utf8'));
+  const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+}
+
+/** Throws when the sealed value was not made by sealTotpSecret for this factor and secret. */
+export function openTotpSecret(jwtSecret: string, factorId: string, sealed: string): string {
+  const raw = Buffer.from(sealed, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', secretKey(jwtSecret), raw.subarray(0, 12));
+  decipher.setAAD(Buffer.from(factorId, 'utf8'));
+  decipher.setAuthTag(raw.subarray(raw.length - 16));
+  return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
+}
+
+export async function listFactors(db: Queryable, userId: string): Promise<FactorRow[]> {
+  const { rows } = await db.query<FactorRow>('SELECT * FROM auth.mfa_factors WHERE user_id = $1 ORDER BY created_at, id', [userId]);
+  return rows;
+}
+
+export async function findOwnedFactor(db: Queryable, userId: string, factorId: string, forUpdate = false): Promise<FactorRow | null> {
+  const { rows } = await db.query<FactorRow>(
+    `SELECT * FROM auth.mfa_factors WHERE id = $1 AND user_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [factorId, userId],
+  );
+  return rows[0] ?? null;
+}
+
+/** GoTrue's clean-up before an enrolment: unverified factors never challenged, older than the expiry. */
+export async function deleteAbandonedFactors(db: Queryable, userId: string, now: Date): Promise<void> {
+  await db.query(
+    `DELETE FROM auth.mfa_factors f WHERE f.user_id = $1 AND f.status <> 'verified'
+       AND NOT EXISTS (SELECT 1 FROM auth.mfa_challenges c WHERE c.factor_id = f.id)
+       AND f.created_at + make_interval(secs => $3) < $2`,
+    [userId, now, UNVERIFIED_FACTOR_EXPIRY_SECONDS],
+  );
+}
+
+export async function insertTotpFactor(
+  db: Queryable,
+  factor: { readonly id: string; readonly userId: string; readonly friendlyName: string; readonly secretSealed: string },
+  now: Date,
+): Promise<FactorRow> {
+  const { rows } = await db.query<FactorRow>(
+    `INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, secret_sealed, created_at, updated_at)
+     VALUES ($1, $2, $3, 'totp', 'unverified', $4, $5, $5) RETURNING *`,
+    [factor.id, factor.userId, factor.friendlyName, factor.secretSealed, now],
+  );
+  return rows[0] as FactorRow;
+}
+
+export async function insertChallenge(db: Queryable, factorId: string, ip: string, now: Date): Promise<ChallengeRow> {
+  const { rows } = await db.query<ChallengeRow>(
+    'INSERT INTO auth.mfa_challenges (factor_id, ip_address, created_at) VALUES ($1, $2, $3) RETURNING *',
+    [factorId, ip, now],
+  );
+  await db.query('UPDATE auth.mfa_factors SET last_challenged_at = $2 WHERE id = $1', [factorId, now]);
+  return rows[0] as ChallengeRow;
+}
+
+export async function findChallenge(db: Queryable, factorId: string, challengeId: string): Promise<ChallengeRow | null> {
+  const { rows } = await db.query<ChallengeRow>('SELECT * FROM auth.mfa_challenges WHERE id = $1 AND factor_id = $2 FOR UPDATE', [
+    challengeId,
+    factorId,
+  ]);
+  return rows[0] ?? null;
+}
+
+export async function deleteChallenge(db: Queryable, challengeId: string): Promise<void> {
+  await db.query('DELETE FROM auth.mfa_challenges WHERE id = $1', [challengeId]);
+}
+
+/**
+ * A verified code: the challenge is spent, the factor verified with its step recorded
+ * (no code of that step or an older one is accepted again), the session raised to aal2
+ * on this factor, and the user's other unverified TOTP factors dropped, as GoTrue does.
+ */
+export async function recordVerification(
+  db: Queryable,
+  verified: { readonly factor: FactorRow; readonly challengeId: string; readonly step: number; readonly sessionId: string },
+  now: Date,
+): Promise<void> {
+  const { factor } = verified;
+  await db.query('UPDATE auth.mfa_challenges SET verified_at = $2 WHERE id = $1', [verified.challengeId, now]);
+  await db.query(`UPDATE auth.mfa_factors SET status = 'verified', last_used_step = $2, updated_at = $3 WHERE id = $1`, [
+    factor.id,
+    verified.step,
+    now,
+  ]);
+  await db.query(`UPDATE auth.sessions SET aal = 'aal2', factor_id = $2, mfa_verified_at = $3, updated_at = $3 WHERE id = $1`, [
+    verified.sessionId,
+    factor.id,
+    now,
+  ]);
+  await db.query(`DELETE FROM auth.mfa_factors WHERE user_id = $1 AND status = 'unverified' AND factor_type = $2 AND id <> $3`, [
+    factor.user_id,
+    factor.factor_type,
+    factor.id,
+  ]);
+}
+
+/** Unenrolment and admin deletion: the factor goes, and sessions that reached aal2 with it fall back to aal1. */
+export async function deleteFactor(db: Queryable, factor: FactorRow, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE auth.sessions SET aal = 'aal1', factor_id = NULL, mfa_verified_at = NULL, updated_at = $3 WHERE user_id = $1 AND factor_id = $2`,
+    [factor.user_id, factor.id, now],
+  );
+  await db.query('DELETE FROM auth.mfa_factors WHERE id = $1', [factor.id]);
+}
+
+export async function renameFactor(db: Queryable, factorId: string, friendlyName: string, now: Date): Promise<FactorRow> {
+  const { rows } = await db.query<FactorRow>('UPDATE auth.mfa_factors SET friendly_name = $2, updated_at = $3 WHERE id = $1 RETURNING *', [
+    factorId,
+    friendlyName,
+    now,
+  ]);
+  return rows[0] as FactorRow;
+}
