@@ -89,7 +89,7 @@ describe('gantry gen <ref>', () => {
   it('gen --check exits 0 in sync, and 1 after a generated file is edited, leaving the file as edited', async () => {
     const clean = await cli(['gen', keys.ref, '--check', '--json'], inst.env);
     expect(clean.code).toBe(0);
-    expect(jsonObject(clean)).toEqual({ check: true, projects: [{ ref: keys.ref, changed: [], removed: [], diff: '' }] });
+    expect(jsonObject(clean)).toEqual({ check: true, projects: [{ ref: keys.ref, changed: [], removed: [], diff: '', extensions: [] }] });
     const file = path.join(dir, 'tables/products.ts');
     const edited = `${await fs.readFile(file, 'utf8')}// edited by hand\n`;
     await fs.writeFile(file, edited);
