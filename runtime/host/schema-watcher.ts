@@ -21,6 +21,7 @@ const DEBOUNCE_MS = 100;
 export class SchemaWatcher {
   private readonly clients = new Map<string, pg.Client>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  private closed = false;
 
   constructor(
     private readonly onChange: (ref: string) => void,
@@ -34,7 +35,8 @@ export class SchemaWatcher {
    * against, so a change made before the LISTEN took effect is reported too.
    */
   async watch(ref: string, databaseUrl: string, knownVersion: string): Promise<void> {
-    if (this.clients.has(ref)) return;
+    // A load that finishes while the host closes must not open a watch nobody ends (it would keep the process alive).
+    if (this.closed || this.clients.has(ref)) return;
     const Client = this.clientClass(ref);
     const client = new Client({ connectionString: databaseUrl, application_name: SCHEMA_WATCH_APPLICATION });
     this.clients.set(ref, client);
@@ -45,6 +47,7 @@ export class SchemaWatcher {
     });
     try {
       await client.connect();
+      if (this.closed) throw new Error('schema watcher is closed');
       await client.query(`LISTEN ${SCHEMA_CHANNEL}`);
       if ((await readSchemaVersion(client)) !== knownVersion) this.changed(ref);
     } catch (error) {
@@ -63,6 +66,7 @@ export class SchemaWatcher {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.clients.keys()].map((ref) => this.unwatch(ref)));
   }
 
