@@ -14,9 +14,8 @@ function seconds(date: Date): number {
  * verified in it, a `totp` entry; most recent first, as GoTrue orders them.
  */
 export function amrClaims(session: SessionRow): AmrEntry[] {
-  const entries: AmrEntry[] = [{ method: session.amr_method, timestamp: seconds(session.created_at) }];
-  if (session.mfa_verified_at !== null && session.mfa_verified_at !== undefined) {
-    entries.push({ method: 'totp', timestamp: seconds(session.mfa_verified_at) });
-  }
-  return entries.sort((a, b) => b.timestamp - a.timestamp);
+  const entries: { method: string; at: Date }[] = [{ method: session.amr_method, at: session.created_at }];
+  if (session.mfa_verified_at !== null && session.mfa_verified_at !== undefined) entries.push({ method: 'totp', at: session.mfa_verified_at });
+  // Ordered by the exact times, as GoTrue: two steps within one second keep their order once shown in seconds.
+  return entries.sort((a, b) => b.at.getTime() - a.at.getTime()).map(({ method, at }) => ({ method, timestamp: seconds(at) }));
 }

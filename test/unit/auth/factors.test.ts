@@ -77,4 +77,9 @@ describe('amrClaims', () => {
       { method: 'password', timestamp: at('2026-11-23T21:00:00Z') },
     ]);
   });
+
+  it('orders by the exact times when both fall in one second', () => {
+    const quick = { ...session, created_at: new Date('2026-11-23T21:00:00.100Z'), aal: 'aal2', mfa_verified_at: new Date('2026-11-23T21:00:00.900Z') };
+    expect(amrClaims(quick).map((e) => e.method)).toEqual(['totp', 'password']);
+  });
 });
