@@ -12,9 +12,20 @@ export interface BudgetLimits {
   readonly perOwner: number;
   /** Acquisitions that may wait at once; the next one fails at once. */
   readonly maxWaiting: number;
-  /** How long one acquisition may wait. */
+  /** How long one acquisition may wait (Infinity: as long as it takes). */
   readonly maxWaitMs: number;
 }
+
+/** How many may wait for a group of connections (or transaction slots), and for how long. */
+export interface WaitLimits {
+  /** Waiting acquisitions per connection (slot) of the group; beyond that, queueing only adds latency. */
+  readonly waitingPerConnection: number;
+  /** How long one acquisition may wait (Infinity: as long as it takes). */
+  readonly maxWaitMs: number;
+}
+
+/** No bound: everything waits its turn, however long (the default where no host policy applies). */
+export const UNBOUNDED_WAIT: WaitLimits = { waitingPerConnection: Infinity, maxWaitMs: Infinity };
 
 export type BudgetFailure = 'queue_full' | 'timed_out';
 
@@ -40,7 +51,7 @@ export interface Permit {
 interface Waiter {
   readonly grant: (permit: Permit) => void;
   readonly fail: (error: ConnectionBudgetError) => void;
-  readonly timer: NodeJS.Timeout;
+  readonly timer: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -89,9 +100,12 @@ export class ConnectionBudget {
       const waiter: Waiter = {
         grant: resolve,
         fail: reject,
-        timer: setTimeout(() => {
-          if (this.remove(owner, waiter)) reject(this.failure('timed_out'));
-        }, this.limits.maxWaitMs),
+        // setTimeout would take Infinity for 1 ms.
+        timer: Number.isFinite(this.limits.maxWaitMs)
+          ? setTimeout(() => {
+              if (this.remove(owner, waiter)) reject(this.failure('timed_out'));
+            }, this.limits.maxWaitMs)
+          : undefined,
       };
       const queue = this.queues.get(owner);
       if (queue) queue.push(waiter);
@@ -177,6 +191,14 @@ export class ConnectionBudget {
   }
 
   private failure(reason: BudgetFailure): ConnectionBudgetError {
-    return new ConnectionBudgetError(reason, Math.max(1, Math.ceil(this.limits.maxWaitMs / 1000)));
+    return new ConnectionBudgetError(reason, Number.isFinite(this.limits.maxWaitMs) ? Math.max(1, Math.ceil(this.limits.maxWaitMs / 1000)) : 1);
   }
+}
+
+/**
+ * A bounded queue in front of `capacity` connections or slots of one owner (one project's pool):
+ * past its bound a request fails with the same ConnectionBudgetError as the host's budget.
+ */
+export function checkoutGate(capacity: number, wait: WaitLimits): ConnectionBudget {
+  return new ConnectionBudget({ max: capacity, perOwner: capacity, maxWaiting: capacity * wait.waitingPerConnection, maxWaitMs: wait.maxWaitMs });
 }

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { BoundedPool } from './bounded-pool.js';
+import { checkoutGate, UNBOUNDED_WAIT, type ConnectionBudget, type WaitLimits } from './connection-budget.js';
 import { surviveDroppedConnections } from './pool-errors.js';
 
 /** Who the request runs as: set with `set_config(..., true)` at the start of its transaction. */
@@ -107,6 +109,16 @@ export interface ExecutorOptions {
   readonly preparedStatements?: boolean;
   /** The connection class (e.g. one that counts against the host's connection budget); default pg.Client. */
   readonly Client?: typeof pg.Client;
+  /**
+   * How many transactions may wait for a shared slot or a pooled connection, and how long,
+   * before failing with ConnectionBudgetError. Unbounded unless given (the host's choice).
+   */
+  readonly wait?: WaitLimits;
+  /**
+   * Asked as a connection falls idle: true closes it at once (the host's connection budget is
+   * contended and this project holds more than its turn); it reopens when needed.
+   */
+  readonly yieldWhen?: () => boolean;
 }
 
 const DEFAULT_IDLE_MS = 30_000;
@@ -115,40 +127,50 @@ export class RlsExecutor {
   private readonly mux: (pg.Client | null)[];
   private readonly pending: number[];
   private readonly connecting: (Promise<pg.Client> | null)[];
-  /** Transactions waiting for room on a shared connection, oldest first. */
-  private readonly waiting: ((slot: number) => void)[] = [];
-  private readonly exclusive: pg.Pool;
+  /**
+   * Admits at most `shared × maxInFlight` pipelined transactions, so an admitted one always finds
+   * a shared connection with room; the rest wait in one bounded queue for whichever frees first.
+   */
+  private readonly slots: ConnectionBudget;
+  private readonly exclusive: BoundedPool;
   /** Names of the statements each connection has prepared. */
   private readonly prepared = new WeakMap<object, Set<string>>();
   /** Whether each shared connection carried a transaction since the last idle sweep. */
   private readonly used: boolean[];
   private readonly idleSweep: NodeJS.Timeout;
   private readonly maxPrepared: number;
-  private readonly maxInFlight: number;
   private readonly named: boolean;
   private readonly Client: typeof pg.Client;
+  private readonly yieldWhen: () => boolean;
   private closed = false;
 
   constructor(private readonly connectionString: string, options: ExecutorOptions) {
-    const { shared, pooled, maxPrepared = MAX_PREPARED_PER_CONNECTION, maxInFlight = Infinity, idleMs = DEFAULT_IDLE_MS, preparedStatements = true, Client = pg.Client } = options;
+    const {
+      shared, pooled, maxPrepared = MAX_PREPARED_PER_CONNECTION, maxInFlight = Infinity, idleMs = DEFAULT_IDLE_MS,
+      preparedStatements = true, Client = pg.Client, wait = UNBOUNDED_WAIT, yieldWhen = () => false,
+    } = options;
     if (!(maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
     this.named = preparedStatements;
     this.maxPrepared = maxPrepared;
-    this.maxInFlight = maxInFlight;
     this.Client = Client;
+    this.yieldWhen = yieldWhen;
+    this.slots = checkoutGate(shared * maxInFlight, wait);
     this.mux = Array.from({ length: shared }, () => null);
     this.pending = Array.from({ length: shared }, () => 0);
     this.used = Array.from({ length: shared }, () => false);
     this.connecting = Array.from({ length: shared }, () => null);
-    this.exclusive = surviveDroppedConnections(new pg.Pool({ connectionString, max: pooled, idleTimeoutMillis: idleMs, pipeline: true, Client } as pg.PoolConfig));
+    this.exclusive = surviveDroppedConnections(
+      new BoundedPool({ connectionString, max: pooled, idleTimeoutMillis: idleMs, pipeline: true, Client } as pg.PoolConfig, { wait, yieldWhen }),
+    );
     this.idleSweep = setInterval(() => this.closeIdle(), idleMs);
     this.idleSweep.unref();
   }
 
   /** No transaction running or waiting: closing now would cut nothing short. */
   get idle(): boolean {
-    return this.waiting.length === 0 && this.pending.every((n) => n === 0) && this.connecting.every((c) => c === null)
-      && this.exclusive.idleCount === this.exclusive.totalCount && this.exclusive.waitingCount === 0;
+    const slots = this.slots.stats();
+    return slots.inUse === 0 && slots.waiting === 0 && this.connecting.every((c) => c === null)
+      && this.exclusive.idleCount === this.exclusive.totalCount && this.exclusive.queued === 0;
   }
 
   async run(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
@@ -227,7 +249,9 @@ export class RlsExecutor {
   }
 
   private async runPipelined(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    const slot = await this.acquireSlot();
+    const permit = await this.slots.acquire('slot');
+    const slot = this.leastLoaded();
+    this.pending[slot]!++;
     this.used[slot] = true;
     try {
       if (this.closed) throw new Error('executor is closed');
@@ -241,30 +265,21 @@ export class RlsExecutor {
       }
       return await this.pipeline(client, identity, statements, options);
     } finally {
-      this.releaseSlot(slot);
+      this.pending[slot]!--;
+      permit.release();
+      if (this.pending[slot] === 0 && this.yieldWhen()) this.closeShared(slot);
     }
   }
 
   /**
-   * The shared connection with the fewest transactions in flight, once one has fewer than
-   * `maxInFlight`; until then the transaction waits in one queue for all connections, so a
-   * stalled backend holds up at most `maxInFlight` transactions, not every one sent to it.
+   * The shared connection with the fewest transactions in flight: with `slots` admitting at most
+   * `maxInFlight` per connection, it has room, so a stalled backend holds up at most
+   * `maxInFlight` transactions, not every one sent to it.
    */
-  private acquireSlot(): Promise<number> {
+  private leastLoaded(): number {
     let slot = 0;
     for (let i = 1; i < this.pending.length; i++) if (this.pending[i]! < this.pending[slot]!) slot = i;
-    if (this.waiting.length === 0 && this.pending[slot]! < this.maxInFlight) {
-      this.pending[slot]!++;
-      return Promise.resolve(slot);
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  /** Hands the finished transaction's place on `slot` to the oldest waiting one. */
-  private releaseSlot(slot: number): void {
-    const next = this.waiting.shift();
-    if (next) next(slot);
-    else this.pending[slot]!--;
+    return slot;
   }
 
   private async runExclusive(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
@@ -364,15 +379,27 @@ export class RlsExecutor {
     return attempt;
   }
 
+  /** Closes every connection that carries nothing right now (see BoundedPool.shedIdle). */
+  shedIdle(): void {
+    this.mux.forEach((_, slot) => {
+      if (this.pending[slot] === 0) this.closeShared(slot);
+    });
+    this.exclusive.shedIdle();
+  }
+
   /** Closes the shared connections that carried nothing since the last sweep. */
   private closeIdle(): void {
     this.mux.forEach((client, slot) => {
-      if (client !== null && this.pending[slot] === 0 && !this.used[slot]) {
-        this.mux[slot] = null;
-        void client.end().catch(() => undefined);
-      }
+      if (client !== null && this.pending[slot] === 0 && !this.used[slot]) this.closeShared(slot);
       this.used[slot] = false;
     });
+  }
+
+  private closeShared(slot: number): void {
+    const client = this.mux[slot];
+    if (!client) return;
+    this.mux[slot] = null;
+    void client.end().catch(() => undefined);
   }
 
   async close(): Promise<void> {

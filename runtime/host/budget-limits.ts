@@ -1,4 +1,4 @@
-import { perProjectShare, type BudgetLimits } from '../db/connection-budget.js';
+import { perProjectShare, type BudgetLimits, type WaitLimits } from '../db/connection-budget.js';
 
 /**
  * How long a request may wait for a connection before it is answered 503 + Retry-After:
@@ -7,10 +7,16 @@ import { perProjectShare, type BudgetLimits } from '../db/connection-budget.js';
  */
 const MAX_WAIT_MS = 10_000;
 
-/** Waiting acquisitions per budgeted connection: beyond that, queueing only adds latency. */
+/** Waiting acquisitions per connection (or pipelined slot): beyond that, queueing only adds latency. */
 const WAITING_PER_CONNECTION = 8;
 
 /** The host's connection budget for DB_MAX_CONNECTIONS. */
 export function connectionBudgetLimits(max: number): BudgetLimits {
   return { max, perOwner: perProjectShare(max), maxWaiting: max * WAITING_PER_CONNECTION, maxWaitMs: MAX_WAIT_MS };
 }
+
+/**
+ * The same bounds for a request waiting inside one project (all its connections or pipelined
+ * slots busy): a project flooded by its own clients answers 503 + Retry-After like a full host.
+ */
+export const PROJECT_WAIT_LIMITS: WaitLimits = { waitingPerConnection: WAITING_PER_CONNECTION, maxWaitMs: MAX_WAIT_MS };

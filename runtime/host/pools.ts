@@ -1,14 +1,15 @@
 import os from 'node:os';
-import pg from 'pg';
+import { BoundedPool } from '../db/bounded-pool.js';
 import { budgetedClient } from '../db/budgeted-client.js';
 import type { ConnectionBudget } from '../db/connection-budget.js';
 import { surviveDroppedConnections } from '../db/pool-errors.js';
 import { RlsExecutor } from '../db/rls-transaction.js';
+import { PROJECT_WAIT_LIMITS } from './budget-limits.js';
 import { projectPoolSizes, type ProjectPoolSizes } from './pool-sizes.js';
 
 export interface ProjectConnections {
   readonly executor: RlsExecutor;
-  readonly admin: pg.Pool;
+  readonly admin: BoundedPool;
 }
 
 export interface ConnectionUrls {
@@ -40,7 +41,7 @@ async function closeConnections(entry: ProjectConnections): Promise<void> {
 }
 
 function isIdle(entry: ProjectConnections): boolean {
-  return entry.executor.idle && entry.admin.idleCount === entry.admin.totalCount && entry.admin.waitingCount === 0;
+  return entry.executor.idle && entry.admin.idleCount === entry.admin.totalCount && entry.admin.queued === 0;
 }
 
 /**
@@ -48,7 +49,9 @@ function isIdle(entry: ProjectConnections): boolean {
  * executor (a few pipelined connections as authenticator plus a small pool for
  * transactions that must see their results before committing) and the admin pool for
  * the `auth` schema. Every connection holds a permit of the host's connection budget;
- * the pools are sized so that one project never waits for its own share.
+ * the pools are sized so that one project never waits for its own share. Requests waiting
+ * for one of a project's connections queue within PROJECT_WAIT_LIMITS, and a connection
+ * falling idle while other projects wait for the budget is closed rather than kept.
  */
 export class ProjectPools {
   private readonly entries = new Map<string, ProjectConnections>();
@@ -69,11 +72,21 @@ export class ProjectPools {
     let entry = this.entries.get(ref);
     if (!entry) {
       const Client = budgetedClient(this.budget, ref);
+      const yieldWhen = () => this.budget.contended(ref);
       // A dropped database or restarted cluster surfaces on the next query, not as a crash.
-      const admin = surviveDroppedConnections(new pg.Pool({ connectionString: urls.admin, max: this.sizes.admin, idleTimeoutMillis: IDLE_CONNECTION_MS, Client }));
-      const executor = new RlsExecutor(urls.api, { shared: this.sizes.shared, pooled: this.sizes.pooled, maxInFlight: MAX_IN_FLIGHT_PER_SHARED_CONNECTION, preparedStatements: this.preparedStatements, Client });
+      const admin = surviveDroppedConnections(
+        new BoundedPool({ connectionString: urls.admin, max: this.sizes.admin, idleTimeoutMillis: IDLE_CONNECTION_MS, Client }, { wait: PROJECT_WAIT_LIMITS, yieldWhen }),
+      );
+      const executor = new RlsExecutor(urls.api, {
+        shared: this.sizes.shared,
+        pooled: this.sizes.pooled,
+        maxInFlight: MAX_IN_FLIGHT_PER_SHARED_CONNECTION,
+        preparedStatements: this.preparedStatements,
+        Client,
+        wait: PROJECT_WAIT_LIMITS,
+        yieldWhen,
+      });
       entry = { executor, admin };
-      this.yieldWhenContended(ref, admin);
       this.entries.set(ref, entry);
     }
     return entry;
@@ -83,6 +96,14 @@ export class ProjectPools {
   isIdle(ref: string): boolean {
     const entry = this.entries.get(ref);
     return !entry || isIdle(entry);
+  }
+
+  /** Closes the connections of every project that carry nothing right now (the budget is short of them). */
+  shedIdle(): void {
+    for (const { executor, admin } of this.entries.values()) {
+      executor.shedIdle();
+      admin.shedIdle();
+    }
   }
 
   async close(ref: string): Promise<void> {
@@ -116,12 +137,5 @@ export class ProjectPools {
     this.retiring.clear();
     for (const [timer] of retiring) clearInterval(timer);
     await Promise.all([...[...this.entries.keys()].map((ref) => this.close(ref)), ...retiring.map(([, entry]) => closeConnections(entry))]);
-  }
-
-  /** A connection handed back while other projects wait for one is closed rather than kept idle. */
-  private yieldWhenContended(ref: string, pool: pg.Pool): void {
-    pool.on('release', (error: Error | undefined, client: pg.PoolClient) => {
-      if (!error && this.budget.contended(ref)) void (client as unknown as pg.Client).end().catch(() => undefined);
-    });
   }
 }

@@ -282,11 +282,17 @@ export class ProjectDirectory {
    * The connection budget's reclaim: another project waits for a connection, so the least recently
    * used project that is not loading and has nothing running is unloaded at once, its connections
    * and schema watch closed (its next request checks the schema version, so nothing is missed).
+   * Without such a project, every project's idle connections close, the waiting one's too: two busy
+   * projects each keeping an idle admin connection while waiting for a data connection would
+   * otherwise wait on each other until their requests time out.
    */
   reclaim(forRef: string): void {
     const candidates = [...this.lastUsed].filter(([ref]) => ref !== forRef && !this.pending.has(ref)).sort((a, b) => a[1] - b[1]);
     const victim = candidates.find(([ref]) => this.pools.isIdle(ref));
-    if (!victim) return;
+    if (!victim) {
+      this.pools.shedIdle();
+      return;
+    }
     const [ref] = victim;
     this.unload(ref);
     // Retired, not closed: a request handed the project just before still runs on its pools.

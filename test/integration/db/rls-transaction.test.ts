@@ -83,6 +83,21 @@ describe('RlsExecutor', () => {
     expect(rows).toEqual([{ id: 2002 }]);
   });
 
+  it('with wait limits, bounds the transactions waiting for a shared slot or a pooled connection (ConnectionBudgetError)', async () => {
+    const bounded = new RlsExecutor(apiUrl, { shared: 1, pooled: 1, maxInFlight: 1, wait: { waitingPerConnection: 1, maxWaitMs: 60_000 } });
+    try {
+      const slow = { name: 'test_slow', text: "SELECT pg_sleep(0.3)::text AS slept, 'slow' AS tag", values: [] };
+      const outcome = (promise: Promise<pg.QueryResult[]>) => promise.then(() => 'ok', (error: { code?: string; reason?: string }) => `${error.code} ${error.reason}`);
+      const reads = [slow, mine, mine].map((statement) => outcome(bounded.run(user(1), [statement], { readOnly: true })));
+      const writes = [slow, mine, mine].map((statement) => outcome(bounded.run(user(1), [statement], { readOnly: false })));
+      // One running and one waiting per kind; the third is refused at once.
+      expect(await Promise.all([...reads, ...writes])).toEqual(['ok', 'ok', 'PGRST003 queue_full', 'ok', 'ok', 'PGRST003 queue_full']);
+      expect(bounded.idle).toBe(true);
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('with maxInFlight, transactions wait in one queue instead of behind a slow one on its connection', async () => {
     const bounded = new RlsExecutor(apiUrl, { shared: 2, pooled: 2, maxInFlight: 1 });
     try {
