@@ -18,14 +18,14 @@ export interface BudgetLimits {
 
 /** How many may wait for a group of connections (or transaction slots), and for how long. */
 export interface WaitLimits {
-  /** Waiting acquisitions per connection (slot) of the group; beyond that, queueing only adds latency. */
-  readonly waitingPerConnection: number;
+  /** Acquisitions that may wait at once; the next one fails at once. */
+  readonly maxWaiting: number;
   /** How long one acquisition may wait (Infinity: as long as it takes). */
   readonly maxWaitMs: number;
 }
 
 /** No bound: everything waits its turn, however long (the default where no host policy applies). */
-export const UNBOUNDED_WAIT: WaitLimits = { waitingPerConnection: Infinity, maxWaitMs: Infinity };
+export const UNBOUNDED_WAIT: WaitLimits = { maxWaiting: Infinity, maxWaitMs: Infinity };
 
 export type BudgetFailure = 'queue_full' | 'timed_out';
 
@@ -200,5 +200,5 @@ export class ConnectionBudget {
  * past its bound a request fails with the same ConnectionBudgetError as the host's budget.
  */
 export function checkoutGate(capacity: number, wait: WaitLimits): ConnectionBudget {
-  return new ConnectionBudget({ max: capacity, perOwner: capacity, maxWaiting: capacity * wait.waitingPerConnection, maxWaitMs: wait.maxWaitMs });
+  return new ConnectionBudget({ max: capacity, perOwner: capacity, maxWaiting: wait.maxWaiting, maxWaitMs: wait.maxWaitMs });
 }

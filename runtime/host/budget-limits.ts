@@ -7,8 +7,17 @@ import { perProjectShare, type BudgetLimits, type WaitLimits } from '../db/conne
  */
 const MAX_WAIT_MS = 10_000;
 
-/** Waiting acquisitions per connection (or pipelined slot): beyond that, queueing only adds latency. */
+/** Waiting acquisitions per budgeted connection: beyond that, queueing only adds latency. */
 const WAITING_PER_CONNECTION = 8;
+
+/**
+ * Requests that may wait inside one project's pool (its data connections, or its admin pool).
+ * Not scaled by the pool's size: a project's few connections serve thousands of requests a
+ * second when queries are short, so a burst of a thousand clients (a benchmark at 50
+ * connections, a page fan-out) must wait its turn, not be refused; the bound is there so a
+ * project whose queries hang fails fast rather than piling up requests without end.
+ */
+export const MAX_WAITING_PER_PROJECT_POOL = 1_000;
 
 /** The host's connection budget for DB_MAX_CONNECTIONS. */
 export function connectionBudgetLimits(max: number): BudgetLimits {
@@ -19,4 +28,4 @@ export function connectionBudgetLimits(max: number): BudgetLimits {
  * The same bounds for a request waiting inside one project (all its connections or pipelined
  * slots busy): a project flooded by its own clients answers 503 + Retry-After like a full host.
  */
-export const PROJECT_WAIT_LIMITS: WaitLimits = { waitingPerConnection: WAITING_PER_CONNECTION, maxWaitMs: MAX_WAIT_MS };
+export const PROJECT_WAIT_LIMITS: WaitLimits = { maxWaiting: MAX_WAITING_PER_PROJECT_POOL, maxWaitMs: MAX_WAIT_MS };

@@ -29,7 +29,7 @@ async function failureOf(pending: Promise<pg.PoolClient>): Promise<unknown> {
 
 describe('BoundedPool', () => {
   it('lets at most its bound wait; the next checkout fails at once with queue_full, then a waiter in line is served', async () => {
-    const pool = new BoundedPool({ connectionString: url, max: 1 }, { wait: { waitingPerConnection: 2, maxWaitMs: 60_000 } });
+    const pool = new BoundedPool({ connectionString: url, max: 1 }, { wait: { maxWaiting: 2, maxWaitMs: 60_000 } });
     try {
       const held = await pool.connect();
       const waiting = [pool.connect(), pool.connect()];
@@ -50,7 +50,7 @@ describe('BoundedPool', () => {
   });
 
   it('fails a checkout that waited longer than maxWaitMs with timed_out, and frees its place', async () => {
-    const pool = new BoundedPool({ connectionString: url, max: 1 }, { wait: { waitingPerConnection: 1, maxWaitMs: 200 } });
+    const pool = new BoundedPool({ connectionString: url, max: 1 }, { wait: { maxWaiting: 1, maxWaitMs: 200 } });
     try {
       const held = await pool.connect();
       expect(await failureOf(pool.connect())).toMatchObject({ code: 'PGRST003', reason: 'timed_out', retryAfterSeconds: 1 });
@@ -65,7 +65,7 @@ describe('BoundedPool', () => {
 
   it('closes a handed-back connection when yieldWhen says so, and sheds idle ones on demand', async () => {
     let yieldNow = true;
-    const pool = new BoundedPool({ connectionString: url, max: 2 }, { wait: { waitingPerConnection: 1, maxWaitMs: 60_000 }, yieldWhen: () => yieldNow });
+    const pool = new BoundedPool({ connectionString: url, max: 2 }, { wait: { maxWaiting: 1, maxWaitMs: 60_000 }, yieldWhen: () => yieldNow });
     try {
       (await pool.connect()).release();
       await expect.poll(() => pool.totalCount).toBe(0);

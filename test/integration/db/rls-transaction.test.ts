@@ -84,7 +84,7 @@ describe('RlsExecutor', () => {
   });
 
   it('with wait limits, bounds the transactions waiting for a shared slot or a pooled connection (ConnectionBudgetError)', async () => {
-    const bounded = new RlsExecutor(apiUrl, { shared: 1, pooled: 1, maxInFlight: 1, wait: { waitingPerConnection: 1, maxWaitMs: 60_000 } });
+    const bounded = new RlsExecutor(apiUrl, { shared: 1, pooled: 1, maxInFlight: 1, wait: { maxWaiting: 1, maxWaitMs: 60_000 } });
     try {
       const slow = { name: 'test_slow', text: "SELECT pg_sleep(0.3)::text AS slept, 'slow' AS tag", values: [] };
       const outcome = (promise: Promise<pg.QueryResult[]>) => promise.then(() => 'ok', (error: { code?: string; reason?: string }) => `${error.code} ${error.reason}`);

@@ -5,11 +5,11 @@ import { createTestProject, startTestHost, type TestHost, type TestProject } fro
 /**
  * Requests waiting for one project's own connections: with DB_MAX_CONNECTIONS=12 a project's
  * share is 4 (pool-sizes.ts): one shared data connection (12 transactions in flight), one pooled,
- * one admin connection, the schema watch. 8 may wait per connection or slot (budget-limits.ts).
+ * one admin connection, the schema watch. 1,000 may wait per project pool (budget-limits.ts).
  */
 const ADMIN_CONNECTIONS = 1;
 const SHARED_SLOTS = 12;
-const WAITING_PER_CONNECTION = 8;
+const WAITING_PER_POOL = 1_000;
 
 const SQL = `create table item (id int primary key, label text); insert into item values (1, 'kettle'); grant select on item to anon;`;
 
@@ -62,7 +62,7 @@ describe('a project whose own connections are all busy', () => {
     expect(await answer(fetch(url, { headers }))).toEqual({ status: 200, retryAfter: null, body: [{ id: 1, label: 'kettle' }] });
 
     const held = await lock(t, project, 'item');
-    const fits = SHARED_SLOTS + SHARED_SLOTS * WAITING_PER_CONNECTION;
+    const fits = SHARED_SLOTS + WAITING_PER_POOL;
     const overflow = 10;
     const answers = Array.from({ length: fits + overflow }, () => answer(fetch(url, { headers })));
     // The overflow is refused at once, while everything else still waits for the lock.
@@ -88,7 +88,7 @@ describe('a project whose own connections are all busy', () => {
     const url = `${project.url}/auth/v1/admin/users/${id}`;
 
     const held = await lock(t, project, 'auth.users');
-    const fits = ADMIN_CONNECTIONS + ADMIN_CONNECTIONS * WAITING_PER_CONNECTION;
+    const fits = ADMIN_CONNECTIONS + WAITING_PER_POOL;
     const overflow = 6;
     const answers = Array.from({ length: fits + overflow }, () => answer(fetch(url, { headers })));
     await settled(answers, overflow);
