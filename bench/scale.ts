@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { generateProject, syncGenerated } from '../generator/generate.js';
+import { generateProject, codeSync } from '../generator/generate.js';
 import { loadConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { startHost } from '../runtime/host/start.js';
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   });
   const config = loadConfig({ DATABASE_URL: cluster.urlFor('postgres'), GANTRY_HOME: home, GANTRY_GENERATED_DIR: path.join(home, 'generated'), PORT: '0', CALLS_PORT: '0' });
   const platform = await Platform.open(config);
-  const host = await startHost(platform, { log: createLogger('silent'), runtime, regenerate: (record, client) => syncGenerated(platform, record, client) });
+  const host = await startHost(platform, { log: createLogger('silent'), runtime, code: codeSync(platform) });
   const monitor = new pg.Client(cluster.urlFor('postgres'));
   await monitor.connect();
   const connections = async (): Promise<number> =>

@@ -6,6 +6,7 @@ import { isExtension } from '../runtime/extensions/define.js';
 import { functionPaths } from '../runtime/extensions/openapi.js';
 import { evaluateBundle } from '../runtime/host/project-loader.js';
 import * as runtime from '../runtime/index.js';
+import type { CodeSync } from '../runtime/host/project-directory.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
 import { headerFingerprint } from './emit/header.js';
 import { emitProject } from './emit/project.js';
@@ -23,7 +24,7 @@ export async function generateProject(
   platform: Platform,
   record: ProjectRecord,
   options: { check?: boolean; unlessCurrent?: boolean; client?: pg.ClientBase } = {},
-): Promise<WriteResult & { readonly files?: ReadonlyMap<string, string> }> {
+): Promise<WriteResult & { readonly files?: ReadonlyMap<string, string>; readonly fingerprint: string }> {
   const dir = path.join(platform.config.generatedDir, record.ref);
   // A host passes a connection it already holds (one of its budget's) rather than opening another.
   const own = options.client ? null : taskClient(platform.cluster.urlFor(record.databaseName));
@@ -31,11 +32,12 @@ export async function generateProject(
   const client = options.client ?? own!;
   try {
     const model = await introspectProject(client, { schemas: record.settings['api.schemas'] });
-    if (options.unlessCurrent && (await generatedFingerprint(dir)) === schemaFingerprint(model)) {
-      return { changed: [], removed: [], diff: '' };
+    const fingerprint = schemaFingerprint(model);
+    if (options.unlessCurrent && (await generatedFingerprint(platform.config.generatedDir, record.ref)) === fingerprint) {
+      return { changed: [], removed: [], diff: '', fingerprint };
     }
     const files = emitProject(model, { ref: record.ref, functionPaths: await extensionFunctionPaths(platform.config.extensionsDir, record.ref) });
-    return { ...(await writeGenerated(dir, files, { check: options.check ?? false })), files };
+    return { ...(await writeGenerated(dir, files, { check: options.check ?? false })), files, fingerprint };
   } finally {
     await own?.end();
   }
@@ -43,15 +45,24 @@ export async function generateProject(
 
 /**
  * What a host runs before loading a project: generated code in line with the live schema, written only when
- * it is not; over `client`, a connection to the project database the host holds, when given.
+ * it is not; over `client`, a connection to the project database the host holds, when given. Resolves to
+ * the code's fingerprint.
  */
-export async function syncGenerated(platform: Platform, record: ProjectRecord, client?: pg.ClientBase): Promise<void> {
-  await generateProject(platform, record, { unlessCurrent: true, client });
+export async function syncGenerated(platform: Platform, record: ProjectRecord, client?: pg.ClientBase): Promise<string> {
+  return (await generateProject(platform, record, { unlessCurrent: true, client })).fingerprint;
 }
 
-/** The whole-schema fingerprint in the header of `dir/index.ts`, or null without generated code. */
-async function generatedFingerprint(dir: string): Promise<string | null> {
-  const index = await fs.readFile(path.join(dir, 'index.ts'), 'utf8').catch(() => null);
+/** How a host keeps projects' code in line with their schemas: the generator's side of it. */
+export function codeSync(platform: Platform): CodeSync {
+  return {
+    sync: (record, client) => syncGenerated(platform, record, client),
+    onDisk: (ref) => generatedFingerprint(platform.config.generatedDir, ref),
+  };
+}
+
+/** The whole-schema fingerprint in the header of a project's generated index.ts, or null without generated code. */
+export async function generatedFingerprint(generatedDir: string, ref: string): Promise<string | null> {
+  const index = await fs.readFile(path.join(generatedDir, ref, 'index.ts'), 'utf8').catch(() => null);
   return index === null ? null : headerFingerprint(index);
 }
 

@@ -9,7 +9,7 @@ import { createProject, ProjectError } from '../../runtime/platform/bootstrap.js
 import { projectKeys } from '../../runtime/platform/keys.js';
 import type { ClusterEvent } from '../../runtime/platform/cluster.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
-import { generateProject, syncGenerated } from '../generate.js';
+import { codeSync, generateProject } from '../generate.js';
 
 export const DEMO_REF = 'demo';
 const demoSchema = path.resolve(import.meta.dirname, '../../runtime/platform/demo/schema.sql');
@@ -52,7 +52,7 @@ export async function serveCommand(_args: string[]): Promise<number> {
   const host = await startHost(platform, {
     log,
     runtime,
-    regenerate: (record, client) => syncGenerated(platform, record, client),
+    code: codeSync(platform),
   });
   // The demo's URL on the port bound (PORT=0 picks one).
   const keys = { ...projectKeys(config, demo), url: `${host.baseUrl}/v1/${DEMO_REF}` };

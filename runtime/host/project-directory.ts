@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { RequestHandler } from 'express';
 import pg from 'pg';
 import type { GantryConfig } from '../config.js';
@@ -9,6 +10,7 @@ import { budgetedClient } from '../db/budgeted-client.js';
 import { ConnectionBudgetError } from '../db/connection-budget.js';
 import type { ProjectPools } from './pools.js';
 import { readSchemaVersion, SchemaWatcher } from './schema-watcher.js';
+import { checkHolds, SchemaCheckStore } from './schema-checks.js';
 import type { RestHandler } from '../rest/server.js';
 import { REF_PATTERN } from '../platform/bootstrap.js';
 import { migrateProject, projectMigrationsPending } from '../platform/migrations.js';
@@ -24,12 +26,20 @@ export interface ServedProject {
 }
 
 /**
- * Brings a project's generated code in line with its live schema: writes it when it is missing (a project
- * created by a CLI on another machine, or before the CLI wrote it) or was generated from another schema
- * (DDL behind the host's back), and leaves current code alone. The generator is the CLI's, so the host is
- * handed it rather than importing it, and a connection to the project database (one of the host's budget).
+ * Keeps a project's generated code in line with its live schema. The generator is the CLI's, so the
+ * host is handed it rather than importing it.
  */
-export type Regenerate = (record: ProjectRecord, client: pg.ClientBase) => Promise<void>;
+export interface CodeSync {
+  /**
+   * Writes the code when it is missing (a project created by a CLI on another machine, or before the CLI
+   * wrote it) or was generated from another schema (DDL behind the host's back), and leaves current code
+   * alone; over a connection to the project database the host holds (one of its budget's). Resolves to
+   * the fingerprint of the code now on disk.
+   */
+  sync(record: ProjectRecord, client: pg.ClientBase): Promise<string>;
+  /** The fingerprint in the header of the project's code on disk; null without code. */
+  onDisk(ref: string): Promise<string | null>;
+}
 
 /** A project the registry has but this host could not load (its database unreachable, its code not loadable). */
 export class ProjectUnavailableError extends Error {
@@ -70,22 +80,20 @@ export class ProjectDirectory {
   private readonly lastUsed = new Map<string, number>();
   private readonly idleMs: number;
   private readonly idleSweep: NodeJS.Timeout;
-  /**
-   * The schema version (gantry.schema_version) each project's code was last brought in line with;
-   * kept across unloads, so reloading a project whose schema did not change skips the introspection.
-   */
-  private readonly schemaVersions = new Map<string, string>();
+  /** What each project's code was last found in line with, kept across unloads and restarts. */
+  private readonly checks: SchemaCheckStore;
 
   constructor(
     private readonly platform: Platform,
     private readonly pools: ProjectPools,
     private readonly factory: ServerFactory,
     private readonly log: Logger,
-    private readonly regenerate: Regenerate | null = null,
+    private readonly code: CodeSync | null = null,
     private readonly config: GantryConfig = platform.config,
     options: { readonly idleMs?: number } = {},
   ) {
-    this.watcher = regenerate ? new SchemaWatcher((ref) => void this.reload(ref), log, (ref) => budgetedClient(pools.budget, ref)) : null;
+    this.watcher = code ? new SchemaWatcher((ref) => void this.reload(ref), log, (ref) => budgetedClient(pools.budget, ref)) : null;
+    this.checks = new SchemaCheckStore(path.join(config.gantryHome, 'schema-checks'));
     this.idleMs = options.idleMs ?? PROJECT_IDLE_MS;
     this.idleSweep = setInterval(() => this.unloadIdle(), Math.min(this.idleMs, 60_000));
     this.idleSweep.unref();
@@ -158,13 +166,16 @@ export class ProjectDirectory {
       if (this.served.delete(ref)) this.log.info({ ref }, 'project dropped');
       await this.watcher?.unwatch(ref);
       await this.pools.close(ref);
+      await this.checks.remove(ref);
       return;
     }
     let ctx: ProjectContext;
     let server: Awaited<ReturnType<ServerFactory>>;
+    let introspected: boolean;
     try {
       ctx = this.contextFor(record);
-      const version = await this.prepare(ctx, record);
+      const { version, synced } = await this.prepare(ctx, record);
+      introspected = synced;
       server = await this.factory(ctx);
       // Last, so that a load holds one connection at a time; a change made since `version` was read wakes the watch.
       await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName), version);
@@ -179,26 +190,31 @@ export class ProjectDirectory {
     const { handler, fingerprint, rest } = server;
     this.served.set(ref, { ctx, handler, fingerprint, rest });
     this.lastUsed.set(ref, Date.now());
-    this.log.info({ ref, fingerprint }, 'project served');
+    this.log.info({ ref, fingerprint, introspected }, 'project served');
   }
 
   /**
    * Brings a database bootstrapped by an older Gantry up to the auth schema this one serves (a no-op once
-   * current), then reads its schema version (after the migration, whose DDL bumps it) and regenerates the
-   * project's code only when the version is not the one it was last brought in line with: all on one connection.
+   * current), then reads its schema version (after the migration, whose DDL bumps it) and brings the
+   * project's code in line with the live schema unless the last check still holds: all on one connection.
    */
-  private async prepare(ctx: ProjectContext, record: ProjectRecord): Promise<string> {
+  private async prepare(ctx: ProjectContext, record: ProjectRecord): Promise<{ version: string; synced: boolean }> {
     // The admin pool may go through a transaction-mode pooler: it can see that nothing is pending,
     // but applying holds a session advisory lock, so that takes a direct connection of its own.
     if (await projectMigrationsPending(ctx.adminPool)) await this.migrate(ctx.ref, record.databaseName);
     const client = await ctx.adminPool.connect();
     try {
       const version = await readSchemaVersion(client);
-      if (this.regenerate && this.schemaVersions.get(ctx.ref) !== version) {
-        await this.regenerate(record, client);
-        this.schemaVersions.set(ctx.ref, version);
-      }
-      return version;
+      if (!this.code) return { version, synced: false };
+      const live = { version, schemas: record.settings['api.schemas'] };
+      const [stored, onDisk] = await Promise.all([this.checks.get(ctx.ref), this.code.onDisk(ctx.ref)]);
+      if (checkHolds(stored, live, onDisk)) return { version, synced: false };
+      const fingerprint = await this.code.sync(record, client);
+      await this.checks.set(ctx.ref, { ...live, fingerprint }).catch((error: unknown) => {
+        // Only a restart's shortcut is lost: the next load introspects again.
+        this.log.warn({ ref: ctx.ref, err: error }, 'schema check not saved');
+      });
+      return { version, synced: true };
     } finally {
       client.release();
     }

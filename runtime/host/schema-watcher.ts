@@ -5,11 +5,22 @@ export const SCHEMA_CHANNEL = 'gantry_schema';
 /** How a schema watch's connection shows in pg_stat_activity. */
 export const SCHEMA_WATCH_APPLICATION = 'gantry schema watch';
 
-/** gantry.schema_version (project migration 003), bumped by every DDL: one cheap query tells whether the schema changed. */
+/**
+ * gantry.schema_version (project migration 003), bumped by every DDL, with the identity of the database
+ * (its cluster's system identifier where the role may read it, and its OID): one cheap query tells whether
+ * the schema changed, and another database (a project deleted and created again under the same ref,
+ * DATABASE_URL pointed at another cluster) never passes for the one checked before.
+ */
 export async function readSchemaVersion(client: pg.ClientBase): Promise<string> {
-  const { rows } = await client.query<{ last_value: string; is_called: boolean }>('SELECT last_value, is_called FROM gantry.schema_version');
-  return `${rows[0]!.last_value}/${rows[0]!.is_called}`;
+  const { rows } = await client.query<{ cluster: string | null; database: string; last_value: string; is_called: boolean }>(
+    `SELECT CASE WHEN has_function_privilege('pg_control_system()', 'EXECUTE') THEN (SELECT system_identifier::text FROM pg_control_system()) END AS cluster,
+            d.oid::text AS database, v.last_value, v.is_called
+       FROM gantry.schema_version v, pg_database d WHERE d.datname = current_database()`,
+  );
+  const row = rows[0]!;
+  return `${row.cluster ?? ''}:${row.database}:${row.last_value}/${row.is_called}`;
 }
+
 /** DDL usually comes in bursts (a migration is many statements); wait for the burst to end. */
 const DEBOUNCE_MS = 100;
 

@@ -13,7 +13,7 @@ import { sendJson } from '../http/json-response.js';
 import { ConnectionBudget } from '../db/connection-budget.js';
 import { connectionBudgetLimits } from './budget-limits.js';
 import { ProjectPools } from './pools.js';
-import { ProjectDirectory, type Regenerate } from './project-directory.js';
+import { ProjectDirectory, type CodeSync } from './project-directory.js';
 import { createRestFastPath } from './rest-fast-path.js';
 import { createServerFactory } from './server-factory.js';
 import { ExtensionWatcher } from './extension-watcher.js';
@@ -34,7 +34,7 @@ export interface StartOptions {
   /** A project without requests for this long is unloaded (default PROJECT_IDLE_MS). */
   readonly projectIdleMs?: number;
   /** Given: a project's generated code is brought in line with its live schema before it is served (missing code, DDL). */
-  readonly regenerate?: Regenerate;
+  readonly code?: CodeSync;
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {
@@ -107,7 +107,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   let reclaim = (_forRef: string): void => undefined;
   const budget = new ConnectionBudget(connectionBudgetLimits(config.dbMaxConnections), (forRef) => reclaim(forRef));
   const pools = new ProjectPools(budget, platform.config.preparedStatements);
-  const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log, config.extensionsDir), log, options.regenerate ?? null, config, { idleMs: options.projectIdleMs });
+  const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log, config.extensionsDir), log, options.code ?? null, config, { idleMs: options.projectIdleMs });
   reclaim = (forRef) => loaded.reclaim(forRef);
   await loaded.start();
   // Edited extensions of a served project are loaded like regenerated code: a broken edit keeps the served version.

@@ -38,7 +38,8 @@ interface GenReport {
 }
 
 beforeAll(async () => {
-  inst = await installation({ databaseUrl: null });
+  // Info-level logs: the restart below tells from them which projects were introspected.
+  inst = await installation({ databaseUrl: null, env: { LOG_LEVEL: 'info' } });
   server = await serve(inst);
 });
 afterAll(async () => {
@@ -122,6 +123,12 @@ describe('gantry serve on its own embedded cluster', () => {
     const list = jsonObject(await cliOk(['project', 'list', '--json'], inst.env)) as { projects: { ref: string }[] };
     expect(list.projects.map((p) => p.ref)).toEqual(['demo', 'live_one']);
     expect(await query('project_demo', `SELECT name FROM authors WHERE name = 'Persisted Person'`)).toEqual([{ name: 'Persisted Person' }]);
+    const keys = jsonObject(await cliOk(['project', 'keys', 'live_one', '--json'], inst.env)) as { url: string; anon_key: string };
+    const notes = await request(`${keys.url}/rest/v1/notes`, { headers: { apikey: keys.anon_key } });
+    expect([notes.status, notes.body]).toEqual([200, [{ id: 1, body: 'hello' }]]);
+    // Its schema did not change while the host was down: served from the code on disk, not introspected again.
+    const served = server.output().split('\n').filter((line) => line.includes('"project served"')).map((line) => JSON.parse(line) as { ref: string; introspected: boolean });
+    expect(served.filter((entry) => entry.ref === 'live_one').map((entry) => entry.introspected)).toEqual([false]);
     const code = await server.stop('SIGINT');
     expect(code, server.output()).toBe(0);
     server = null;

@@ -8,7 +8,8 @@ import * as runtime from '../../runtime/index.js';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/logger.js';
 import { startHost, type RunningHost } from '../../runtime/host/start.js';
-import { generateProject, syncGenerated } from '../../generator/generate.js';
+import type { CodeSync } from '../../runtime/host/project-directory.js';
+import { codeSync, generateProject } from '../../generator/generate.js';
 import { createProject } from '../../runtime/platform/bootstrap.js';
 import { projectKeys, type ProjectKeys } from '../../runtime/platform/keys.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
@@ -88,14 +89,23 @@ export interface TestHost {
  * A platform and a running host on ephemeral ports, in-process. Like `gantry serve`,
  * it brings a project's generated code in line with its live schema before serving it.
  */
-export async function startTestHost(overrides: Record<string, string> = {}, options: { projectIdleMs?: number } = {}): Promise<TestHost> {
-  const env = await testEnv(overrides);
+export async function startTestHost(
+  overrides: Record<string, string> = {},
+  options: {
+    projectIdleMs?: number;
+    /** Another host's environment, to start it again on its GANTRY_HOME (overrides are then ignored). */
+    env?: Record<string, string>;
+    /** In place of the generator's code sync, e.g. one that counts introspections. */
+    code?: (platform: Platform) => CodeSync;
+  } = {},
+): Promise<TestHost> {
+  const env = options.env ?? (await testEnv(overrides));
   const platform = await Platform.open(loadConfig(env));
   const host = await startHost(platform, {
     log: createLogger('silent'),
     runtime,
     projectIdleMs: options.projectIdleMs,
-    regenerate: (record, client) => syncGenerated(platform, record, client),
+    code: (options.code ?? codeSync)(platform),
   }).catch(async (error: unknown) => {
     await platform.close();
     throw error;
