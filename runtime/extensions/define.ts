@@ -35,10 +35,12 @@ type Maybe<T> = T | void | Promise<T | void>;
 /**
  * A table's hooks. `before*` run in the transaction before the data API's statement and may
  * replace what it writes; `afterWrite` sees every row written (whole rows, whatever the client
- * selected) before COMMIT; `afterRead` may reshape or drop the rows the data API returns, of a
- * read or a write's representation (the columns the client selected, hence `Partial`; JSON only:
- * CSV is refused on such a table). Reads stay read-only transactions: side effects of a
- * read go through `afterCommit`. A thrown ExtensionError answers the request.
+ * selected) before COMMIT; `afterRead` may reshape or drop the rows of the table the data API
+ * returns, wherever they show: a read, a write's representation, rows embedded in another table's
+ * (once per parent row), a function's `SETOF` result (the columns the client selected, hence
+ * `Partial`; JSON only: CSV and spreads of such rows are refused). Reads stay read-only
+ * transactions: side effects of a read go through `afterCommit`. A thrown ExtensionError
+ * answers the request.
  */
 export interface TableHooks<Row, Insert, Update> {
   beforeInsert?(rows: Insert[], ctx: ExtensionContext): Maybe<Insert[]>;

@@ -134,7 +134,7 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
         writeResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
         return;
       }
-      const hooks = extension && hooksFor(extension.extension, apiRequest);
+      const hooks = extension && hooksFor(extension.extension, apiRequest, built);
       if (hooks) {
         const hooked = await runHooked(ctx, project, hooks, identity, claims, plan, extension.log);
         const response = respond(hooked.request, hooked.built, hooked.row, hooked.planned, locationOf(hooked.request));

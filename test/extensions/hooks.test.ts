@@ -17,15 +17,20 @@ const BOB = '00000000-0000-0000-0000-0000000000b2';
 let ann: string;
 let bob: string;
 
-/** The outbox as the database holds it (read as the superuser, past RLS): `event` per row. */
-async function outbox(): Promise<string[]> {
+/** A query as the superuser, past RLS and hooks. */
+async function superuser<R extends pg.QueryResultRow>(sql: string): Promise<R[]> {
   const client = new pg.Client(host.platform.cluster.urlFor(project.record.databaseName));
   await client.connect();
   try {
-    return (await client.query<{ event: string }>('SELECT event FROM public.outbox ORDER BY id')).rows.map((r) => r.event);
+    return (await client.query<R>(sql)).rows;
   } finally {
     await client.end();
   }
+}
+
+/** The outbox as the database holds it: `event` per row. */
+async function outbox(): Promise<string[]> {
+  return (await superuser<{ event: string }>('SELECT event FROM public.outbox ORDER BY id')).map((r) => r.event);
 }
 
 beforeAll(async () => {
@@ -82,5 +87,56 @@ describe('table hooks', () => {
     const res = await call('/notes?select=body', { method: 'POST', token: ann, body: { body: 'plain' }, headers: { Prefer: 'return=representation' } });
     expect([res.status, res.json]).toEqual([201, [{ body: 'plain' }]]);
     expect(sentEffects()).toEqual([]);
+  });
+});
+
+describe('afterRead wherever rows of the table are shown', () => {
+  const embedded = { slug: 'embedded', url: '/posts/embedded' };
+
+  beforeAll(async () => {
+    await superuser(`
+      INSERT INTO public.blogs VALUES (1, 'Ann writes');
+      WITH p AS (INSERT INTO public.posts (owner, title, slug, blog_id) VALUES ('${ANN}', 'Embedded', 'embedded', 1) RETURNING id)
+      INSERT INTO public.comments (post_id, body) SELECT id, 'first!' FROM p`);
+  });
+
+  it('runs on a to-one embed, per row; RLS still decides which rows there are', async () => {
+    const path = '/comments?select=body,posts(slug)&order=id';
+    expect((await call(path, { token: ann })).json).toEqual([{ body: 'first!', posts: embedded }]);
+    expect((await call(path, { token: bob })).json).toEqual([{ body: 'first!', posts: null }]);
+    const { data, error } = await supabaseClient(project, ann).from('comments').select('body, posts(slug)');
+    expect([error, data]).toEqual([null, [{ body: 'first!', posts: embedded }]]);
+  });
+
+  it('runs on a to-many embed, its own embeds kept', async () => {
+    const res = await call('/blogs?select=name,posts(slug,comments(body))', { token: ann });
+    expect([res.status, res.json]).toEqual([200, [{ name: 'Ann writes', posts: [{ slug: 'embedded', comments: [{ body: 'first!' }], url: '/posts/embedded' }] }]]);
+  });
+
+  it('runs on the rows a function returns, over GET and POST', async () => {
+    const get = await call('/rpc/my_posts?select=slug&slug=eq.embedded', { token: ann });
+    expect([get.status, get.json]).toEqual([200, [embedded]]);
+    const post = await call('/rpc/my_posts?select=slug&slug=eq.embedded', { method: 'POST', token: ann, body: {} });
+    expect([post.status, post.json]).toEqual([200, [embedded]]);
+  });
+
+  it("runs on a write's representation with the table embedded", async () => {
+    const res = await call('/comments?select=body,posts(slug)', {
+      method: 'POST', token: ann, body: { post_id: (await superuser<{ id: string }>(`SELECT id FROM public.posts WHERE slug = 'embedded'`))[0]!.id, body: 'second' },
+      headers: { Prefer: 'return=representation' },
+    });
+    expect([res.status, res.json]).toEqual([201, [{ body: 'second', posts: embedded }]]);
+  });
+
+  it('refuses to spread the table (400 PGRST127) and to answer its rows in CSV (406 PGRST107)', async () => {
+    const spread = await call('/comments?select=body,...posts(slug)', { token: ann });
+    expect([spread.status, spread.json]).toEqual([400, errorBody('PGRST127', 'Feature not implemented',
+      "'public.posts' has an afterRead hook, which cannot see spread rows", "Embed 'posts' without the spread.")]);
+    const csv = await call('/comments?select=body,posts(slug)', { token: ann, headers: { Accept: 'text/csv' } });
+    expect([csv.status, csv.json]).toEqual([406, errorBody('PGRST107', 'None of these media types are available: text/csv',
+      'The rows have an afterRead hook, which takes JSON rows.')]);
+    // A spread of a table without hooks stays available.
+    const plain = await call('/posts?select=slug,...blogs(blog:name)&slug=eq.embedded', { token: ann });
+    expect([plain.status, plain.json]).toEqual([200, [{ slug: 'embedded', blog: 'Ann writes', url: '/posts/embedded' }]]);
   });
 });

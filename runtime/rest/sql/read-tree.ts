@@ -30,6 +30,20 @@ function hoistable(output: Output): Output {
   return { key: output.key, sql: output.sql === '*' ? 'TRUE' : output.sql };
 }
 
+/**
+ * An embed as it appears in the response body: under `key` of each row of its level (an object
+ * or null when `toOne`, else an array), or merged into the row (`spread`). What an extension's
+ * `afterRead` hooks need to find the embedded rows of their table.
+ */
+export interface EmbedShape {
+  readonly key: string;
+  /** The embedded relation, `schema.name`. */
+  readonly relation: string;
+  readonly toOne: boolean;
+  readonly spread: boolean;
+  readonly embeds: readonly EmbedShape[];
+}
+
 /** One level of the read tree, ready to be rendered as a SELECT over its table. */
 export interface Level {
   readonly scope: Scope;
@@ -40,6 +54,8 @@ export interface Level {
   readonly rowJoins: readonly string[];
   readonly where: readonly string[];
   readonly order: readonly string[];
+  /** The embeds of this level whose rows the body shows, in select order. */
+  readonly embeds: readonly EmbedShape[];
 }
 
 type ScopedRequest = Pick<ApiRequest, 'conditions' | 'orders' | 'embedRanges'>;
@@ -97,6 +113,7 @@ export class TreeBuilder {
     const joins: string[] = [];
     const joinByLateral = new Map<string, { sql: string; inner: boolean }>();
     const embedNames = new Set<string>();
+    const shapes: EmbedShape[] = [];
 
     for (const item of items) {
       if (item.type === 'star') {
@@ -113,6 +130,7 @@ export class TreeBuilder {
         outputs.push(...embed.outputs);
         joins.push(embed.join);
         joinByLateral.set(embed.scopeEmbed.lateral, { sql: embed.join, inner: embed.inner });
+        if (embed.outputs.length > 0) shapes.push(embed.shape);
       }
     }
 
@@ -123,7 +141,7 @@ export class TreeBuilder {
     const rowJoins = [...joinByLateral.entries()]
       .filter(([lateral, j]) => j.inner || where.some((w) => w.includes(quoteIdent(lateral))))
       .map(([, j]) => j.sql);
-    return { scope, outputs, joins, rowJoins, where, order };
+    return { scope, outputs, joins, rowJoins, where, order, embeds: shapes };
   }
 
   private column(scope: Scope, item: ColumnSelect): Output {
@@ -137,7 +155,7 @@ export class TreeBuilder {
   }
 
   private embed(parent: Scope, path: readonly string[], item: EmbedSelect): {
-    key: string; outputs: Output[]; join: string; inner: boolean; scopeEmbed: ScopeEmbed;
+    key: string; outputs: Output[]; join: string; inner: boolean; scopeEmbed: ScopeEmbed; shape: EmbedShape;
   } {
     const { source, target, toOne } = findRelation(this.meta, parent.table, item.name, item.hint);
     const key = item.alias ?? item.name;
@@ -185,7 +203,8 @@ export class TreeBuilder {
     }
     const on = isInner && !toOne ? exists : 'TRUE';
     const join = `${isInner ? 'INNER' : 'LEFT'} JOIN LATERAL (${body}) AS ${lat} ON ${on}`;
-    return { key, outputs, join, inner: isInner, scopeEmbed: { toOne, lateral, exists, keys } };
+    const shape = { key, relation: `${target.schema}.${target.name}`, toOne, spread: item.spread, embeds: child.embeds };
+    return { key, outputs, join, inner: isInner, scopeEmbed: { toOne, lateral, exists, keys }, shape };
   }
 
   /** The embed's FROM item and the conditions tying its rows to the parent row. */

@@ -18,11 +18,12 @@ export interface ReadSource {
 }
 
 /**
- * The statement of a read over `root` (a level built on `source.from`): the page in CTE
- * `pgrst_source`, the body aggregated by PostgreSQL, the count in the same statement.
+ * The statement of a read over `root` (a level built on `source.from`, rows of `relation`): the
+ * page in CTE `pgrst_source`, the body aggregated by PostgreSQL, the count in the same statement.
  */
 export function readStatement(
-  params: Params, root: Level, source: ReadSource, req: ReadRequest, options: BuildOptions, result: ResultKind, readOnly = true,
+  params: Params, root: Level, source: ReadSource, req: ReadRequest, options: BuildOptions,
+  result: ResultKind, relation: string | null, readOnly = true,
 ): BuiltStatement {
   const unpaged = { outputs: root.outputs, from: [source.from, ...root.joins].join(' '), where: root.where, order: root.order };
   const withPrefix = source.ctes.length > 0 ? `WITH ${source.ctes.join(', ')} ` : '';
@@ -47,7 +48,9 @@ export function readStatement(
     total,
     body: req.method === 'HEAD' ? null : bodySql(req.media, SOURCE),
   });
-  return finish(text, params.values, { result, readOnly, plannedCount, countThreshold: req.count === 'estimated' ? threshold : null });
+  return finish(text, params.values, {
+    result, readOnly, plannedCount, countThreshold: req.count === 'estimated' ? threshold : null, shape: { relation, embeds: root.embeds },
+  });
 }
 
 /** GET/HEAD on a table or view. */
@@ -59,5 +62,5 @@ export function buildRead(req: ApiRequest, meta: ProjectMeta, options: BuildOpti
   const root = tree.level(table, alias, [], req.select);
   tree.validate();
   const from = `${qualifiedName(table.schema, table.name)} AS ${quoteIdent(alias)}`;
-  return readStatement(params, root, { ctes: [], from }, req, options, 'rows');
+  return readStatement(params, root, { ctes: [], from }, req, options, 'rows', `${table.schema}.${table.name}`);
 }

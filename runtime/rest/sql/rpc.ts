@@ -187,7 +187,10 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
     if (fn.returnColumns.length === 0) {
       throw pgrstError('PGRST127', 'Feature not implemented', `Function ${fn.schema}.${fn.name} returns a record without a column definition`);
     }
-    const table = (fn.returnRelation && meta.tables[`${fn.returnRelation.schema}.${fn.returnRelation.name}`]) || resultTable(fn);
+    const named = fn.returnRelation ? meta.tables[`${fn.returnRelation.schema}.${fn.returnRelation.name}`] : undefined;
+    const table = named ?? resultTable(fn);
+    // A function's own row type (RETURNS TABLE, a record) is no relation, whatever it is named.
+    const relation = named ? `${named.schema}.${named.name}` : null;
     const source = from === null ? `${expr} AS "pgrst_f"` : `${from} CROSS JOIN LATERAL ${expr} AS "pgrst_f"`;
     const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null, options.aggregates ?? false);
     const alias = tree.alias('t');
@@ -197,14 +200,14 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
     return readStatement(params, root, {
       ctes: [`${CALL} AS (SELECT "pgrst_f".* FROM ${source})`],
       from: `${CALL} AS ${quoteIdent(alias)}`,
-    }, { ...req, media }, options, fn.returnsSet ? 'rows' : 'composite', readOnly);
+    }, { ...req, media }, options, fn.returnsSet ? 'rows' : 'composite', relation, readOnly);
   }
 
   const fromClause = from === null ? '' : ` FROM ${from}`;
   // MATERIALIZED: the call runs even when nothing reads its value (void, HEAD).
   if (fn.returnKind === 'void') {
     const text = envelopeSql({ ctes: [`${SOURCE} AS MATERIALIZED (SELECT ${expr}${fromClause})`], rows: SOURCE, total: 'NULL::bigint', body: null });
-    return finish(text, params.values, { result: 'void', readOnly, plannedCount: null, countThreshold: null });
+    return finish(text, params.values, { result: 'void', readOnly, plannedCount: null, countThreshold: null, shape: null });
   }
   let ctes: string[];
   let total: string;
@@ -222,5 +225,5 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
   const body = head ? null
     : req.media.kind === 'csv' && fn.returnsSet ? bodySql(req.media, SOURCE) : scalarBody(fn.returnsSet);
   const text = envelopeSql({ ctes, rows: SOURCE, total, body });
-  return finish(text, params.values, { result: 'scalar', readOnly, plannedCount: null, countThreshold: null });
+  return finish(text, params.values, { result: 'scalar', readOnly, plannedCount: null, countThreshold: null, shape: null });
 }

@@ -1,6 +1,7 @@
 import { tableNotFound } from '../errors.js';
 import type { ProjectMeta, TableMeta } from '../metadata.js';
 import { statementName, type SqlQuery } from './params.js';
+import type { EmbedShape } from './read-tree.js';
 import { closest } from './relations.js';
 
 /** What the body column holds, so the HTTP layer picks status and checks. */
@@ -13,6 +14,13 @@ export type ResultKind =
   | 'composite'
   /** No body: void function → 204. */
   | 'void';
+
+/** The rows of a body: the relation they belong to (null: a function's own row type) and their embeds. */
+export interface BodyShape {
+  /** `schema.name`. */
+  readonly relation: string | null;
+  readonly embeds: readonly EmbedShape[];
+}
 
 export interface BuiltStatement extends SqlQuery {
   /** Stable prepared-statement name for `text` (see `statementName`). */
@@ -28,6 +36,8 @@ export interface BuiltStatement extends SqlQuery {
   readonly plannedCount: SqlQuery | null;
   /** `count=estimated`: `total_count` is exact up to this many rows (it reads threshold+1 when above). */
   readonly countThreshold: number | null;
+  /** What the body's rows are, for `rows` and `composite` results; null for scalars and void. */
+  readonly shape: BodyShape | null;
 }
 
 export interface BuildOptions {

@@ -80,7 +80,7 @@ function writeStatement(ctx: WriteContext, mutation: string, insert?: { inserted
   }
   if (!wantsRepresentation(req)) {
     const text = envelopeSql({ ctes, rows: SOURCE, total, body: null, inserted, location, written });
-    return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null });
+    return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape: null });
   }
   const alias = tree.alias('t');
   const level = tree.level(table, alias, [], req.select, false);
@@ -94,7 +94,8 @@ function writeStatement(ctx: WriteContext, mutation: string, insert?: { inserted
   });
   ctes.push(`${BODY} AS (${rows})`);
   const text = envelopeSql({ ctes, rows: BODY, total, body: bodySql(req.media, BODY), inserted, location, written });
-  return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null });
+  const shape = { relation: `${table.schema}.${table.name}`, embeds: level.embeds };
+  return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape });
 }
 
 /** The value of a column missing from a row under `Prefer: missing=default`. */
