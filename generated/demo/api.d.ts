@@ -2,6 +2,46 @@
 // Schema fingerprint: sha256:2e1b6116c3c0cb45483f08c8bd875402994d54b284da84872bd277e1317d51a3
 
 export interface paths {
+  "/auth/v1/.well-known/jwks.json": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Public keys that verify access tokens
+     * @description The public halves of the asymmetric signing keys that verify now (current, and previous ones in their grace period); empty while the project signs with its shared secret only.
+     */
+    get: operations["auth.jwks"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/admin/generate_link": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Generate an e-mail link without sending it (service key)
+     * @description The link and code a mail would carry, for the app to send itself; nothing is mailed. `signup` creates the user with `password` (or renews the link of an unconfirmed one); `magiclink` and `recovery` of an unknown address become a sign-up link; `invite` invites; `email_change_new` starts a change to `new_email`. The answer is the user with the link fields beside it.
+     */
+    post: operations["auth.adminGenerateLink"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/auth/v1/admin/users": {
     parameters: {
       query?: never;
@@ -45,6 +85,155 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/auth/v1/admin/users/{id}/factors": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a user's MFA factors (service key) */
+    get: operations["auth.adminListFactors"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/admin/users/{id}/factors/{factor_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Rename a user's MFA factor (service key) */
+    put: operations["auth.adminUpdateFactor"];
+    post?: never;
+    /** Delete a user's MFA factor (service key) */
+    delete: operations["auth.adminDeleteFactor"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/factors": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enroll a TOTP factor
+     * @description Returns the secret and a QR code for an authenticator app; the factor is `unverified` until its first challenge is verified.
+     */
+    post: operations["auth.mfaEnroll"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/factors/{factor_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Unenroll a factor
+     * @description A verified factor needs an aal2 session.
+     */
+    delete: operations["auth.mfaUnenroll"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/factors/{factor_id}/challenge": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Challenge a factor */
+    post: operations["auth.mfaChallenge"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/factors/{factor_id}/verify": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Verify a challenge with a TOTP code
+     * @description Raises the session to aal2 (a new access and refresh token); the first verification also verifies the factor.
+     */
+    post: operations["auth.mfaVerify"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/health": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Liveness of the auth API */
+    get: operations["auth.health"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/invite": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Invite a user by e-mail (service key)
+     * @description Creates the user (unconfirmed, `invited_at` set) and mails an invite link (`/verify` type `invite`), which confirms and signs in.
+     */
+    post: operations["auth.inviteUser"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/auth/v1/logout": {
     parameters: {
       query?: never;
@@ -59,6 +248,66 @@ export interface paths {
      * @description Revokes refresh tokens: of every session (`global`, the default), this one (`local`) or the others (`others`).
      */
     post: operations["auth.logout"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/magiclink": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * E-mail a magic link (older entry point of /otp)
+     * @description As `/otp` with `create_user` true. The answer is `{}` whatever the address.
+     */
+    post: operations["auth.magicLink"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/otp": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * E-mail a sign-in link and code (passwordless)
+     * @description A confirmed account is mailed a magic link and a 6-digit code (`/verify` type `magiclink`, or POST `/verify` with `email` and `token`); an unconfirmed one its confirmation mail; an unknown address is signed up password-less unless `create_user` is false or sign-ups are off. The answer is `{}` whatever the address, so it does not reveal accounts.
+     */
+    post: operations["auth.signInWithOtp"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/v1/reauthenticate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * E-mail a nonce for a password change
+     * @description The nonce goes with the new password to `PUT /user` when `auth.update_password_require_reauthentication` is on.
+     */
+    get: operations["auth.reauthenticate"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -152,8 +401,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Sign up with e-mail and password
-     * @description Creates a user. With auto-confirm on, the user is confirmed and signed in; otherwise a confirmation link is e-mailed and `session` is null (an address already registered gets the same answer, so sign-up does not reveal accounts).
+     * Sign up with e-mail and password, or anonymously
+     * @description Creates a user. With auto-confirm on, the user is confirmed and signed in; otherwise a confirmation link is e-mailed and `session` is null (an address already registered gets the same answer, so sign-up does not reveal accounts). Neither e-mail nor phone: an anonymous sign-in (when `auth.anonymous_users` is on), answered with a session.
      */
     post: operations["auth.signUp"];
     delete?: never;
@@ -172,8 +421,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Sign in (password grant) or refresh a session (refresh_token grant)
-     * @description Password grant: rejected for an unconfirmed e-mail (`email_not_confirmed`) or a banned account (`user_banned`). Refresh grant: the refresh token is revoked and a new session (new refresh token) is returned.
+     * Sign in (password grant), refresh a session (refresh_token grant) or exchange a PKCE code (pkce grant)
+     * @description Password grant: rejected for an unconfirmed e-mail (`email_not_confirmed`) or a banned account (`user_banned`). Refresh grant: the refresh token is revoked and a new session (new refresh token) is returned. PKCE grant: the `code` an e-mailed link redirected with, and the verifier whose challenge the request that sent the mail carried.
      */
     post: operations["auth.token"];
     delete?: never;
@@ -193,7 +442,7 @@ export interface paths {
     get: operations["auth.getUser"];
     /**
      * Update the signed-in user
-     * @description A new password signs out the other devices. A new `email` changes at once with autoconfirm; otherwise it is mailed a link (`/verify?type=email_change`) and shown as `new_email` until that is followed.
+     * @description A new password signs out the other devices; with `auth.update_password_require_reauthentication` on it needs the `nonce` mailed by `/reauthenticate` (unless the session signed in within the last 24 hours). A new `email` changes at once with autoconfirm; otherwise it is mailed a link (`/verify?type=email_change`) and shown as `new_email` until that is followed.
      */
     put: operations["auth.updateUser"];
     post?: never;
@@ -212,7 +461,7 @@ export interface paths {
     };
     /**
      * Follow an e-mailed link (confirmation, recovery or e-mail change)
-     * @description `type=signup` (or `email_change`: sets the new address): confirms the e-mail and returns a session (JSON), or a confirmation page for browsers (`Accept: text/html`). `type=recovery`: tells whether the token is valid (JSON) or shows a reset-password form (browsers). With `redirect_to`, redirects (303) there with the session or the error in the URL fragment.
+     * @description `type=signup` (or `email_change`: sets the new address): confirms the e-mail and returns a session (JSON), or a confirmation page for browsers (`Accept: text/html`). `type=invite` and `type=magiclink`: sign in (an invite confirms the address). `type=recovery`: tells whether the token is valid (JSON) or shows a reset-password form (browsers). With `redirect_to`, redirects (303) there with the session or the error in the URL fragment; a link sent with a PKCE challenge redirects with `?code=` instead.
      */
     get: operations["auth.verify"];
     put?: never;
@@ -879,6 +1128,8 @@ export interface components {
        */
       user_id?: string;
     };
+    /** @description An empty object: the request was accepted. */
+    Empty: Record<string, never>;
     /** @description Error of the data API (PostgREST form). */
     Error: {
       /** @description A PostgreSQL SQLSTATE (five characters, e.g. `23505`, `42501`) or a PostgREST code (`PGRST100` ...). */
@@ -889,6 +1140,24 @@ export interface components {
       hint: string | null;
       /** @description Error text. */
       message: string;
+    };
+    /** @description An MFA factor (TOTP). `unverified` until its first successful verification. */
+    Factor: {
+      /** Format: date-time */
+      created_at: string;
+      /** @enum {string} */
+      factor_type: "totp";
+      /** @description Left out when the factor has none. */
+      friendly_name?: string;
+      /** Format: uuid */
+      id: string;
+      last_challenged_at: string | null;
+      /** @enum {string} */
+      phone: "";
+      /** @enum {string} */
+      status: "verified" | "unverified";
+      /** Format: date-time */
+      updated_at: string;
     };
     Message: {
       message: string;
@@ -1191,11 +1460,19 @@ export interface components {
       email_change_sent_at?: string;
       /** Format: date-time */
       email_confirmed_at?: string;
+      /** @description The MFA factors, when the user has any. */
+      factors?: components["schemas"]["Factor"][];
       /** Format: uuid */
       id: string;
       identities: {
         [key: string]: unknown;
       }[];
+      /**
+       * Format: date-time
+       * @description When an admin invited the user (`/invite`, or `generate_link` type invite).
+       */
+      invited_at?: string;
+      /** @description Signed up without an address (`/signup` with neither e-mail nor phone); false once one is linked. */
       is_anonymous: boolean;
       /** Format: date-time */
       last_sign_in_at?: string;
@@ -1205,6 +1482,11 @@ export interface components {
        */
       new_email?: string;
       phone: string;
+      /**
+       * Format: date-time
+       * @description When the last reauthentication nonce was mailed (`/reauthenticate`).
+       */
+      reauthentication_sent_at?: string;
       /** Format: date-time */
       recovery_sent_at?: string;
       /** @example authenticated */
@@ -1454,6 +1736,142 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  "auth.jwks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A JSON Web Key Set. */
+      200: {
+        headers: {
+          /** @description `public, max-age=600`. */
+          "Cache-Control"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            keys: {
+              [key: string]: unknown;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  "auth.adminGenerateLink": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `user_metadata` (signup, invite). */
+          data?: {
+            [key: string]: unknown;
+          };
+          /** Format: email */
+          email: string;
+          /**
+           * Format: email
+           * @description `email_change_new`.
+           */
+          new_email?: string;
+          /** @description `signup` of a new address. */
+          password?: string;
+          /** Format: uri */
+          redirect_to?: string;
+          /** @enum {string} */
+          type: "signup" | "invite" | "magiclink" | "recovery" | "email_change_new" | "email_change_current";
+        };
+      };
+    };
+    responses: {
+      /** @description The user and the link. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["User"] & {
+            /**
+             * Format: uri
+             * @description The `/verify` link of the mail.
+             */
+            action_link: string;
+            /** @description The 6-digit code of the mail. */
+            email_otp: string;
+            /** @description For POST `/verify` with `token_hash`. */
+            hashed_token: string;
+            /** Format: uri */
+            redirect_to: string;
+            /** @enum {string} */
+            verification_type: "signup" | "invite" | "magiclink" | "recovery" | "email_change_new";
+          };
+        };
+      };
+      /** @description Invalid input (`validation_failed`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description `recovery` or `email_change_new` of an unknown address (`user_not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Address already registered (`email_exists`) or weak password. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Unexpected failure (`unexpected_failure`). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
   "auth.adminListUsers": {
     parameters: {
       query?: {
@@ -1850,6 +2268,629 @@ export interface operations {
       };
     };
   };
+  "auth.adminListFactors": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The user id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The factors. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Factor"][];
+        };
+      };
+      /** @description Invalid input (`validation_failed`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No such user (`user_not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Unexpected failure (`unexpected_failure`). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.adminUpdateFactor": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The factor id. */
+        factor_id: string;
+        /** @description The user id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Empty: left as it is. */
+          friendly_name?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The factor. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Factor"];
+        };
+      };
+      /** @description Invalid input (`validation_failed`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No such user or factor (`user_not_found`, `mfa_factor_not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description The user has a factor of that name (`mfa_factor_name_conflict`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Unexpected failure (`unexpected_failure`). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.adminDeleteFactor": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The factor id. */
+        factor_id: string;
+        /** @description The user id. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The deleted factor. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Factor"];
+        };
+      };
+      /** @description Invalid input (`validation_failed`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No such user or factor (`user_not_found`, `mfa_factor_not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Unexpected failure (`unexpected_failure`). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.mfaEnroll": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          factor_type: "totp";
+          friendly_name?: string;
+          /** @description Shown by the authenticator app (default: the site URL's host). */
+          issuer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The new factor. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            friendly_name?: string;
+            /** Format: uuid */
+            id: string;
+            totp: {
+              /** @description An SVG image. */
+              qr_code: string;
+              secret: string;
+              uri: string;
+            };
+            /** @enum {string} */
+            type: "totp";
+          };
+        };
+      };
+      /** @description Not a factor type (`validation_failed`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No access token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Invalid token (`bad_jwt`), an anonymous user (`no_authorization`), or a verified factor exists and the session is not aal2 (`insufficient_aal`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Phone or WebAuthn (`mfa_phone_enroll_not_enabled`, `mfa_webauthn_enroll_not_enabled`), a name in use (`mfa_factor_name_conflict`), or too many factors (`too_many_enrolled_mfa_factors`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.mfaUnenroll": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The factor id. */
+        factor_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Unenrolled. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+          };
+        };
+      };
+      /** @description No access token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Not a factor of this user (`mfa_factor_not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description A verified factor from an aal1 session (`insufficient_aal`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.mfaChallenge": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The factor id. */
+        factor_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The challenge, to verify from the same IP address. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Unix time (seconds). */
+            expires_at: number;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "totp";
+          };
+        };
+      };
+      /** @description No access token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Not a factor of this user (`mfa_factor_not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Rate limited (`over_request_rate_limit`). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.mfaVerify": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The factor id. */
+        factor_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: uuid */
+          challenge_id: string;
+          /** @description The 6-digit code. */
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The raised session. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Session"];
+        };
+      };
+      /** @description Missing code (`validation_failed`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No access token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Not a factor of this user (`mfa_factor_not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Wrong code (`mfa_verification_failed`), unknown or expired challenge (`mfa_factor_not_found`, `mfa_challenge_expired`), or verified from another IP address (`mfa_ip_address_mismatch`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Rate limited (`over_request_rate_limit`). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.health": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Up. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            description: string;
+            name: string;
+            version: string;
+          };
+        };
+      };
+    };
+  };
+  "auth.inviteUser": {
+    parameters: {
+      query?: {
+        /** @description Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL. */
+        redirect_to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Stored as `user_metadata`. */
+          data?: {
+            [key: string]: unknown;
+          };
+          /** Format: email */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The invited user. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["User"];
+        };
+      };
+      /** @description Invalid input (`validation_failed`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Address already registered and confirmed (`email_exists`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Unexpected failure (`unexpected_failure`). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
   "auth.logout": {
     parameters: {
       query?: {
@@ -1889,6 +2930,206 @@ export interface operations {
       };
     };
   };
+  "auth.magicLink": {
+    parameters: {
+      query?: {
+        /** @description Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL. */
+        redirect_to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `user_metadata` of a user signed up here. */
+          data?: {
+            [key: string]: unknown;
+          };
+          /** Format: email */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Empty"];
+        };
+      };
+      /** @description No API key (`no_api_key`) or not a key of this project (`invalid_api_key`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No or an invalid e-mail (`validation_failed`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Rate limited (`over_request_rate_limit`). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.signInWithOtp": {
+    parameters: {
+      query?: {
+        /** @description Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL. */
+        redirect_to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description PKCE: the e-mailed link then redirects with `?code=`, exchanged at `/token?grant_type=pkce`. */
+          code_challenge?: string;
+          /**
+           * @description With `code_challenge` (either case).
+           * @enum {string}
+           */
+          code_challenge_method?: "s256" | "plain";
+          /** @description Sign an unknown address up (default true). */
+          create_user?: boolean;
+          /** @description `user_metadata` of a user signed up here. */
+          data?: {
+            [key: string]: unknown;
+          };
+          /** Format: email */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Empty"];
+        };
+      };
+      /** @description Invalid e-mail (`validation_failed`), or a phone number (`phone_provider_disabled`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No API key (`no_api_key`) or not a key of this project (`invalid_api_key`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Rate limited (`over_request_rate_limit`). */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
+  "auth.reauthenticate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Mailed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Empty"];
+        };
+      };
+      /** @description The user has no e-mail address (`validation_failed`). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description No access token (`no_authorization`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description Invalid or expired token (`bad_jwt`), user or session gone, or banned. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description The address is not confirmed (`email_not_confirmed`). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description A nonce was mailed moments ago (`over_email_send_rate_limit`). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+    };
+  };
   "auth.recover": {
     parameters: {
       query?: {
@@ -1902,6 +3143,13 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description PKCE: the e-mailed link then redirects with `?code=`, exchanged at `/token?grant_type=pkce`. */
+          code_challenge?: string;
+          /**
+           * @description With `code_challenge` (either case).
+           * @enum {string}
+           */
+          code_challenge_method?: "s256" | "plain";
           /** Format: email */
           email: string;
           /** Format: uri */
@@ -2112,10 +3360,14 @@ export interface operations {
               [key: string]: unknown;
             };
             mailer_autoconfirm?: boolean;
+            /** @description Seconds a mailed code or magic link is valid (`auth.otp_expiry`). */
+            mailer_otp_exp?: number;
             passkeys_enabled?: boolean;
             phone_autoconfirm?: boolean;
             saml_enabled?: boolean;
             saml_private_key_next_configured?: boolean;
+            /** @description The project setting `auth.update_password_require_reauthentication`. */
+            security_update_password_require_reauthentication?: boolean;
             sms_provider?: string;
           };
         };
@@ -2135,14 +3387,21 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description PKCE: the e-mailed link then redirects with `?code=`, exchanged at `/token?grant_type=pkce`. */
+          code_challenge?: string;
+          /**
+           * @description With `code_challenge` (either case).
+           * @enum {string}
+           */
+          code_challenge_method?: "s256" | "plain";
           /** @description Stored as `user_metadata`. */
           data?: {
             [key: string]: unknown;
           };
           /** Format: email */
-          email: string;
+          email?: string;
           /** @description At least 6 characters. */
-          password: string;
+          password?: string;
           /** Format: uri */
           redirect_to?: string;
         };
@@ -2176,7 +3435,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description Sign-ups are off (`signup_disabled`), no e-mail or phone (`anonymous_provider_disabled`), a weak password (`weak_password`) or, with auto-confirm, an address already registered (`user_already_exists`). */
+      /** @description Sign-ups are off (`signup_disabled`), anonymous sign-ins are off (`anonymous_provider_disabled`), a weak password (`weak_password`) or, with auto-confirm, an address already registered (`user_already_exists`). */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2211,7 +3470,7 @@ export interface operations {
     parameters: {
       query: {
         /** @description The grant. */
-        grant_type: "password" | "refresh_token";
+        grant_type: "password" | "refresh_token" | "pkce";
       };
       header?: never;
       path?: never;
@@ -2225,6 +3484,9 @@ export interface operations {
           password: string;
         } | {
           refresh_token: string;
+        } | {
+          auth_code: string;
+          code_verifier: string;
         };
       };
     };
@@ -2238,7 +3500,7 @@ export interface operations {
           "application/json": components["schemas"]["Session"];
         };
       };
-      /** @description Wrong credentials (`invalid_credentials`), unconfirmed e-mail (`email_not_confirmed`), banned (`user_banned`), unknown, revoked or reused refresh token (`refresh_token_not_found`, `session_not_found`, `refresh_token_already_used`). */
+      /** @description Wrong credentials (`invalid_credentials`), unconfirmed e-mail (`email_not_confirmed`), banned (`user_banned`), unknown, revoked or reused refresh token (`refresh_token_not_found`, `session_not_found`, `refresh_token_already_used`), a PKCE verifier that does not match the code (`bad_code_verifier`). */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2249,6 +3511,24 @@ export interface operations {
       };
       /** @description No API key (`no_api_key`) or not a key of this project (`invalid_api_key`). */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description PKCE grant: an unknown or used code (`flow_state_not_found`). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AuthError"];
+        };
+      };
+      /** @description PKCE grant: an expired code (`flow_state_expired`). */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2329,12 +3609,21 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description PKCE: the e-mailed link then redirects with `?code=`, exchanged at `/token?grant_type=pkce`. */
+          code_challenge?: string;
+          /**
+           * @description With `code_challenge` (either case).
+           * @enum {string}
+           */
+          code_challenge_method?: "s256" | "plain";
           /** @description Merged into `user_metadata`. */
           data?: {
             [key: string]: unknown;
           };
           /** Format: email */
           email?: string;
+          /** @description The reauthentication code, with a new password. */
+          nonce?: string;
           /** @description At least 6 characters. */
           password?: string;
         };
@@ -2350,7 +3639,7 @@ export interface operations {
           "application/json": components["schemas"]["User"];
         };
       };
-      /** @description Invalid input (`validation_failed`). */
+      /** @description Invalid input (`validation_failed`), or a new password without the nonce it needs (`reauthentication_needed`). */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2377,7 +3666,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description Weak password or the same as before (`weak_password`, `same_password`), or the e-mail is taken (`email_exists`). */
+      /** @description Weak password or the same as before (`weak_password`, `same_password`), the e-mail is taken (`email_exists`), or a wrong or expired nonce (`reauthentication_not_valid`). */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2406,8 +3695,8 @@ export interface operations {
         redirect_to?: string;
         /** @description The token from the e-mailed link. */
         token: string;
-        /** @description The link type. */
-        type: "signup" | "recovery" | "email_change" | "email";
+        /** @description The link type (`email`: a confirmation or a magic link, whichever the token is). */
+        type: "signup" | "invite" | "magiclink" | "recovery" | "email_change" | "email";
       };
       header?: never;
       path?: never;
@@ -2498,10 +3787,14 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** Format: email */
+          email?: string;
+          /** @description The 6-digit code of a mail, with `email`. */
           token?: string;
+          /** @description The token of a link (`hashed_token` of generate_link). */
           token_hash?: string;
           /** @enum {string} */
-          type: "signup" | "recovery" | "email_change" | "email";
+          type: "signup" | "invite" | "magiclink" | "recovery" | "email_change" | "email";
         };
       };
     };

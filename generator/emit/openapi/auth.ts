@@ -40,20 +40,38 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
       role: { type: 'string', example: 'authenticated' },
       email: { type: 'string', format: 'email' },
       email_confirmed_at: dateTime,
+      invited_at: { ...dateTime, description: 'When an admin invited the user (`/invite`, or `generate_link` type invite).' },
       phone: { type: 'string' },
       confirmation_sent_at: dateTime,
       confirmed_at: dateTime,
       recovery_sent_at: dateTime,
       new_email: { type: 'string', format: 'email', description: 'Present while an e-mail change waits for the new address to confirm it.' },
       email_change_sent_at: dateTime,
+      reauthentication_sent_at: { ...dateTime, description: 'When the last reauthentication nonce was mailed (`/reauthenticate`).' },
       last_sign_in_at: dateTime,
       app_metadata: metadata('Set by the service only (`provider`, `providers`, and what admins store).'),
       user_metadata: metadata('Free-form: `data` at sign-up, `user_metadata` from admins.'),
+      factors: { type: 'array', items: schemaRef('Factor'), description: 'The MFA factors, when the user has any.' },
       identities: { type: 'array', items: { type: 'object', additionalProperties: true } },
       created_at: dateTime,
       updated_at: dateTime,
       banned_until: { ...dateTime, description: 'Present while the user is banned.' },
-      is_anonymous: { type: 'boolean' },
+      is_anonymous: { type: 'boolean', description: 'Signed up without an address (`/signup` with neither e-mail nor phone); false once one is linked.' },
+    },
+  },
+  Factor: {
+    type: 'object',
+    description: 'An MFA factor (TOTP). `unverified` until its first successful verification.',
+    required: ['id', 'created_at', 'updated_at', 'status', 'factor_type', 'phone', 'last_challenged_at'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      created_at: dateTime,
+      updated_at: dateTime,
+      status: { type: 'string', enum: ['verified', 'unverified'] },
+      friendly_name: { type: 'string', description: 'Left out when the factor has none.' },
+      factor_type: { type: 'string', enum: ['totp'] },
+      phone: { type: 'string', enum: [''] },
+      last_challenged_at: { anyOf: [dateTime, { type: 'null' }] },
     },
   },
   Session: {
@@ -77,6 +95,7 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
     ],
   },
   Message: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+  Empty: { type: 'object', description: 'An empty object: the request was accepted.', additionalProperties: false },
 };
 
 function authError(description: string): JsonSchema {
@@ -109,6 +128,10 @@ const queryParam = (name: string, description: string, schema: JsonSchema, requi
 });
 
 const email: JsonSchema = { type: 'string', format: 'email' };
+const pkceFields: Record<string, JsonSchema> = {
+  code_challenge: { type: 'string', minLength: 43, maxLength: 128, description: 'PKCE: the e-mailed link then redirects with `?code=`, exchanged at `/token?grant_type=pkce`.' },
+  code_challenge_method: { type: 'string', enum: ['s256', 'plain'], description: 'With `code_challenge` (either case).' },
+};
 const newPassword: JsonSchema = { type: 'string', minLength: 6, description: 'At least 6 characters.' };
 const redirectTo = queryParam('redirect_to', 'Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL.', {
   type: 'string',
@@ -125,6 +148,8 @@ function op(operationId: string, summary: string, security: readonly unknown[], 
 }
 
 const userId = { name: 'id', in: 'path', required: true, description: 'The user id.', schema: { type: 'string', format: 'uuid' } };
+const factorId = { name: 'factor_id', in: 'path', required: true, description: 'The factor id.', schema: { type: 'string', format: 'uuid' } };
+const linkTypes = ['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email'];
 
 const adminUserFields = {
   email,
@@ -146,23 +171,27 @@ const adminErrors = {
 /** `/auth/v1/...` path items. */
 export const authPaths: Readonly<Record<string, JsonSchema>> = {
   '/auth/v1/signup': {
-    post: op('signUp', 'Sign up with e-mail and password', PUBLIC, {
+    post: op('signUp', 'Sign up with e-mail and password, or anonymously', PUBLIC, {
       description:
         'Creates a user. With auto-confirm on, the user is confirmed and signed in; otherwise a confirmation link is e-mailed ' +
-        'and `session` is null (an address already registered gets the same answer, so sign-up does not reveal accounts).',
+        'and `session` is null (an address already registered gets the same answer, so sign-up does not reveal accounts). ' +
+        'Neither e-mail nor phone: an anonymous sign-in (when `auth.anonymous_users` is on), answered with a session.',
       parameters: [redirectTo],
       requestBody: body(
-        object(
-          { email, password: newPassword, data: metadata('Stored as `user_metadata`.'), redirect_to: { type: 'string', format: 'uri' } },
-          ['email', 'password'],
-        ),
+        object({
+          email,
+          password: newPassword,
+          data: metadata('Stored as `user_metadata`.'),
+          redirect_to: { type: 'string', format: 'uri' },
+          ...pkceFields,
+        }),
       ),
       responses: {
         '200': ok('Signed up.', schemaRef('SignUpResponse')),
         '400': authError('Invalid e-mail or missing password (`validation_failed`), or a phone number (`phone_provider_disabled`).'),
         '401': unauthorizedKey,
         '422': authError(
-          'Sign-ups are off (`signup_disabled`), no e-mail or phone (`anonymous_provider_disabled`), a weak password (`weak_password`) ' +
+          'Sign-ups are off (`signup_disabled`), anonymous sign-ins are off (`anonymous_provider_disabled`), a weak password (`weak_password`) ' +
             'or, with auto-confirm, an address already registered (`user_already_exists`).',
         ),
         '429': tooMany,
@@ -171,24 +200,29 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     }),
   },
   '/auth/v1/token': {
-    post: op('token', 'Sign in (password grant) or refresh a session (refresh_token grant)', PUBLIC, {
+    post: op('token', 'Sign in (password grant), refresh a session (refresh_token grant) or exchange a PKCE code (pkce grant)', PUBLIC, {
       description:
         'Password grant: rejected for an unconfirmed e-mail (`email_not_confirmed`) or a banned account (`user_banned`). ' +
-        'Refresh grant: the refresh token is revoked and a new session (new refresh token) is returned.',
-      parameters: [queryParam('grant_type', 'The grant.', { type: 'string', enum: ['password', 'refresh_token'] }, true)],
+        'Refresh grant: the refresh token is revoked and a new session (new refresh token) is returned. ' +
+        'PKCE grant: the `code` an e-mailed link redirected with, and the verifier whose challenge the request that sent the mail carried.',
+      parameters: [queryParam('grant_type', 'The grant.', { type: 'string', enum: ['password', 'refresh_token', 'pkce'] }, true)],
       requestBody: body({
         anyOf: [
           { ...object({ email, password: { type: 'string' } }, ['email', 'password']), title: 'PasswordGrant' },
           { ...object({ refresh_token: { type: 'string' } }, ['refresh_token']), title: 'RefreshTokenGrant' },
+          { ...object({ auth_code: { type: 'string' }, code_verifier: { type: 'string' } }, ['auth_code', 'code_verifier']), title: 'PkceGrant' },
         ],
       }),
       responses: {
         '200': ok('A session.', schemaRef('Session')),
         '400': authError(
           'Wrong credentials (`invalid_credentials`), unconfirmed e-mail (`email_not_confirmed`), banned (`user_banned`), ' +
-            'unknown, revoked or reused refresh token (`refresh_token_not_found`, `session_not_found`, `refresh_token_already_used`).',
+            'unknown, revoked or reused refresh token (`refresh_token_not_found`, `session_not_found`, `refresh_token_already_used`), ' +
+            'a PKCE verifier that does not match the code (`bad_code_verifier`).',
         ),
         '401': unauthorizedKey,
+        '404': authError('PKCE grant: an unknown or used code (`flow_state_not_found`).'),
+        '422': authError('PKCE grant: an expired code (`flow_state_expired`).'),
         '429': tooMany,
         '503': authError('Temporarily unavailable; retry.'),
       },
@@ -198,11 +232,12 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     get: op('verify', 'Follow an e-mailed link (confirmation, recovery or e-mail change)', [{}, ...PUBLIC], {
       description:
         '`type=signup` (or `email_change`: sets the new address): confirms the e-mail and returns a session (JSON), or a confirmation page for browsers (`Accept: text/html`). ' +
+        '`type=invite` and `type=magiclink`: sign in (an invite confirms the address). ' +
         '`type=recovery`: tells whether the token is valid (JSON) or shows a reset-password form (browsers). With `redirect_to`, ' +
-        'redirects (303) there with the session or the error in the URL fragment.',
+        'redirects (303) there with the session or the error in the URL fragment; a link sent with a PKCE challenge redirects with `?code=` instead.',
       parameters: [
         queryParam('token', 'The token from the e-mailed link.', { type: 'string' }, true),
-        queryParam('type', 'The link type.', { type: 'string', enum: ['signup', 'recovery', 'email_change', 'email'] }, true),
+        queryParam('type', 'The link type (`email`: a confirmation or a magic link, whichever the token is).', { type: 'string', enum: linkTypes }, true),
         redirectTo,
       ],
       responses: {
@@ -234,7 +269,15 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     }),
     post: op('verifyOtp', 'Redeem a link token (supabase-js verifyOtp with token_hash)', PUBLIC, {
       requestBody: body(
-        object({ type: { type: 'string', enum: ['signup', 'recovery', 'email_change', 'email'] }, token_hash: { type: 'string' }, token: { type: 'string' } }, ['type']),
+        object(
+          {
+            type: { type: 'string', enum: linkTypes },
+            token_hash: { type: 'string', description: 'The token of a link (`hashed_token` of generate_link).' },
+            token: { type: 'string', description: 'The 6-digit code of a mail, with `email`.' },
+            email,
+          },
+          ['type'],
+        ),
       ),
       responses: {
         '200': ok('A session.', schemaRef('Session')),
@@ -250,11 +293,50 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     post: op('recover', 'Request a password recovery e-mail', PUBLIC, {
       description: 'The same answer whether or not the address exists; the link is valid for 1 hour.',
       parameters: [redirectTo],
-      requestBody: body(object({ email, redirect_to: { type: 'string', format: 'uri' } }, ['email'])),
+      requestBody: body(object({ email, redirect_to: { type: 'string', format: 'uri' }, ...pkceFields }, ['email'])),
       responses: {
         '200': ok('Accepted.', schemaRef('Message')),
         '400': authError('Invalid e-mail (`validation_failed`).'),
         '401': unauthorizedKey,
+        '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/otp': {
+    post: op('signInWithOtp', 'E-mail a sign-in link and code (passwordless)', PUBLIC, {
+      description:
+        'A confirmed account is mailed a magic link and a 6-digit code (`/verify` type `magiclink`, or POST `/verify` with `email` and `token`); ' +
+        'an unconfirmed one its confirmation mail; an unknown address is signed up password-less unless `create_user` is false or sign-ups are off. ' +
+        'The answer is `{}` whatever the address, so it does not reveal accounts.',
+      parameters: [redirectTo],
+      requestBody: body(
+        object(
+          {
+            email,
+            create_user: { type: 'boolean', description: 'Sign an unknown address up (default true).' },
+            data: metadata('`user_metadata` of a user signed up here.'),
+            ...pkceFields,
+          },
+          ['email'],
+        ),
+      ),
+      responses: {
+        '200': ok('Accepted.', schemaRef('Empty')),
+        '400': authError('Invalid e-mail (`validation_failed`), or a phone number (`phone_provider_disabled`).'),
+        '401': unauthorizedKey,
+        '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/magiclink': {
+    post: op('magicLink', 'E-mail a magic link (older entry point of /otp)', PUBLIC, {
+      description: 'As `/otp` with `create_user` true. The answer is `{}` whatever the address.',
+      parameters: [redirectTo],
+      requestBody: body(object({ email, data: metadata('`user_metadata` of a user signed up here.') }, ['email'])),
+      responses: {
+        '200': ok('Accepted.', schemaRef('Empty')),
+        '401': unauthorizedKey,
+        '422': authError('No or an invalid e-mail (`validation_failed`).'),
         '429': tooMany,
       },
     }),
@@ -301,17 +383,42 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     }),
     put: op('updateUser', 'Update the signed-in user', USER, {
       description:
-        'A new password signs out the other devices. A new `email` changes at once with autoconfirm; otherwise it is mailed a link ' +
-        '(`/verify?type=email_change`) and shown as `new_email` until that is followed.',
+        'A new password signs out the other devices; with `auth.update_password_require_reauthentication` on it needs the `nonce` ' +
+        'mailed by `/reauthenticate` (unless the session signed in within the last 24 hours). A new `email` changes at once with ' +
+        'autoconfirm; otherwise it is mailed a link (`/verify?type=email_change`) and shown as `new_email` until that is followed.',
       parameters: [redirectTo],
-      requestBody: body(object({ email, password: newPassword, data: metadata('Merged into `user_metadata`.') })),
+      requestBody: body(
+        object({
+          email,
+          password: newPassword,
+          nonce: { type: 'string', description: 'The reauthentication code, with a new password.' },
+          data: metadata('Merged into `user_metadata`.'),
+          ...pkceFields,
+        }),
+      ),
       responses: {
         '200': ok('The updated user.', schemaRef('User')),
-        '400': authError('Invalid input (`validation_failed`).'),
+        '400': authError('Invalid input (`validation_failed`), or a new password without the nonce it needs (`reauthentication_needed`).'),
         '401': authError('No access token (`no_authorization`).'),
         '403': authError('Invalid or expired token (`bad_jwt`); `app_metadata` is admin-only (`not_admin`); user or session gone; banned.'),
-        '422': authError('Weak password or the same as before (`weak_password`, `same_password`), or the e-mail is taken (`email_exists`).'),
+        '422': authError(
+          'Weak password or the same as before (`weak_password`, `same_password`), the e-mail is taken (`email_exists`), ' +
+            'or a wrong or expired nonce (`reauthentication_not_valid`).',
+        ),
         '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/reauthenticate': {
+    get: op('reauthenticate', 'E-mail a nonce for a password change', USER, {
+      description: 'The nonce goes with the new password to `PUT /user` when `auth.update_password_require_reauthentication` is on.',
+      responses: {
+        '200': ok('Mailed.', schemaRef('Empty')),
+        '400': authError('The user has no e-mail address (`validation_failed`).'),
+        '401': authError('No access token (`no_authorization`).'),
+        '403': authError('Invalid or expired token (`bad_jwt`), user or session gone, or banned.'),
+        '422': authError('The address is not confirmed (`email_not_confirmed`).'),
+        '429': authError('A nonce was mailed moments ago (`over_email_send_rate_limit`).'),
       },
     }),
   },
@@ -377,6 +484,172 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       responses: { '200': ok('The deleted user.', schemaRef('User')), ...adminErrors, '404': authError('No such user (`user_not_found`).') },
     }),
   },
+  '/auth/v1/admin/users/{id}/factors': {
+    get: op('adminListFactors', "List a user's MFA factors (service key)", ADMIN, {
+      parameters: [userId],
+      responses: {
+        '200': ok('The factors.', { type: 'array', items: schemaRef('Factor') }),
+        ...adminErrors,
+        '404': authError('No such user (`user_not_found`).'),
+      },
+    }),
+  },
+  '/auth/v1/admin/users/{id}/factors/{factor_id}': {
+    put: op('adminUpdateFactor', "Rename a user's MFA factor (service key)", ADMIN, {
+      parameters: [userId, factorId],
+      requestBody: body(object({ friendly_name: { type: 'string', description: 'Empty: left as it is.' } })),
+      responses: {
+        '200': ok('The factor.', schemaRef('Factor')),
+        ...adminErrors,
+        '404': authError('No such user or factor (`user_not_found`, `mfa_factor_not_found`).'),
+        '422': authError('The user has a factor of that name (`mfa_factor_name_conflict`).'),
+      },
+    }),
+    delete: op('adminDeleteFactor', "Delete a user's MFA factor (service key)", ADMIN, {
+      parameters: [userId, factorId],
+      responses: {
+        '200': ok('The deleted factor.', schemaRef('Factor')),
+        ...adminErrors,
+        '404': authError('No such user or factor (`user_not_found`, `mfa_factor_not_found`).'),
+      },
+    }),
+  },
+  '/auth/v1/invite': {
+    post: op('inviteUser', 'Invite a user by e-mail (service key)', ADMIN, {
+      description: 'Creates the user (unconfirmed, `invited_at` set) and mails an invite link (`/verify` type `invite`), which confirms and signs in.',
+      parameters: [redirectTo],
+      requestBody: body(object({ email, data: metadata('Stored as `user_metadata`.') }, ['email'])),
+      responses: {
+        '200': ok('The invited user.', schemaRef('User')),
+        ...adminErrors,
+        '422': authError('Address already registered and confirmed (`email_exists`).'),
+      },
+    }),
+  },
+  '/auth/v1/admin/generate_link': {
+    post: op('adminGenerateLink', 'Generate an e-mail link without sending it (service key)', ADMIN, {
+      description:
+        'The link and code a mail would carry, for the app to send itself; nothing is mailed. `signup` creates the user with `password` ' +
+        '(or renews the link of an unconfirmed one); `magiclink` and `recovery` of an unknown address become a sign-up link; `invite` invites; ' +
+        '`email_change_new` starts a change to `new_email`. The answer is the user with the link fields beside it.',
+      requestBody: body(
+        object(
+          {
+            type: { type: 'string', enum: ['signup', 'invite', 'magiclink', 'recovery', 'email_change_new', 'email_change_current'] },
+            email,
+            password: { ...newPassword, description: '`signup` of a new address.' },
+            new_email: { ...email, description: '`email_change_new`.' },
+            data: metadata('`user_metadata` (signup, invite).'),
+            redirect_to: { type: 'string', format: 'uri' },
+          },
+          ['type', 'email'],
+        ),
+      ),
+      responses: {
+        '200': ok(
+          'The user and the link.',
+          {
+            allOf: [
+              schemaRef('User'),
+              object(
+                {
+                  action_link: { type: 'string', format: 'uri', description: 'The `/verify` link of the mail.' },
+                  email_otp: { type: 'string', description: 'The 6-digit code of the mail.' },
+                  hashed_token: { type: 'string', description: 'For POST `/verify` with `token_hash`.' },
+                  verification_type: { type: 'string', enum: ['signup', 'invite', 'magiclink', 'recovery', 'email_change_new'] },
+                  redirect_to: { type: 'string', format: 'uri' },
+                },
+                ['action_link', 'email_otp', 'hashed_token', 'verification_type', 'redirect_to'],
+              ),
+            ],
+          },
+        ),
+        ...adminErrors,
+        '404': authError('`recovery` or `email_change_new` of an unknown address (`user_not_found`).'),
+        '422': authError('Address already registered (`email_exists`) or weak password.'),
+      },
+    }),
+  },
+  '/auth/v1/factors': {
+    post: op('mfaEnroll', 'Enroll a TOTP factor', USER, {
+      description: 'Returns the secret and a QR code for an authenticator app; the factor is `unverified` until its first challenge is verified.',
+      requestBody: body(
+        object(
+          {
+            factor_type: { type: 'string', enum: ['totp'] },
+            friendly_name: { type: 'string' },
+            issuer: { type: 'string', description: 'Shown by the authenticator app (default: the site URL\'s host).' },
+          },
+          ['factor_type'],
+        ),
+      ),
+      responses: {
+        '200': ok(
+          'The new factor.',
+          object(
+            {
+              id: { type: 'string', format: 'uuid' },
+              type: { type: 'string', enum: ['totp'] },
+              friendly_name: { type: 'string' },
+              totp: object({ qr_code: { type: 'string', description: 'An SVG image.' }, secret: { type: 'string' }, uri: { type: 'string' } }, ['qr_code', 'secret', 'uri']),
+            },
+            ['id', 'type', 'totp'],
+          ),
+        ),
+        '400': authError('Not a factor type (`validation_failed`).'),
+        '401': authError('No access token (`no_authorization`).'),
+        '403': authError('Invalid token (`bad_jwt`), an anonymous user (`no_authorization`), or a verified factor exists and the session is not aal2 (`insufficient_aal`).'),
+        '422': authError('Phone or WebAuthn (`mfa_phone_enroll_not_enabled`, `mfa_webauthn_enroll_not_enabled`), a name in use (`mfa_factor_name_conflict`), or too many factors (`too_many_enrolled_mfa_factors`).'),
+      },
+    }),
+  },
+  '/auth/v1/factors/{factor_id}/challenge': {
+    post: op('mfaChallenge', 'Challenge a factor', USER, {
+      parameters: [factorId],
+      responses: {
+        '200': ok(
+          'The challenge, to verify from the same IP address.',
+          object({ id: { type: 'string', format: 'uuid' }, type: { type: 'string', enum: ['totp'] }, expires_at: { type: 'integer', description: 'Unix time (seconds).' } }, ['id', 'type', 'expires_at']),
+        ),
+        '401': authError('No access token (`no_authorization`).'),
+        '403': authError('Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`).'),
+        '404': authError('Not a factor of this user (`mfa_factor_not_found`).'),
+        '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/factors/{factor_id}/verify': {
+    post: op('mfaVerify', 'Verify a challenge with a TOTP code', USER, {
+      description: 'Raises the session to aal2 (a new access and refresh token); the first verification also verifies the factor.',
+      parameters: [factorId],
+      requestBody: body(object({ challenge_id: { type: 'string', format: 'uuid' }, code: { type: 'string', description: 'The 6-digit code.' } }, ['challenge_id', 'code'])),
+      responses: {
+        '200': ok('The raised session.', schemaRef('Session')),
+        '400': authError('Missing code (`validation_failed`).'),
+        '401': authError('No access token (`no_authorization`).'),
+        '403': authError('Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`).'),
+        '404': authError('Not a factor of this user (`mfa_factor_not_found`).'),
+        '422': authError(
+          'Wrong code (`mfa_verification_failed`), unknown or expired challenge (`mfa_factor_not_found`, `mfa_challenge_expired`), ' +
+            'or verified from another IP address (`mfa_ip_address_mismatch`).',
+        ),
+        '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/factors/{factor_id}': {
+    delete: op('mfaUnenroll', 'Unenroll a factor', USER, {
+      description: 'A verified factor needs an aal2 session.',
+      parameters: [factorId],
+      responses: {
+        '200': ok('Unenrolled.', object({ id: { type: 'string', format: 'uuid' } }, ['id'])),
+        '401': authError('No access token (`no_authorization`).'),
+        '403': authError('Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`).'),
+        '404': authError('Not a factor of this user (`mfa_factor_not_found`).'),
+        '422': authError('A verified factor from an aal1 session (`insufficient_aal`).'),
+      },
+    }),
+  },
   '/auth/v1/settings': {
     get: op('settings', 'Public auth settings', [{}], {
       responses: {
@@ -391,9 +664,28 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
             saml_enabled: { type: 'boolean' },
             saml_private_key_next_configured: { type: 'boolean' },
             passkeys_enabled: { type: 'boolean' },
+            mailer_otp_exp: { type: 'integer', description: 'Seconds a mailed code or magic link is valid (`auth.otp_expiry`).' },
+            security_update_password_require_reauthentication: { type: 'boolean', description: 'The project setting `auth.update_password_require_reauthentication`.' },
           }),
         ),
       },
+    }),
+  },
+  '/auth/v1/.well-known/jwks.json': {
+    get: op('jwks', 'Public keys that verify access tokens', [{}], {
+      description: 'The public halves of the asymmetric signing keys that verify now (current, and previous ones in their grace period); empty while the project signs with its shared secret only.',
+      responses: {
+        '200': {
+          description: 'A JSON Web Key Set.',
+          headers: { 'Cache-Control': { description: '`public, max-age=600`.', schema: { type: 'string' } } },
+          content: json(object({ keys: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'A public JWK (`kid`, `alg`, `kty`, `use`, ...).' } } }, ['keys'])),
+        },
+      },
+    }),
+  },
+  '/auth/v1/health': {
+    get: op('health', 'Liveness of the auth API', [{}], {
+      responses: { '200': ok('Up.', object({ version: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' } }, ['version', 'name', 'description'])) },
     }),
   },
 };

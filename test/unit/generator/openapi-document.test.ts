@@ -214,9 +214,22 @@ describe('the OpenAPI document', () => {
 
   it('documents the auth endpoints of section 4.1', () => {
     expect(Object.keys(document.paths).filter((p) => p.startsWith('/auth/v1/')).sort()).toEqual([
+      '/auth/v1/.well-known/jwks.json',
+      '/auth/v1/admin/generate_link',
       '/auth/v1/admin/users',
       '/auth/v1/admin/users/{id}',
+      '/auth/v1/admin/users/{id}/factors',
+      '/auth/v1/admin/users/{id}/factors/{factor_id}',
+      '/auth/v1/factors',
+      '/auth/v1/factors/{factor_id}',
+      '/auth/v1/factors/{factor_id}/challenge',
+      '/auth/v1/factors/{factor_id}/verify',
+      '/auth/v1/health',
+      '/auth/v1/invite',
       '/auth/v1/logout',
+      '/auth/v1/magiclink',
+      '/auth/v1/otp',
+      '/auth/v1/reauthenticate',
       '/auth/v1/recover',
       '/auth/v1/resend',
       '/auth/v1/reset',
@@ -227,7 +240,7 @@ describe('the OpenAPI document', () => {
       '/auth/v1/verify',
     ]);
     expect(document.paths['/auth/v1/signup']?.post?.requestBody).toMatchObject({
-      content: { 'application/json': { schema: { required: ['email', 'password'], properties: { password: { minLength: 6 } } } } },
+      content: { 'application/json': { schema: { required: [], properties: { password: { minLength: 6 }, code_challenge_method: { enum: ['s256', 'plain'] } } } } },
     });
   });
 });

@@ -1,0 +1,66 @@
+import type { Router } from 'express';
+import { describe, expect, it } from 'vitest';
+import { authPaths } from '../../../generator/emit/openapi/auth.js';
+import { buildKeyring } from '../../../runtime/auth/keyring.js';
+import { createAuthRouter } from '../../../runtime/auth/router.js';
+import { loadConfig } from '../../../runtime/config.js';
+import { createLogger } from '../../../runtime/logger.js';
+import type { ProjectContext } from '../../../runtime/platform/project-context.js';
+import { resolveSettings } from '../../../runtime/platform/settings.js';
+
+/**
+ * The auth document against the router the host serves: every route is documented with its
+ * methods, and nothing is documented that is not served, so the two cannot drift apart.
+ */
+
+/** Endpoints of features Gantry does not have, answered as Supabase Auth answers with each switched off (routes/unsupported.ts). */
+const SWITCHED_OFF = new Set([
+  'GET /authorize',
+  'ALL /sso',
+  'ALL /sso/saml/metadata',
+  'ALL /sso/saml/acs',
+  'ALL /passkeys',
+  'ALL /passkeys/*rest',
+  'ALL /oauth/*rest',
+  'ALL /.well-known/oauth-authorization-server',
+  'GET /user/identities/authorize',
+  'DELETE /user/identities/:identity_id',
+]);
+
+interface RouteLayer {
+  readonly route?: { readonly path: string | string[]; readonly methods: Record<string, boolean> };
+}
+
+/** `METHOD /path` of every route of the router, as express holds them. */
+function servedRoutes(router: Router): string[] {
+  const routes: string[] = [];
+  for (const layer of router.stack as RouteLayer[]) {
+    if (!layer.route) continue;
+    const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+    const methods = layer.route.methods._all ? ['ALL'] : Object.keys(layer.route.methods).map((m) => m.toUpperCase());
+    for (const path of paths) for (const method of methods) routes.push(`${method} ${path}`);
+  }
+  return routes;
+}
+
+function documentedRoutes(): string[] {
+  return Object.entries(authPaths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path.slice('/auth/v1'.length).replace(/\{(\w+)\}/g, ':$1')}`),
+  );
+}
+
+describe('the auth OpenAPI document', () => {
+  it('documents every route the auth router serves, with its methods, and nothing else', () => {
+    const ctx = {
+      ref: 'docs',
+      jwtSecret: 'x'.repeat(40),
+      keyring: buildKeyring('x'.repeat(40), []),
+      settings: resolveSettings({}),
+      config: loadConfig({}),
+    } as unknown as ProjectContext;
+    const router = createAuthRouter(ctx, { log: createLogger('silent'), mailer: { send: async () => undefined } as never });
+    const served = servedRoutes(router).filter((route) => !SWITCHED_OFF.has(route));
+    expect(served.length).toBeGreaterThan(20);
+    expect(documentedRoutes().sort()).toEqual(served.sort());
+  });
+});
