@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { taskClient } from '../runtime/db/pool-errors.js';
 import { isExtension } from '../runtime/extensions/define.js';
 import { functionPaths } from '../runtime/extensions/openapi.js';
-import { evaluateBundle } from '../runtime/host/project-loader.js';
+import { evaluateBundle } from '../runtime/platform/evaluate-bundle.js';
 import * as runtime from '../runtime/index.js';
 import type { CodeSync } from '../runtime/host/project-directory.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { evaluateBundle } from '../host/project-loader.js';
+import { evaluateBundle } from '../platform/evaluate-bundle.js';
 import type { ProjectDefinition } from '../rest/routes.js';
 import { isExtension, type Extension } from './define.js';
 import { typecheckExtensions } from './typecheck.js';
