@@ -1,11 +1,12 @@
 /**
- * `node --import tsx bench/pgbouncer.ts`: the data API through PgBouncer (transaction mode,
- * DB_PREPARED_STATEMENTS off as DATABASE_DIRECT_URL implies) against the same API with
- * DATABASE_URL straight to PostgreSQL, with and without prepared statements, on one cluster
- * and one project: three `gantry serve` processes measured in interleaved rounds (the order
- * rotating), medians compared.
- * Needs Debian's pgbouncer (/usr/sbin/pgbouncer or PATH). The cluster is DATABASE_URL's, or an
- * embedded one in a temporary GANTRY_HOME.
+ * `node --import tsx bench/pgbouncer.ts`: the data API through PgBouncer (transaction mode)
+ * against the same API with DATABASE_URL straight to PostgreSQL, with and without prepared
+ * statements, on one cluster and one project: a `gantry serve` process per mode, measured in
+ * interleaved rounds (the order rotating), medians compared. Every PgBouncer version found is a
+ * mode: before 1.21 with DB_PREPARED_STATEMENTS off (as DATABASE_DIRECT_URL implies), 1.21 or
+ * later with `max_prepared_statements` and DB_PREPARED_STATEMENTS=true.
+ * Needs a pgbouncer (Debian's /usr/sbin/pgbouncer, PATH, or GANTRY_TEST_PGBOUNCER for a second
+ * version). The cluster is DATABASE_URL's, or an embedded one in a temporary GANTRY_HOME.
  * Options: --connections 50 --duration 10 --runs 3 --pool 20 (server connections per database
  * and user in PgBouncer).
  */
@@ -19,7 +20,7 @@ import { loadConfig } from '../runtime/config.js';
 import { createProject } from '../runtime/platform/bootstrap.js';
 import { projectKeys } from '../runtime/platform/keys.js';
 import { Platform } from '../runtime/platform/platform.js';
-import { pgbouncerBinary, startBouncer } from '../test/helpers/pgbouncer.js';
+import { pgbouncerBinaries, startBouncer, tracksPreparedStatements, type Bouncer } from '../test/helpers/pgbouncer.js';
 import { installation, removeInstallation, serve, type Server } from '../test/helpers/serve-process.js';
 import { runLoad, type LoadResult } from './load.js';
 
@@ -56,14 +57,14 @@ function median(values: readonly number[]): number {
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main(): Promise<void> {
-  const binary = pgbouncerBinary();
-  if (!binary) throw new Error('pgbouncer not found (Debian: apt-get install -y pgbouncer)');
+  const binaries = pgbouncerBinaries();
+  if (binaries.length === 0) throw new Error('pgbouncer not found (Debian: apt-get install -y pgbouncer)');
   const [connections, duration, runs, pool] = [opts.connections, opts.duration, opts.runs, opts.pool].map(Number) as [number, number, number, number];
   const home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-bench-pgb-'));
   const env = { GANTRY_HOME: home, GANTRY_GENERATED_DIR: path.join(home, 'generated'), ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) };
   const platform = await Platform.open(loadConfig(env));
   const servers: Server[] = [];
-  let bouncer: Awaited<ReturnType<typeof startBouncer>> | null = null;
+  const bouncers: Bouncer[] = [];
   try {
     const record = await createProject(platform, {
       ref: 'bench_pgbouncer',
@@ -72,14 +73,20 @@ async function main(): Promise<void> {
     await generateProject(platform, record);
     const keys = projectKeys(platform.config, record);
     const direct = platform.cluster.urlFor('postgres');
-    bouncer = await startBouncer(binary, direct, { poolSize: pool });
     const shared = { GANTRY_GENERATED_DIR: env.GANTRY_GENERATED_DIR, LOG_LEVEL: 'silent' };
     const modes = [
       { name: 'direct', inst: await installation({ databaseUrl: direct, env: shared }) },
       // Separates the cost of parsing every statement from the cost of the extra hop.
       { name: 'direct, DB_PREPARED_STATEMENTS=false', inst: await installation({ databaseUrl: direct, env: { ...shared, DB_PREPARED_STATEMENTS: 'false' } }) },
-      { name: `PgBouncer 1.18, transaction mode, pool ${pool}`, inst: await installation({ databaseUrl: bouncer.via(direct), env: { ...shared, DATABASE_DIRECT_URL: direct } }) },
     ];
+    for (const binary of binaries) {
+      const prepared = tracksPreparedStatements(binary);
+      const bouncer = await startBouncer(binary.path, direct, { poolSize: pool, maxPreparedStatements: prepared ? 200 : undefined });
+      bouncers.push(bouncer);
+      const name = `PgBouncer ${binary.version.join('.')}, transaction mode, pool ${pool}${prepared ? ', max_prepared_statements 200, DB_PREPARED_STATEMENTS=true' : ''}`;
+      const modeEnv = { ...shared, DATABASE_DIRECT_URL: direct, ...(prepared ? { DB_PREPARED_STATEMENTS: 'true' } : {}) };
+      modes.push({ name, inst: await installation({ databaseUrl: bouncer.via(direct), env: modeEnv }) });
+    }
     for (const mode of modes) servers.push(await serve(mode.inst));
 
     const now = Math.floor(Date.now() / 1000);
@@ -123,7 +130,7 @@ async function main(): Promise<void> {
   } finally {
     for (const server of servers) await server.stop().catch(() => undefined);
     for (const server of servers) await removeInstallation(server.inst);
-    await bouncer?.stop();
+    for (const bouncer of bouncers) await bouncer.stop();
     await platform.close();
     await fs.rm(home, { recursive: true, force: true });
   }

@@ -1,20 +1,27 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
-import { pgbouncerBinary, startBouncer, type Bouncer } from '../helpers/pgbouncer.js';
+import { pgbouncerBinaries, startBouncer, tracksPreparedStatements, type Bouncer, type PgBouncerBinary } from '../helpers/pgbouncer.js';
 import { cliOk, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
 import { callProject, eventually, session, sqlFile, uniqueRef, type Answer, type PrintedKeys as Keys } from './projects.js';
 
 /**
- * A host behind PgBouncer 1.18 in transaction mode (no protocol-level prepared statements):
- * DATABASE_URL names the bouncer, DATABASE_DIRECT_URL the cluster. The data API's
- * pipelined transactions and auth's pools go through the bouncer; LISTEN, migrations and
- * CREATE DATABASE go direct.
+ * A host behind PgBouncer in transaction mode: DATABASE_URL names the bouncer,
+ * DATABASE_DIRECT_URL the cluster. The data API's pipelined transactions and auth's pools go
+ * through the bouncer; LISTEN, migrations and CREATE DATABASE go direct. Each PgBouncer
+ * version the machine has runs it: one before 1.21 (Debian 12's 1.18) with the data API's
+ * unnamed statements (DB_PREPARED_STATEMENTS' default beside a direct URL), one of 1.21 or
+ * later with `max_prepared_statements` and DB_PREPARED_STATEMENTS=true.
  */
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 240_000 });
 
-const binary = pgbouncerBinary();
-if (!binary) console.warn('pgbouncer is not installed (apt-get install pgbouncer): test/blackbox/pgbouncer.test.ts is skipped');
+const binaries = pgbouncerBinaries();
+const older = binaries.find((b) => !tracksPreparedStatements(b)) ?? null;
+const newer = binaries.find(tracksPreparedStatements) ?? null;
+if (!older) console.warn('no PgBouncer before 1.21 (apt-get install pgbouncer): test/blackbox/pgbouncer.test.ts skips its unnamed-statement case');
+if (!newer) {
+  console.warn('no PgBouncer 1.21 or later (Debian 12 ships 1.18; GANTRY_TEST_PGBOUNCER may name one): test/blackbox/pgbouncer.test.ts skips its prepared-statement case');
+}
 
 const PASSWORD = 'correct horse battery staple';
 const OTHER = '00000000-0000-0000-0000-000000000001';
@@ -36,21 +43,23 @@ INSERT INTO public.notes (owner, notebook_id, body) VALUES ('${OTHER}', 1, 'some
 CREATE FUNCTION public.visible_notes() RETURNS int LANGUAGE sql STABLE AS $$ SELECT count(*)::int FROM public.notes $$;
 `;
 
-let bouncer: Bouncer;
-let inst: Installation;
-let host: Server;
-let keys: Keys;
 const direct = inject('databaseUrl');
 
-function call(method: string, pathAndQuery: string, body?: unknown, bearer?: string, headers?: Record<string, string>): Promise<Answer> {
-  return callProject(inst.baseUrl, keys, method, pathAndQuery, { body, bearer, headers });
-}
+function behindBouncer(binary: PgBouncerBinary, prepared: boolean): void {
+  let bouncer: Bouncer;
+  let inst: Installation;
+  let host: Server;
+  let keys: Keys;
 
-describe.skipIf(!binary)('a host whose DATABASE_URL is PgBouncer in transaction mode', () => {
+  function call(method: string, pathAndQuery: string, body?: unknown, bearer?: string, headers?: Record<string, string>): Promise<Answer> {
+    return callProject(inst.baseUrl, keys, method, pathAndQuery, { body, bearer, headers });
+  }
+
   beforeAll(async () => {
     // Two server connections per database and user: concurrent transactions must share them.
-    bouncer = await startBouncer(binary!, direct, { poolSize: 2 });
-    inst = await installation({ databaseUrl: bouncer.via(direct), env: { DATABASE_DIRECT_URL: direct } });
+    bouncer = await startBouncer(binary.path, direct, { poolSize: 2, maxPreparedStatements: prepared ? 200 : undefined });
+    const env: Record<string, string> = { DATABASE_DIRECT_URL: direct, ...(prepared ? { DB_PREPARED_STATEMENTS: 'true' } : {}) };
+    inst = await installation({ databaseUrl: bouncer.via(direct), env });
     host = await serve(inst);
     const schema = await sqlFile(inst, 'notes.sql', SCHEMA);
     keys = jsonObject(await cliOk(['project', 'create', uniqueRef('pgb'), '--schema', schema, '--autoconfirm', '--json'], inst.env)) as unknown as Keys;
@@ -115,9 +124,12 @@ describe.skipIf(!binary)('a host whose DATABASE_URL is PgBouncer in transaction 
     );
     answers.forEach((answer, i) => expect([answer.status, answer.body]).toEqual([200, i % 2 === 0 ? [{ body: 'concurrent' }] : []]));
     // They went through the bouncer, which held at most two server connections per user for them.
-    const { clients, servers } = await bouncer.connections(`project_${keys.ref}`);
+    const { clients, servers, preparedStatements } = await bouncer.connections(`project_${keys.ref}`);
     expect(clients).toContain('authenticator');
     expect(servers.filter((user) => user === 'authenticator').length).toBeLessThanOrEqual(2);
+    // Named statements went through as such, prepared once per server connection by the bouncer; unnamed ones leave none.
+    if (prepared) expect(preparedStatements).toBeGreaterThan(0);
+    else expect(preparedStatements).toBe(0);
   });
 
   it('notices a schema change made behind its back (LISTEN on the direct URL)', async () => {
@@ -132,4 +144,12 @@ describe.skipIf(!binary)('a host whose DATABASE_URL is PgBouncer in transaction 
     const answer = await eventually(20_000, () => call('GET', 'rest/v1/notebooks?select=title,colour&order=id'), (x) => x.status === 200);
     expect(answer.body).toEqual([{ title: 'Work', colour: 'blue' }, { title: 'Home', colour: null }]);
   });
+}
+
+describe.skipIf(!older)(`a host whose DATABASE_URL is PgBouncer ${older?.version.join('.')} in transaction mode (unnamed statements)`, () => {
+  behindBouncer(older!, false);
+});
+
+describe.skipIf(!newer)(`a host whose DATABASE_URL is PgBouncer ${newer?.version.join('.')} in transaction mode (prepared statements)`, () => {
+  behindBouncer(newer!, true);
 });

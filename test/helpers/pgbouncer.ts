@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -17,16 +17,53 @@ export interface Bouncer {
   /** `url` with its host and port replaced by the bouncer's. */
   via(url: string): string;
   readonly port: number;
-  /** The users of its client and of its server connections to `database` (admin console's SHOW CLIENTS / SHOW SERVERS). */
-  connections(database: string): Promise<{ readonly clients: string[]; readonly servers: string[] }>;
+  /**
+   * The users of its client and of its server connections to `database` (admin console's SHOW CLIENTS /
+   * SHOW SERVERS), and the prepared statements its server connections hold (1.21 and later; else 0).
+   */
+  connections(database: string): Promise<{ readonly clients: string[]; readonly servers: string[]; readonly preparedStatements: number }>;
   output(): string;
   stop(): Promise<void>;
 }
 
-/** Debian's path, else the first `pgbouncer` on PATH; null when none is installed. */
-export function pgbouncerBinary(): string | null {
-  const candidates = ['/usr/sbin/pgbouncer', ...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'pgbouncer'))];
-  return candidates.find((file) => file !== 'pgbouncer' && existsSync(file)) ?? null;
+export interface PgBouncerBinary {
+  readonly path: string;
+  /** [major, minor] of its `--version`. */
+  readonly version: readonly [number, number];
+}
+
+function versionOf(file: string): readonly [number, number] | null {
+  try {
+    const match = /PgBouncer (\d+)\.(\d+)/.exec(execFileSync(file, ['--version'], { encoding: 'utf8', timeout: 10_000 }));
+    return match ? [Number(match[1]), Number(match[2])] : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The PgBouncers this machine has: Debian's path, the first `pgbouncer` on PATH, and the one
+ * GANTRY_TEST_PGBOUNCER names (Debian 12 ships 1.18; a 1.21 or later, e.g. built from Debian
+ * 13's source, lets the prepared-statement path be tested too). Distinct versions, oldest first.
+ */
+export function pgbouncerBinaries(): PgBouncerBinary[] {
+  const candidates = [
+    '/usr/sbin/pgbouncer',
+    ...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'pgbouncer')),
+    ...(process.env.GANTRY_TEST_PGBOUNCER ? [process.env.GANTRY_TEST_PGBOUNCER] : []),
+  ];
+  const found = new Map<string, PgBouncerBinary>();
+  for (const file of candidates) {
+    if (file === 'pgbouncer' || !existsSync(file)) continue;
+    const version = versionOf(file);
+    if (version !== null && !found.has(version.join('.'))) found.set(version.join('.'), { path: file, version });
+  }
+  return [...found.values()].sort((a, b) => a.version[0] - b.version[0] || a.version[1] - b.version[1]);
+}
+
+/** Whether it tracks protocol-level prepared statements in transaction mode (`max_prepared_statements`, 1.21). */
+export function tracksPreparedStatements(binary: PgBouncerBinary): boolean {
+  return binary.version[0] > 1 || binary.version[1] >= 21;
 }
 
 function waitListening(port: number, child: ChildProcess, output: () => string, deadline: number): Promise<void> {
@@ -49,7 +86,7 @@ function waitListening(port: number, child: ChildProcess, output: () => string, 
 }
 
 /** Starts PgBouncer for the cluster of `superuserUrl` (any database of it is served: a `*` fallback entry). */
-export async function startBouncer(binary: string, superuserUrl: string, options: { poolSize: number }): Promise<Bouncer> {
+export async function startBouncer(binary: string, superuserUrl: string, options: { poolSize: number; maxPreparedStatements?: number }): Promise<Bouncer> {
   const server = new URL(superuserUrl);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-pgbouncer-'));
   // PgBouncer refuses to run as root; the unprivileged user must read its files.
@@ -74,6 +111,7 @@ export async function startBouncer(binary: string, superuserUrl: string, options
     `default_pool_size = ${options.poolSize}`,
     'max_client_conn = 500',
     'ignore_startup_parameters = extra_float_digits,options',
+    ...(options.maxPreparedStatements === undefined ? [] : [`max_prepared_statements = ${options.maxPreparedStatements}`]),
     '',
   ].join('\n');
   const configFile = path.join(dir, 'pgbouncer.ini');
@@ -113,9 +151,14 @@ export async function startBouncer(binary: string, superuserUrl: string, options
       await client.connect();
       try {
         // The admin console speaks the simple protocol only: queries without parameters.
-        const users = async (command: string): Promise<string[]> =>
-          (await client.query<{ database: string; user: string }>(command)).rows.filter((row) => row.database === database).map((row) => row.user);
-        return { clients: await users('SHOW CLIENTS'), servers: await users('SHOW SERVERS') };
+        const rows = async (command: string) =>
+          (await client.query<{ database: string; user: string; prepared_statements?: string }>(command)).rows.filter((row) => row.database === database);
+        const servers = await rows('SHOW SERVERS');
+        return {
+          clients: (await rows('SHOW CLIENTS')).map((row) => row.user),
+          servers: servers.map((row) => row.user),
+          preparedStatements: servers.reduce((sum, row) => sum + Number(row.prepared_statements ?? 0), 0),
+        };
       } finally {
         await client.end();
       }
