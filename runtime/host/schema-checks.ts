@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { REF_PATTERN } from '../platform/bootstrap.js';
 
 /**
  * What a project's generated code was last found in line with. Kept under GANTRY_HOME, so a
@@ -61,10 +62,11 @@ export class SchemaCheckStore {
   }
 
   async set(ref: string, check: SchemaCheck): Promise<void> {
+    const file = this.file(ref);
     await fs.mkdir(this.dir, { recursive: true });
-    const aside = `${this.file(ref)}.${process.pid}.tmp`;
+    const aside = `${file}.${process.pid}.tmp`;
     await fs.writeFile(aside, `${JSON.stringify(check, null, 2)}\n`);
-    await fs.rename(aside, this.file(ref));
+    await fs.rename(aside, file);
   }
 
   async remove(ref: string): Promise<void> {
@@ -72,6 +74,8 @@ export class SchemaCheckStore {
   }
 
   private file(ref: string): string {
+    // A ref is a file name here: never let one reach outside the folder.
+    if (!REF_PATTERN.test(ref)) throw new RangeError(`not a project ref: ${JSON.stringify(ref)}`);
     return path.join(this.dir, `${ref}.json`);
   }
 }

@@ -39,23 +39,30 @@ describe('SchemaCheckStore', () => {
 
   it('keeps a check per project across instances, and forgets a removed one', async () => {
     const store = new SchemaCheckStore(path.join(dir, 'checks'));
-    expect(await store.get('a')).toBeNull();
-    await store.set('a', check);
-    await store.set('b', { ...check, version: ':16385:3/true' });
-    expect(await new SchemaCheckStore(path.join(dir, 'checks')).get('a')).toEqual(check);
-    await store.remove('a');
-    await store.remove('a');
-    expect(await store.get('a')).toBeNull();
-    expect(await store.get('b')).toEqual({ ...check, version: ':16385:3/true' });
+    expect(await store.get('shop')).toBeNull();
+    await store.set('shop', check);
+    await store.set('blog', { ...check, version: ':16385:3/true' });
+    expect(await new SchemaCheckStore(path.join(dir, 'checks')).get('shop')).toEqual(check);
+    await store.remove('shop');
+    await store.remove('shop');
+    expect(await store.get('shop')).toBeNull();
+    expect(await store.get('blog')).toEqual({ ...check, version: ':16385:3/true' });
     // Written aside and renamed: nothing else is left in the folder.
-    expect((await fs.readdir(path.join(dir, 'checks'))).sort()).toEqual(['b.json']);
+    expect((await fs.readdir(path.join(dir, 'checks'))).sort()).toEqual(['blog.json']);
   });
 
   it('reads a truncated or foreign file as no check', async () => {
     const store = new SchemaCheckStore(dir);
-    await fs.writeFile(path.join(dir, 'a.json'), '{"version":":1:2/true","sche');
-    await fs.writeFile(path.join(dir, 'b.json'), JSON.stringify({ ...check, schemas: 'public' }));
-    expect(await store.get('a')).toBeNull();
-    expect(await store.get('b')).toBeNull();
+    await fs.writeFile(path.join(dir, 'shop.json'), '{"version":":1:2/true","sche');
+    await fs.writeFile(path.join(dir, 'blog.json'), JSON.stringify({ ...check, schemas: 'public' }));
+    expect(await store.get('shop')).toBeNull();
+    expect(await store.get('blog')).toBeNull();
+  });
+
+  it('takes project refs only as file names', async () => {
+    const store = new SchemaCheckStore(path.join(dir, 'checks'));
+    await expect(store.set('../escape', check)).rejects.toThrow(RangeError);
+    await expect(store.get('a/b')).rejects.toThrow(RangeError);
+    await expect(fs.readdir(dir)).resolves.toEqual([]);
   });
 });
