@@ -11,6 +11,7 @@ import { writeError, writeResponse } from '../rest/respond.js';
 import { MAX_BODY_BYTES } from '../rest/server.js';
 import { logExtensionFault, requestScope, runEffects } from './context.js';
 import type { Extension } from './define.js';
+import { queryInput } from './query-input.js';
 import { validate } from './schema.js';
 
 /** `/functions/v1/<name>` of a project: its extension's custom routes. `path` is the part after `/functions/v1`. */
@@ -32,11 +33,12 @@ async function inputOf(req: IncomingMessage, res: ServerResponse): Promise<unkno
 }
 
 /**
- * Custom routes: `POST /functions/v1/<name>`, where supabase-js `functions.invoke(name, { body })`
- * sends its request. The JSON body is validated against the route's input schema (400 `PGRST102`,
- * the problems in `details`), then the handler runs in one read-write transaction as the caller's
- * role, as a data API write does: its queries obey RLS, a thrown ExtensionError answers with its
- * status and code and rolls everything back. 200 with the handler's result as JSON.
+ * Custom routes at `/functions/v1/<name>`, where supabase-js `functions.invoke(name, { body })` sends
+ * its request. A POST route's JSON body, or a GET route's query string (`functions.invoke('name?limit=5',
+ * { method: 'GET' })`), is validated against the route's input schema (400 `PGRST102`, the problems in
+ * `details`), then the handler runs in one transaction as the caller's role — read-write for POST,
+ * read-only for GET — as a data API request does: its queries obey RLS, a thrown ExtensionError
+ * answers with its status and code and rolls everything back. 200 with the handler's result as JSON.
  */
 export function createFunctionsHandler(ctx: ProjectContext, extension: Extension, log: Logger): FunctionsHandler {
   return async (req, res, path, query) => {
@@ -45,16 +47,25 @@ export function createFunctionsHandler(ctx: ProjectContext, extension: Extension
       const name = decodePathSegment(path.replace(/^\/+|\/+$/g, ''));
       const route = Object.hasOwn(extension.routes, name) ? extension.routes[name] : undefined;
       if (!route) throw pgrstError('PGRST125', `Could not find the function '${name}' of project "${ctx.ref}"`);
-      if (req.method !== 'POST') {
-        res.setHeader('Allow', 'POST');
+      const method = route.method ?? 'POST';
+      if (req.method !== method) {
+        res.setHeader('Allow', method);
         throw pgrstError('PGRST117', `Unsupported HTTP method: ${req.method ?? ''}`);
       }
-      const input = await inputOf(req, res);
-      const problems = validate(route.input.json, input);
+      let input: unknown;
+      const problems: string[] = [];
+      if (method === 'GET') {
+        const fromQuery = queryInput(route.input.json, new URLSearchParams(query), ['apikey']);
+        input = fromQuery.value;
+        problems.push(...fromQuery.problems);
+      } else {
+        input = await inputOf(req, res);
+      }
+      problems.push(...validate(route.input.json, input));
       if (problems.length > 0) throw invalidBody(`Invalid input for function '${name}'`, problems.join('; '));
       const identity = requestIdentity(req, claims, `/functions/v1/${name}`);
       let effects: (() => void | Promise<void>)[] = [];
-      const { value } = await ctx.executor.interactive(identity, { readOnly: false }, async (run) => {
+      const { value } = await ctx.executor.interactive(identity, { readOnly: method === 'GET' }, async (run) => {
         const scope = requestScope(run, claims);
         effects = scope.effects;
         return { commit: true, value: await route.handler(input, scope.context) };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { evaluateBundle } from '../platform/evaluate-bundle.js';
 import type { ProjectDefinition } from '../rest/routes.js';
 import { isExtension, type Extension } from './define.js';
+import { queryInputProblem } from './query-input.js';
 import { typecheckExtensions } from './typecheck.js';
 
 /** An extension the host refuses to load: its compiler diagnostics, or what went wrong evaluating it. */
@@ -46,5 +47,9 @@ export async function loadExtension(
   }
   const unknown = Object.keys(exported.tables).filter((name) => !definition.project.tables[`${exported.schema}.${name}`]);
   if (unknown.length > 0) throw new ExtensionLoadError(ref, `extensions/${ref} has hooks for tables the project does not have: ${unknown.join(', ')}`);
+  for (const [name, route] of Object.entries(exported.routes)) {
+    const problem = route.method === 'GET' ? queryInputProblem(route.input.json) : null;
+    if (problem !== null) throw new ExtensionLoadError(ref, `extensions/${ref}: the GET route "${name}" cannot be called: ${problem}`);
+  }
   return exported;
 }

@@ -1,4 +1,5 @@
 import type { Extension } from './define.js';
+import type { JsonSchema } from './schema.js';
 
 export const FUNCTIONS_TAG = 'Functions (extensions)';
 
@@ -11,22 +12,39 @@ const errorResponses = {
   '500': { $ref: '#/components/responses/ServerError' },
 };
 
+/** A GET route's input properties as query parameters (arrays repeated: `?tag=a&tag=b`). */
+function queryParameters(input: JsonSchema): Record<string, unknown>[] {
+  const required = new Set(input.required ?? []);
+  return Object.entries(input.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    schema,
+    ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),
+  }));
+}
+
 /** The OpenAPI path items of an extension's custom routes, with their input and output schemas. Pure. */
 export function functionPaths(extension: Extension): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const name of Object.keys(extension.routes).sort()) {
     const route = extension.routes[name]!;
-    paths[`/functions/v1/${name}`] = {
-      post: {
-        operationId: `functions.${name}`,
-        summary: route.summary ?? `Call ${name}`,
-        description: 'A custom route of the project\'s extension: it runs in one transaction as the caller\'s role (row-level security applies). '
+    const get = route.method === 'GET';
+    const operation = {
+      operationId: `functions.${name}`,
+      summary: route.summary ?? `Call ${name}`,
+      description: get
+        ? 'A custom route of the project\'s extension, its input in the query string: it runs in one read-only transaction as the caller\'s role '
+          + '(row-level security applies). Parameters that do not match the input schema are answered 400 `PGRST102`, the problems in `details`.'
+        : 'A custom route of the project\'s extension: it runs in one transaction as the caller\'s role (row-level security applies). '
           + 'A body that does not match the input schema is answered 400 `PGRST102`, the problems in `details`.',
-        tags: [FUNCTIONS_TAG],
-        requestBody: { required: true, content: { 'application/json': { schema: route.input.json } } },
-        responses: { '200': { description: 'The result.', content: { 'application/json': { schema: route.output.json } } }, ...errorResponses },
-      },
+      tags: [FUNCTIONS_TAG],
+      ...(get
+        ? { parameters: queryParameters(route.input.json) }
+        : { requestBody: { required: true, content: { 'application/json': { schema: route.input.json } } } }),
+      responses: { '200': { description: 'The result.', content: { 'application/json': { schema: route.output.json } } }, ...errorResponses },
     };
+    paths[`/functions/v1/${name}`] = get ? { get: operation } : { post: operation };
   }
   return paths;
 }

@@ -84,3 +84,71 @@ describe('custom routes', () => {
     expect(types).toMatch(/post_id: number;/);
   });
 });
+
+describe('GET routes', () => {
+  let ids: number[];
+
+  beforeAll(async () => {
+    const created = await restCaller(project)('/posts?select=id', {
+      method: 'POST', token: ann, body: [{ title: 'Get A', slug: '' }, { title: 'Get B', slug: '' }], headers: { Prefer: 'return=representation' },
+    });
+    expect(created.status).toBe(201);
+    ids = (created.json as { id: number }[]).map((row) => row.id);
+  });
+
+  const get = (query: string, token?: string, headers: Record<string, string> = { apikey: project.keys.anon_key }) =>
+    fetch(`${project.url}/functions/v1/my_posts${query}`, { headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+
+  it('take their input from the query string, converted as the schema says, and run as the caller', async () => {
+    const res = await get('?slug=get-a&slug=get-b&limit=5&status=draft', ann);
+    expect([res.status, await res.json()]).toEqual([200, [
+      { id: ids[1], slug: 'get-b', status: 'draft' },
+      { id: ids[0], slug: 'get-a', status: 'draft' },
+    ]]);
+    const one = await get('?slug=get-a&slug=get-b&limit=1', ann);
+    expect(await one.json()).toEqual([{ id: ids[1], slug: 'get-b', status: 'draft' }]);
+    // Bob's transaction sees none of Ann's posts.
+    expect(await (await get('?slug=get-a', userToken(project, BOB))).json()).toEqual([]);
+    // The API key may ride in the query string, as for the data API; it is not input.
+    const keyed = await get(`?apikey=${project.keys.anon_key}&slug=get-a`, ann, {});
+    expect([keyed.status, await keyed.json()]).toEqual([200, [{ id: ids[0], slug: 'get-a', status: 'draft' }]]);
+  });
+
+  it('refuse parameters that do not match the schema: 400 PGRST102 with the problems', async () => {
+    const invalid = (details: string) => errorBody('PGRST102', "Invalid input for function 'my_posts'", details);
+    for (const [query, details] of [
+      ['?limit=0', '$.limit: less than 1'],
+      ['?limit=ten', '$.limit: expected integer, got string'],
+      ['?limit=1&limit=2', '$.limit: given more than once'],
+      ['?status=gone', '$.status: expected one of "draft", "published"'],
+      ['?nope=1', '$.nope: unknown property'],
+    ] as const) {
+      const res = await get(query, ann);
+      expect([query, res.status, await res.json()]).toEqual([query, 400, invalid(details)]);
+    }
+  });
+
+  it('run read-only: a write in the handler is refused and nothing changes', async () => {
+    const res = await fetch(`${project.url}/functions/v1/unpublish_all`, { headers: { apikey: project.keys.anon_key, authorization: `Bearer ${ann}` } });
+    expect([res.status, ((await res.json()) as { code: string }).code]).toEqual([405, '25006']);
+    const post = await fetch(`${project.url}/functions/v1/my_posts`, { method: 'POST', headers: { apikey: project.keys.anon_key, 'content-type': 'application/json' }, body: '{}' });
+    expect([post.status, post.headers.get('allow'), ((await post.json()) as { code: string }).code]).toEqual([405, 'GET', 'PGRST117']);
+  });
+
+  it('are what supabase-js functions.invoke calls with method GET, and are documented with query parameters', async () => {
+    const { data, error } = await supabaseClient(project, ann).functions.invoke('my_posts?slug=get-b', { method: 'GET' });
+    expect([error, data]).toEqual([null, [{ id: ids[1], slug: 'get-b', status: 'draft' }]]);
+    const served = (await (await fetch(`${project.url}/openapi.json`, { headers: { apikey: project.keys.anon_key } })).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(served.paths['/functions/v1/my_posts']!)).toEqual(['get']);
+    expect(served.paths['/functions/v1/my_posts']!.get).toMatchObject({
+      operationId: 'functions.my_posts',
+      parameters: [
+        { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['draft', 'published'] } },
+        { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } },
+        { name: 'slug', in: 'query', required: false, schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true },
+      ],
+    });
+    const types = await fs.readFile(path.join(host.platform.config.generatedDir, project.record.ref, 'api.d.ts'), 'utf8');
+    expect(types).toContain('"/functions/v1/my_posts": {');
+  });
+});

@@ -69,6 +69,21 @@ describe('extensions under gantry serve', () => {
     expect([(await notes()).status, (await notes()).body]).toEqual([200, [{ body: 'hello', version: 1 }]]);
   });
 
+  it('keeps the served version when a GET route takes an input a query string cannot carry, and logs why', async () => {
+    await writeExtension([
+      `import { defineExtension, route, t } from '${path.join(repoRoot, 'runtime/index.js')}';`,
+      `import type { Database } from '../../generated/${keys.ref}/database.types.js';`,
+      'export default defineExtension<Database>()({',
+      "  routes: { search: route({ method: 'GET', input: t.object({ filter: t.object({ body: t.string() }) }), output: t.integer(), handler: () => 1 }) },",
+      '});',
+      '',
+    ].join('\n'));
+    await eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: server.output() }), (a) => a.text.includes('cannot be called'));
+    expect(server.output()).toContain('cannot be called: its input property');
+    expect(server.output()).toContain('must be a string, number, integer, boolean, enum, or an array of one of those');
+    expect([(await notes()).status, (await notes()).body]).toEqual([200, [{ body: 'hello', version: 1 }]]);
+  });
+
   it('serves the next edit that loads', async () => {
     await writeExtension(noteExtension(keys.ref, '4'));
     await eventually(60_000, notes, (a) => JSON.stringify(a.body) === '[{"body":"hello","version":4}]');
