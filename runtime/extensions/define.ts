@@ -38,9 +38,10 @@ type Maybe<T> = T | void | Promise<T | void>;
  * selected) before COMMIT; `afterRead` may reshape or drop the rows of the table the data API
  * returns, wherever they show: a read, a write's representation, rows embedded in another table's
  * (once per parent row), a function's `SETOF` result (the columns the client selected, hence
- * `Partial`; JSON only: CSV and spreads of such rows are refused). Reads stay read-only
- * transactions: side effects of a read go through `afterCommit`. A thrown ExtensionError
- * answers the request.
+ * `Partial`; JSON only: CSV and spreads of such rows are refused). On a read it runs after the
+ * read's transaction, its `ctx.sql` in a read-only transaction of its own (same role and claims);
+ * on a write's representation, inside the write's. Reads stay read-only: side effects of a read
+ * go through `afterCommit`. A thrown ExtensionError answers the request.
  */
 export interface TableHooks<Row, Insert, Update> {
   beforeInsert?(rows: Insert[], ctx: ExtensionContext): Maybe<Insert[]>;

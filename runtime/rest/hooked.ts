@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { ProjectClaims } from '../auth/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
@@ -85,6 +86,91 @@ async function shapeRows(rows: Record_[], hooks: BodyHooks, ctx: ExtensionContex
   return hooks.afterRead ? hookResultRows((await hooks.afterRead(rows, ctx)) ?? rows, 'afterRead') : rows;
 }
 
+/** CSV cannot go through `afterRead`, which takes JSON rows: refused before anything runs. */
+export function refuseCsv(hooks: RequestHooks, request: ApiRequest): void {
+  if (hooks.body !== null && request.media.kind === 'csv') {
+    throw pgrstError('PGRST107', 'None of these media types are available: text/csv', 'The rows have an afterRead hook, which takes JSON rows.');
+  }
+}
+
+/** The result row with its body through the `afterRead` hooks. */
+async function shapeResult(row: ResultRow, hooks: BodyHooks, request: ApiRequest, built: BuiltStatement, ctx: ExtensionContext): Promise<ResultRow> {
+  if (row.body === null) return row;
+  // One row, not a list: a singular Accept, or a function returning one row.
+  const single = request.media.kind === 'object' || built.result === 'composite';
+  const parsed = JSON.parse(row.body) as unknown;
+  const rows = single ? (parsed === null ? [] : [parsed as Record_]) : (parsed as Record_[]);
+  const shaped = await shapeRows(rows, hooks, ctx);
+  const text = single ? JSON.stringify(shaped[0] ?? null) : JSON.stringify(shaped);
+  // A singular body shows the first of the rows the statement counted: the count stays the database's unless the hook dropped it.
+  const pageCount = single ? (shaped.length === 0 ? 0 : row.page_count) : shaped.length;
+  return { ...row, body: text, page_count: pageCount };
+}
+
+/**
+ * Whether the hooks only reshape what the request reads: a read-only read or call (no `before*` or
+ * `afterWrite` applies), so it runs on the data API's pipelined path and `afterRead` after it.
+ */
+export function onlyReshapes(request: ApiRequest, built: BuiltStatement): boolean {
+  return built.readOnly && (request.action === 'read' || request.action === 'call');
+}
+
+type Query = (text: string, values: readonly unknown[]) => Promise<pg.QueryResult>;
+
+/**
+ * A read-only transaction as `identity`, opened on its first query (so a hook that does not query costs
+ * none), kept open until `end`.
+ */
+function transactionOnDemand(ctx: ProjectContext, identity: RequestIdentity): { readonly query: Query; end(): Promise<void> } {
+  let opened: Promise<Query> | null = null;
+  let running: Promise<unknown> | null = null;
+  let finish = (): void => undefined;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  return {
+    query(text, values) {
+      opened ??= new Promise<Query>((resolve, reject) => {
+        running = ctx.executor.interactive(identity, { readOnly: true }, async (query) => {
+          resolve(query);
+          await finished;
+          return { commit: true, value: null };
+        });
+        running.catch(reject);
+      });
+      return opened.then((query) => query(text, values));
+    },
+    async end() {
+      finish();
+      await running?.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * `afterRead` over a read that ran on the pipelined path. A hook's `ctx.sql` runs in a read-only
+ * transaction of its own with the request's role and claims, opened on its first query: as the read's
+ * own statement does, each of its statements sees what was committed when it starts (READ COMMITTED),
+ * and only hooks that query pay for a transaction. `afterCommit` effects run once the hooks are done.
+ */
+export async function shapeRead(
+  ctx: ProjectContext,
+  hooks: BodyHooks,
+  identity: RequestIdentity,
+  claims: ProjectClaims,
+  read: { readonly request: ApiRequest; readonly built: BuiltStatement; readonly row: ResultRow },
+  log: Logger,
+): Promise<ResultRow> {
+  const transaction = transactionOnDemand(ctx, identity);
+  const scope = requestScope(transaction.query, claims);
+  let row: ResultRow;
+  try {
+    row = await logged(log, ctx.ref, () => shapeResult(read.row, hooks, read.request, read.built, scope.context));
+  } finally {
+    await transaction.end();
+  }
+  await runEffects(scope.effects, log, ctx.ref);
+  return row;
+}
+
 /** What the hooked path hands back to the response writer: the request as finally built and its result row. */
 export interface HookedResult {
   readonly request: ApiRequest;
@@ -121,11 +207,11 @@ async function logged<T>(log: Logger, ref: string, run: () => Promise<T>): Promi
 }
 
 /**
- * A request to a table with hooks: one interactive transaction (a pooled connection, each
+ * A write (or a read-write call) with hooks: one interactive transaction (a pooled connection, each
  * statement awaited) in which the `before*` hook runs, then the data API's statement, then
- * `afterWrite` / `afterRead` (on every body of rows, reads and returned representations); COMMIT unless anything threw or the request's own commit rule
- * says no; `afterCommit` effects only after a COMMIT. Rows are parsed into objects only for the
- * hooks that take them.
+ * `afterWrite` and `afterRead` (on the returned representation); COMMIT unless anything threw or the
+ * request's own commit rule says no; `afterCommit` effects only after a COMMIT. Rows are parsed into
+ * objects only for the hooks that take them. (Reads take `shapeRead`.)
  */
 export async function runHooked(
   ctx: ProjectContext,
@@ -136,11 +222,9 @@ export async function runHooked(
   initial: { readonly request: ApiRequest; readonly built: BuiltStatement },
   log: Logger,
 ): Promise<HookedResult> {
-  const { action, media } = initial.request;
+  const { action } = initial.request;
   const { table, body } = hooks;
-  if (body !== null && media.kind === 'csv') {
-    throw pgrstError('PGRST107', 'None of these media types are available: text/csv', 'The rows have an afterRead hook, which takes JSON rows.');
-  }
+  refuseCsv(hooks, initial.request);
   const write = action === 'insert' || action === 'update' || action === 'delete';
   let effects: (() => void | Promise<void>)[] = [];
   const { committed, value } = await logged(log, ctx.ref, () => ctx.executor.interactive(identity, { readOnly: initial.built.readOnly }, async (query) => {
@@ -169,17 +253,7 @@ export async function runHooked(
     if (write && table.afterWrite) {
       await table.afterWrite(JSON.parse(row.written ?? '[]') as Record_[], { ...scope.context, action });
     }
-    if (body !== null && row.body !== null) {
-      // One row, not a list: a singular Accept, or a function returning one row.
-      const single = media.kind === 'object' || built.result === 'composite';
-      const parsed = JSON.parse(row.body) as unknown;
-      const rows = single ? (parsed === null ? [] : [parsed as Record_]) : (parsed as Record_[]);
-      const shaped = await shapeRows(rows, body, scope.context);
-      const text = single ? JSON.stringify(shaped[0] ?? null) : JSON.stringify(shaped);
-      // A singular body shows the first of the rows the statement counted: the count stays the database's unless the hook dropped it.
-      const pageCount = single ? (shaped.length === 0 ? 0 : row.page_count) : shaped.length;
-      row = { ...row, body: text, page_count: pageCount };
-    }
+    if (body !== null) row = await shapeResult(row, body, request, built, scope.context);
     const commit = !needsCommitDecision(request, built) || mayCommit(request, built, row);
     return { commit, value: { request, built, row, planned } };
   }));

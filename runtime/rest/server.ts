@@ -12,7 +12,7 @@ import { decodePathSegment, parseRequest } from './parse/request.js';
 import { mayCommit, needsCommitDecision, planResponse, respond, writeError, writeResponse, type RestResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
 import { PlanCache } from './plan-cache.js';
-import { hooksFor, runHooked } from './hooked.js';
+import { hooksFor, onlyReshapes, refuseCsv, runHooked, shapeRead } from './hooked.js';
 import type { Extension } from '../extensions/define.js';
 import type { Logger } from 'pino';
 import { buildStatement } from './sql/build.js';
@@ -135,7 +135,8 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
         return;
       }
       const hooks = extension && hooksFor(extension.extension, apiRequest, built);
-      if (hooks) {
+      if (hooks) refuseCsv(hooks, apiRequest);
+      if (hooks && !onlyReshapes(apiRequest, built)) {
         const hooked = await runHooked(ctx, project, hooks, identity, claims, plan, extension.log);
         const response = respond(hooked.request, hooked.built, hooked.row, hooked.planned, locationOf(hooked.request));
         writeResponse(res, withProfile(req, apiRequest.schema, response));
@@ -154,7 +155,8 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
           commitIf: decide ? (rows) => mayCommit(apiRequest, built, rows[0]?.rows[0] as ResultRow | undefined) : undefined,
         },
       );
-      const row = results[0]!.rows[0] as ResultRow;
+      let row = results[0]!.rows[0] as ResultRow;
+      if (hooks?.body && extension) row = await shapeRead(ctx, hooks.body, identity, claims, { request: apiRequest, built, row }, extension.log);
       const planned = results[1] ? plannedRowsFromExplain((results[1].rows[0] as Record<string, unknown>)['QUERY PLAN']) : null;
       const response = respond(apiRequest, built as BuiltStatement, row, planned, locationOf(apiRequest));
       writeResponse(res, withProfile(req, apiRequest.schema, response));

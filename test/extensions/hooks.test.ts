@@ -128,6 +128,16 @@ describe('afterRead wherever rows of the table are shown', () => {
     expect([res.status, res.json]).toEqual([201, [{ body: 'second', posts: embedded }]]);
   });
 
+  it("runs a read's hooks after it, their queries in a read-only transaction of the caller's", async () => {
+    const read = '/blogs?select=id,name';
+    expect((await call(read, { token: ann })).json).toEqual([{ id: 1, name: 'Ann writes', visible_posts: 1 }]);
+    expect((await call(read, { token: bob })).json).toEqual([{ id: 1, name: 'Ann writes', visible_posts: 0 }]);
+    expect((await call(read)).json).toEqual([{ id: 1, name: 'Ann writes', visible_posts: 0 }]);
+    // Both hooks of one body, the inner one (posts) first; a singular Accept still gets one object.
+    const one = await call('/blogs?select=id,posts(slug)&id=eq.1', { token: ann, headers: { Accept: 'application/vnd.pgrst.object+json' } });
+    expect([one.status, one.json]).toEqual([200, { id: 1, posts: [embedded], visible_posts: 1 }]);
+  });
+
   it('refuses to spread the table (400 PGRST127) and to answer its rows in CSV (406 PGRST107)', async () => {
     const spread = await call('/comments?select=body,...posts(slug)', { token: ann });
     expect([spread.status, spread.json]).toEqual([400, errorBody('PGRST127', 'Feature not implemented',
@@ -136,7 +146,7 @@ describe('afterRead wherever rows of the table are shown', () => {
     expect([csv.status, csv.json]).toEqual([406, errorBody('PGRST107', 'None of these media types are available: text/csv',
       'The rows have an afterRead hook, which takes JSON rows.')]);
     // A spread of a table without hooks stays available.
-    const plain = await call('/posts?select=slug,...blogs(blog:name)&slug=eq.embedded', { token: ann });
-    expect([plain.status, plain.json]).toEqual([200, [{ slug: 'embedded', blog: 'Ann writes', url: '/posts/embedded' }]]);
+    const plain = await call('/posts?select=slug,...comments(note:body)&slug=eq.embedded&comments.body=eq.first!', { token: ann });
+    expect([plain.status, plain.json]).toEqual([200, [{ slug: 'embedded', note: ['first!'], url: '/posts/embedded' }]]);
   });
 });
