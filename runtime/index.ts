@@ -6,7 +6,7 @@ export type { ProjectContext, ProjectSettings } from './platform/project-context
 export { rpcRoutes, tableRoutes } from './rest/routes.js';
 export type { ProjectDefinition, RpcRoutes, TableRoutes } from './rest/routes.js';
 export { defineExtension, route } from './extensions/define.js';
-export type { Extension, ExtensionContext, ExtensionUser, FunctionRoute, TableHooks } from './extensions/define.js';
+export type { Extension, ExtensionContext, ExtensionUser, FunctionRoute, RouteMethod, TableHooks } from './extensions/define.js';
 export { ExtensionError } from './extensions/error.js';
 export { t } from './extensions/schema.js';
 export type { Infer, Schema } from './extensions/schema.js';

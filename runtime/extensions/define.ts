@@ -51,13 +51,17 @@ export interface TableHooks<Row, Insert, Update> {
   afterRead?(rows: Partial<Row>[], ctx: ExtensionContext): Maybe<Partial<Row>[]>;
 }
 
+/** The methods a custom route may answer (supabase-js `functions.invoke`'s `method`). */
+export type RouteMethod = 'POST' | 'GET' | 'PUT' | 'PATCH' | 'DELETE';
+
 /**
- * A custom route at `/functions/v1/<name>` (what supabase-js `functions.invoke` calls): `POST` (the
- * default) takes its input as a JSON body and runs in a read-write transaction; `GET` takes it from
- * the query string (an object of scalars and arrays of them) and runs in a read-only one.
+ * A custom route at `/functions/v1/<name>` (what supabase-js `functions.invoke` calls), answering one
+ * method: `POST` (the default), `PUT`, `PATCH` and `DELETE` take their input as a JSON body and run in
+ * a read-write transaction; `GET` takes it from the query string (an object of scalars and arrays of
+ * them) and runs in a read-only one.
  */
 export interface FunctionRoute<I, O> {
-  readonly method?: 'POST' | 'GET';
+  readonly method?: RouteMethod;
   readonly summary?: string;
   readonly input: Schema<I>;
   readonly output: Schema<O>;
@@ -74,7 +78,7 @@ export interface ExtensionSpec<DB, S extends keyof DB> {
 
 /** A route as the runtime calls it (the handler's input is validated against `input` first). */
 export interface RuntimeRoute {
-  readonly method?: 'POST' | 'GET';
+  readonly method?: RouteMethod;
   readonly summary?: string;
   readonly input: Schema<unknown>;
   readonly output: Schema<unknown>;

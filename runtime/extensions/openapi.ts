@@ -44,7 +44,7 @@ export function functionPaths(extension: Extension): Record<string, unknown> {
         : { requestBody: { required: true, content: { 'application/json': { schema: route.input.json } } } }),
       responses: { '200': { description: 'The result.', content: { 'application/json': { schema: route.output.json } } }, ...errorResponses },
     };
-    paths[`/functions/v1/${name}`] = get ? { get: operation } : { post: operation };
+    paths[`/functions/v1/${name}`] = { [(route.method ?? 'POST').toLowerCase()]: operation };
   }
   return paths;
 }

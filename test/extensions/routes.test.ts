@@ -152,3 +152,19 @@ describe('GET routes', () => {
     expect(types).toContain('"/functions/v1/my_posts": {');
   });
 });
+
+describe('routes of other methods', () => {
+  it('take a JSON body in a read-write transaction and answer only their method', async () => {
+    const created = await restCaller(project)('/posts?select=id', { method: 'POST', token: ann, body: { title: 'Old title', slug: '' }, headers: { Prefer: 'return=representation' } });
+    const id = (created.json as { id: number }[])[0]!.id;
+    const { data, error } = await supabaseClient(project, ann).functions.invoke('retitle', { method: 'PATCH', body: { post_id: id, title: 'New title' } });
+    expect([error, data]).toEqual([null, { id, title: 'New title' }]);
+    const stored = await restCaller(project)(`/posts?select=title&id=eq.${id}`, { token: ann });
+    expect(stored.json).toEqual([{ title: 'New title' }]);
+    const post = await invoke('retitle', JSON.stringify({ post_id: id, title: 'x' }), ann);
+    expect([post.status, post.headers.get('allow'), ((await post.json()) as { code: string }).code]).toEqual([405, 'PATCH', 'PGRST117']);
+    const served = (await (await fetch(`${project.url}/openapi.json`, { headers: { apikey: project.keys.anon_key } })).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(served.paths['/functions/v1/retitle']!)).toEqual(['patch']);
+    expect(served.paths['/functions/v1/retitle']!.patch).toMatchObject({ operationId: 'functions.retitle', requestBody: { required: true } });
+  });
+});
