@@ -129,13 +129,26 @@ describe('afterRead wherever rows of the table are shown', () => {
   });
 
   it("runs a read's hooks after it, their queries in a read-only transaction of the caller's", async () => {
-    const read = '/blogs?select=id,name';
+    const read = '/blogs?select=id,name&id=eq.1';
     expect((await call(read, { token: ann })).json).toEqual([{ id: 1, name: 'Ann writes', visible_posts: 1 }]);
     expect((await call(read, { token: bob })).json).toEqual([{ id: 1, name: 'Ann writes', visible_posts: 0 }]);
     expect((await call(read)).json).toEqual([{ id: 1, name: 'Ann writes', visible_posts: 0 }]);
     // Both hooks of one body, the inner one (posts) first; a singular Accept still gets one object.
     const one = await call('/blogs?select=id,posts(slug)&id=eq.1', { token: ann, headers: { Accept: 'application/vnd.pgrst.object+json' } });
     expect([one.status, one.json]).toEqual([200, { id: 1, posts: [embedded], visible_posts: 1 }]);
+  });
+
+  it("answers a read hook's error, and its failed query, as any error; the connection stays usable", async () => {
+    await superuser(`INSERT INTO public.blogs VALUES (2, 'refused'), (3, 'broken')`);
+    const refused = await call('/blogs?select=name&id=eq.2', { token: ann });
+    expect([refused.status, refused.json]).toEqual([451, errorBody('blog_withheld', 'This blog is withheld')]);
+    const broken = await call('/blogs?select=name&id=eq.3', { token: ann });
+    expect([broken.status, (broken.json as { code: string }).code]).toEqual([400, '22012']);
+    // Every transaction those hooks opened was ended: far more reads than pooled connections still go through.
+    const reads = await Promise.all(Array.from({ length: 30 }, () => call('/blogs?select=id,name&id=eq.1', { token: ann })));
+    expect(reads.map((r) => r.status)).toEqual(Array.from({ length: 30 }, () => 200));
+    for (let i = 0; i < 12; i += 1) expect((await call('/blogs?select=name&id=eq.3', { token: ann })).status).toBe(400);
+    expect((await call('/blogs?select=id,name&id=eq.1', { token: ann })).json).toEqual([{ id: 1, name: 'Ann writes', visible_posts: 1 }]);
   });
 
   it('refuses to spread the table (400 PGRST127) and to answer its rows in CSV (406 PGRST107)', async () => {
