@@ -20,7 +20,7 @@ import { loadConfig } from '../runtime/config.js';
 import { createProject } from '../runtime/platform/bootstrap.js';
 import { projectKeys } from '../runtime/platform/keys.js';
 import { Platform } from '../runtime/platform/platform.js';
-import { pgbouncerBinaries, startBouncer, tracksPreparedStatements, type Bouncer } from '../test/helpers/pgbouncer.js';
+import { MAX_PREPARED_STATEMENTS, pgbouncerBinaries, startBouncer, tracksPreparedStatements, type Bouncer } from '../test/helpers/pgbouncer.js';
 import { installation, removeInstallation, serve, type Server } from '../test/helpers/serve-process.js';
 import { runLoad, type LoadResult } from './load.js';
 
@@ -81,9 +81,9 @@ async function main(): Promise<void> {
     ];
     for (const binary of binaries) {
       const prepared = tracksPreparedStatements(binary);
-      const bouncer = await startBouncer(binary.path, direct, { poolSize: pool, maxPreparedStatements: prepared ? 200 : undefined });
+      const bouncer = await startBouncer(binary, direct, { poolSize: pool });
       bouncers.push(bouncer);
-      const name = `PgBouncer ${binary.version.join('.')}, transaction mode, pool ${pool}${prepared ? ', max_prepared_statements 200, DB_PREPARED_STATEMENTS=true' : ''}`;
+      const name = `PgBouncer ${binary.version.join('.')}, transaction mode, pool ${pool}${prepared ? `, max_prepared_statements ${MAX_PREPARED_STATEMENTS}, DB_PREPARED_STATEMENTS=true` : ''}`;
       const modeEnv = { ...shared, DATABASE_DIRECT_URL: direct, ...(prepared ? { DB_PREPARED_STATEMENTS: 'true' } : {}) };
       modes.push({ name, inst: await installation({ databaseUrl: bouncer.via(direct), env: modeEnv }) });
     }

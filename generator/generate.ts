@@ -44,24 +44,19 @@ export async function generateProject(
 }
 
 /**
- * What a host runs before loading a project: generated code in line with the live schema, written only when
- * it is not; over `client`, a connection to the project database the host holds, when given. Resolves to
- * the code's fingerprint.
+ * How a host keeps projects' code in line with their schemas, the generator's side of it: before it loads a
+ * project, code written only where it is not current (over the connection to the project database the host
+ * holds), and the fingerprint of the code on disk.
  */
-export async function syncGenerated(platform: Platform, record: ProjectRecord, client?: pg.ClientBase): Promise<string> {
-  return (await generateProject(platform, record, { unlessCurrent: true, client })).fingerprint;
-}
-
-/** How a host keeps projects' code in line with their schemas: the generator's side of it. */
 export function codeSync(platform: Platform): CodeSync {
   return {
-    sync: (record, client) => syncGenerated(platform, record, client),
+    sync: async (record, client) => (await generateProject(platform, record, { unlessCurrent: true, client })).fingerprint,
     onDisk: (ref) => generatedFingerprint(platform.config.generatedDir, ref),
   };
 }
 
 /** The whole-schema fingerprint in the header of a project's generated index.ts, or null without generated code. */
-export async function generatedFingerprint(generatedDir: string, ref: string): Promise<string | null> {
+async function generatedFingerprint(generatedDir: string, ref: string): Promise<string | null> {
   const index = await fs.readFile(path.join(generatedDir, ref, 'index.ts'), 'utf8').catch(() => null);
   return index === null ? null : headerFingerprint(index);
 }

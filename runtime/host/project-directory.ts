@@ -171,14 +171,13 @@ export class ProjectDirectory {
     }
     let ctx: ProjectContext;
     let server: Awaited<ReturnType<ServerFactory>>;
-    let introspected: boolean;
+    let prepared: { readonly version: string; readonly introspected: boolean };
     try {
       ctx = this.contextFor(record);
-      const { version, synced } = await this.prepare(ctx, record);
-      introspected = synced;
+      prepared = await this.prepare(ctx, record);
       server = await this.factory(ctx);
       // Last, so that a load holds one connection at a time; a change made since `version` was read wakes the watch.
-      await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName), version);
+      await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName), prepared.version);
     } catch (error) {
       // A project that was never served keeps no schema watch and no connection after a failed first load.
       if (!this.served.has(ref)) {
@@ -190,7 +189,7 @@ export class ProjectDirectory {
     const { handler, fingerprint, rest } = server;
     this.served.set(ref, { ctx, handler, fingerprint, rest });
     this.lastUsed.set(ref, Date.now());
-    this.log.info({ ref, fingerprint, introspected }, 'project served');
+    this.log.info({ ref, fingerprint, introspected: prepared.introspected }, 'project served');
   }
 
   /**
@@ -198,23 +197,23 @@ export class ProjectDirectory {
    * current), then reads its schema version (after the migration, whose DDL bumps it) and brings the
    * project's code in line with the live schema unless the last check still holds: all on one connection.
    */
-  private async prepare(ctx: ProjectContext, record: ProjectRecord): Promise<{ version: string; synced: boolean }> {
+  private async prepare(ctx: ProjectContext, record: ProjectRecord): Promise<{ version: string; introspected: boolean }> {
     // The admin pool may go through a transaction-mode pooler: it can see that nothing is pending,
     // but applying holds a session advisory lock, so that takes a direct connection of its own.
     if (await projectMigrationsPending(ctx.adminPool)) await this.migrate(ctx.ref, record.databaseName);
     const client = await ctx.adminPool.connect();
     try {
       const version = await readSchemaVersion(client);
-      if (!this.code) return { version, synced: false };
+      if (!this.code) return { version, introspected: false };
       const live = { version, schemas: record.settings['api.schemas'] };
       const [stored, onDisk] = await Promise.all([this.checks.get(ctx.ref), this.code.onDisk(ctx.ref)]);
-      if (checkHolds(stored, live, onDisk)) return { version, synced: false };
+      if (checkHolds(stored, live, onDisk)) return { version, introspected: false };
       const fingerprint = await this.code.sync(record, client);
       await this.checks.set(ctx.ref, { ...live, fingerprint }).catch((error: unknown) => {
         // Only a restart's shortcut is lost: the next load introspects again.
         this.log.warn({ ref: ctx.ref, err: error }, 'schema check not saved');
       });
-      return { version, synced: true };
+      return { version, introspected: true };
     } finally {
       client.release();
     }

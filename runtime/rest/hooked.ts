@@ -11,8 +11,7 @@ import type { ApiRequest, RowsPayload } from './parse/ast.js';
 import { mayCommit, needsCommitDecision } from './respond.js';
 import { buildStatement } from './sql/build.js';
 import type { ResultRow } from './sql/envelope.js';
-import type { EmbedShape } from './sql/read-tree.js';
-import { plannedRowsFromExplain, type BuiltStatement } from './sql/statement.js';
+import { plannedRowsFromExplain, type BodyShape, type BuiltStatement } from './sql/statement.js';
 
 type Record_ = Record<string, unknown>;
 export type AnyTableHooks = TableHooks<Record_, Record_, Record_>;
@@ -41,7 +40,7 @@ function tableHooks(extension: Extension, relation: string | null): AnyTableHook
  * the parent's, where no hook could tell them apart: spreading a table with `afterRead` is refused,
  * rather than showing its rows as the hook would not.
  */
-function bodyHooks(extension: Extension, shape: { readonly relation: string | null; readonly embeds: readonly EmbedShape[] }): BodyHooks | null {
+function bodyHooks(extension: Extension, shape: BodyShape): BodyHooks | null {
   const afterRead = tableHooks(extension, shape.relation)?.afterRead ?? null;
   const embeds: { key: string; toOne: boolean; hooks: BodyHooks }[] = [];
   for (const embed of shape.embeds) {
@@ -59,12 +58,16 @@ function bodyHooks(extension: Extension, shape: { readonly relation: string | nu
 /**
  * The hooks a request runs, or null: it then takes the plain path, at its plain cost. The table's own
  * hooks for a request naming it; `afterRead` wherever the body shows rows of a table that has it
- * (the rows read or written, embedded rows, the rows a function returns).
+ * (the rows read or written, embedded rows, the rows a function returns). CSV of such rows is refused
+ * here, before anything runs: `afterRead` takes JSON rows.
  */
 export function hooksFor(extension: Extension | null, request: ApiRequest, built: BuiltStatement): RequestHooks | null {
   if (extension === null) return null;
   const table = (request.action === 'call' || request.schema !== extension.schema ? null : extension.tables[request.target]) ?? null;
   const body = built.shape === null ? null : bodyHooks(extension, built.shape);
+  if (body !== null && request.media.kind === 'csv') {
+    throw pgrstError('PGRST107', 'None of these media types are available: text/csv', 'The rows have an afterRead hook, which takes JSON rows.');
+  }
   return table === null && body === null ? null : { table: table ?? {}, body };
 }
 
@@ -84,13 +87,6 @@ async function shapeRows(rows: Record_[], hooks: BodyHooks, ctx: ExtensionContex
     }
   }
   return hooks.afterRead ? hookResultRows((await hooks.afterRead(rows, ctx)) ?? rows, 'afterRead') : rows;
-}
-
-/** CSV cannot go through `afterRead`, which takes JSON rows: refused before anything runs. */
-export function refuseCsv(hooks: RequestHooks, request: ApiRequest): void {
-  if (hooks.body !== null && request.media.kind === 'csv') {
-    throw pgrstError('PGRST107', 'None of these media types are available: text/csv', 'The rows have an afterRead hook, which takes JSON rows.');
-  }
 }
 
 /** The result row with its body through the `afterRead` hooks. */
@@ -224,7 +220,6 @@ export async function runHooked(
 ): Promise<HookedResult> {
   const { action } = initial.request;
   const { table, body } = hooks;
-  refuseCsv(hooks, initial.request);
   const write = action === 'insert' || action === 'update' || action === 'delete';
   let effects: (() => void | Promise<void>)[] = [];
   const { committed, value } = await logged(log, ctx.ref, () => ctx.executor.interactive(identity, { readOnly: initial.built.readOnly }, async (query) => {

@@ -12,7 +12,7 @@ import { decodePathSegment, parseRequest } from './parse/request.js';
 import { mayCommit, needsCommitDecision, planResponse, respond, writeError, writeResponse, type RestResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
 import { PlanCache } from './plan-cache.js';
-import { hooksFor, onlyReshapes, refuseCsv, runHooked, shapeRead } from './hooked.js';
+import { hooksFor, onlyReshapes, runHooked, shapeRead } from './hooked.js';
 import type { Extension } from '../extensions/define.js';
 import type { Logger } from 'pino';
 import { buildStatement } from './sql/build.js';
@@ -135,7 +135,6 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
         return;
       }
       const hooks = extension && hooksFor(extension.extension, apiRequest, built);
-      if (hooks) refuseCsv(hooks, apiRequest);
       if (hooks && !onlyReshapes(apiRequest, built)) {
         const hooked = await runHooked(ctx, project, hooks, identity, claims, plan, extension.log);
         const response = respond(hooked.request, hooked.built, hooked.row, hooked.planned, locationOf(hooked.request));

@@ -45,7 +45,8 @@ CREATE FUNCTION public.visible_notes() RETURNS int LANGUAGE sql STABLE AS $$ SEL
 
 const direct = inject('databaseUrl');
 
-function behindBouncer(binary: PgBouncerBinary, prepared: boolean): void {
+function behindBouncer(binary: PgBouncerBinary): void {
+  let prepared: boolean;
   let bouncer: Bouncer;
   let inst: Installation;
   let host: Server;
@@ -57,7 +58,8 @@ function behindBouncer(binary: PgBouncerBinary, prepared: boolean): void {
 
   beforeAll(async () => {
     // Two server connections per database and user: concurrent transactions must share them.
-    bouncer = await startBouncer(binary.path, direct, { poolSize: 2, maxPreparedStatements: prepared ? 200 : undefined });
+    prepared = tracksPreparedStatements(binary);
+    bouncer = await startBouncer(binary, direct, { poolSize: 2 });
     const env: Record<string, string> = { DATABASE_DIRECT_URL: direct, ...(prepared ? { DB_PREPARED_STATEMENTS: 'true' } : {}) };
     inst = await installation({ databaseUrl: bouncer.via(direct), env });
     host = await serve(inst);
@@ -147,9 +149,9 @@ function behindBouncer(binary: PgBouncerBinary, prepared: boolean): void {
 }
 
 describe.skipIf(!older)(`a host whose DATABASE_URL is PgBouncer ${older?.version.join('.')} in transaction mode (unnamed statements)`, () => {
-  behindBouncer(older!, false);
+  behindBouncer(older!);
 });
 
 describe.skipIf(!newer)(`a host whose DATABASE_URL is PgBouncer ${newer?.version.join('.')} in transaction mode (prepared statements)`, () => {
-  behindBouncer(newer!, true);
+  behindBouncer(newer!);
 });

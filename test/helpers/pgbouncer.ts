@@ -61,6 +61,9 @@ export function pgbouncerBinaries(): PgBouncerBinary[] {
   return [...found.values()].sort((a, b) => a.version[0] - b.version[0] || a.version[1] - b.version[1]);
 }
 
+/** Prepared statements a bouncer that tracks them keeps per server connection. */
+export const MAX_PREPARED_STATEMENTS = 200;
+
 /** Whether it tracks protocol-level prepared statements in transaction mode (`max_prepared_statements`, 1.21). */
 export function tracksPreparedStatements(binary: PgBouncerBinary): boolean {
   return binary.version[0] > 1 || binary.version[1] >= 21;
@@ -85,8 +88,11 @@ function waitListening(port: number, child: ChildProcess, output: () => string, 
   });
 }
 
-/** Starts PgBouncer for the cluster of `superuserUrl` (any database of it is served: a `*` fallback entry). */
-export async function startBouncer(binary: string, superuserUrl: string, options: { poolSize: number; maxPreparedStatements?: number }): Promise<Bouncer> {
+/**
+ * Starts PgBouncer for the cluster of `superuserUrl` (any database of it is served: a `*` fallback entry);
+ * one that tracks prepared statements does so (`max_prepared_statements`), for hosts with DB_PREPARED_STATEMENTS=true.
+ */
+export async function startBouncer(binary: PgBouncerBinary, superuserUrl: string, options: { poolSize: number }): Promise<Bouncer> {
   const server = new URL(superuserUrl);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-pgbouncer-'));
   // PgBouncer refuses to run as root; the unprivileged user must read its files.
@@ -111,12 +117,12 @@ export async function startBouncer(binary: string, superuserUrl: string, options
     `default_pool_size = ${options.poolSize}`,
     'max_client_conn = 500',
     'ignore_startup_parameters = extra_float_digits,options',
-    ...(options.maxPreparedStatements === undefined ? [] : [`max_prepared_statements = ${options.maxPreparedStatements}`]),
+    ...(tracksPreparedStatements(binary) ? [`max_prepared_statements = ${MAX_PREPARED_STATEMENTS}`] : []),
     '',
   ].join('\n');
   const configFile = path.join(dir, 'pgbouncer.ini');
   await fs.writeFile(configFile, ini, { mode: 0o644 });
-  const child = spawn(binary, [configFile], { ...runAs, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary.path, [configFile], { ...runAs, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let printed = '';
   child.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));

@@ -15,7 +15,7 @@ export type ResultKind =
   /** No body: void function → 204. */
   | 'void';
 
-/** The rows of a body: the relation they belong to (null: a function's own row type) and their embeds. */
+/** The rows of a body (or of an embed): the relation they belong to (null: a function's own row type) and their embeds. */
 export interface BodyShape {
   /** `schema.name`. */
   readonly relation: string | null;
