@@ -1,5 +1,5 @@
 // The demo project's own code: the generated server runs it, the compiler checks it against every migration.
-// Walkthrough in README.md, "Extensions".
+// Walkthrough in docs/extensions.md.
 import { defineExtension, ExtensionError, route, t } from '../../runtime/index.js';
 import type { Database, Json } from '../../generated/demo/database.types.js';
 

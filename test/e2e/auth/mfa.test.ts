@@ -2,13 +2,14 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { base32Decode, hotp, totpStep } from '../../../runtime/auth/totp.js';
+import { docsExample } from '../../helpers/docs-examples.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { uniqueEmail } from '../../integration/auth/harness.js';
 import { supabaseClient } from '../rest/http.js';
 
 /**
  * supabase-js's auth.mfa API against a served project, and a row-level security
- * policy that only lets aal2 sessions at the rows (the README's example).
+ * policy that only lets aal2 sessions at the rows (docs/auth.md's example, read from the page).
  */
 
 const schema = `
@@ -20,9 +21,7 @@ CREATE TABLE public.vault (
 ALTER TABLE public.vault ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_rows ON public.vault FOR ALL TO authenticated
   USING (owner = auth.uid()) WITH CHECK (owner = auth.uid());
-CREATE POLICY mfa_only ON public.vault AS RESTRICTIVE FOR ALL TO authenticated
-  USING ((SELECT auth.jwt() ->> 'aal') = 'aal2') WITH CHECK ((SELECT auth.jwt() ->> 'aal') = 'aal2');
-`;
+${docsExample('docs/auth.md', 'CREATE POLICY mfa_only')}`;
 
 let host: TestHost;
 let project: TestProject;
