@@ -18,8 +18,8 @@ export async function main(argv: string[]): Promise<number> {
   const out = createOutput(argv.includes('--json'));
   const [command, ...rest] = argv;
   try {
-    // Each command loads only what it runs: the generator (TypeScript, ts-morph) takes seconds
-    // to load, and `project list`, `keys` or `calls key` never need it.
+    // Each command loads only what it runs: the generator (TypeScript, which openapi-typescript and the
+    // extensions' typecheck load) takes seconds to load, and `project list`, `keys` or `calls key` never need it.
     switch (command) {
       case 'serve':
         return await (await import('./serve.js')).serveCommand(rest);
