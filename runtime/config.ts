@@ -43,6 +43,11 @@ export interface GantryConfig {
    */
   readonly extensionsDir: string;
   /**
+   * Where projects' schema histories live (`migrations/<ref>/<version>_<name>.sql`, committed):
+   * GANTRY_MIGRATIONS_DIR, else `migrations/` beside the generated folder, as extensions/ is.
+   */
+  readonly migrationsDir: string;
+  /**
    * Express's `trust proxy` (TRUST_PROXY): which X-Forwarded-For hops to believe for the
    * client address that auth rate limits and audit entries use. Off by default: a client
    * could name any address.
@@ -141,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
     calls: readCallsSettings(env),
     generatedDir,
     extensionsDir: path.resolve(env.GANTRY_EXTENSIONS_DIR || path.join(path.dirname(generatedDir), 'extensions')),
+    migrationsDir: path.resolve(env.GANTRY_MIGRATIONS_DIR || path.join(path.dirname(generatedDir), 'migrations')),
     trustProxy: readTrustProxy(env),
     dbMaxConnections: readConnectionBudget(env),
   };
