@@ -53,3 +53,20 @@ export async function loadExtension(
   }
   return exported;
 }
+
+/**
+ * The tables an extension that did not load declares hooks for, read by evaluating it regardless of the
+ * compiler's verdict (types do not change what the module exports); null when even that fails.
+ */
+export async function declaredHookTables(
+  extensionsDir: string,
+  ref: string,
+  runtime: Readonly<Record<string, unknown>>,
+): Promise<{ readonly schema: string; readonly tables: ReadonlySet<string> } | null> {
+  try {
+    const exported = (await evaluateBundle(path.join(extensionsDir, ref, 'index.ts'), runtime, `extensions/${ref}`)).default;
+    return isExtension(exported) ? { schema: exported.schema, tables: new Set(Object.keys(exported.tables)) } : null;
+  } catch {
+    return null;
+  }
+}

@@ -50,8 +50,8 @@ export class ProjectUnavailableError extends Error {
   }
 }
 
-/** Builds the request handler of one project (its generated server, or a fallback). */
-export type ServerFactory = (ctx: ProjectContext) => Promise<{ handler: RequestHandler; fingerprint: string | null; rest: RestHandler | null }>;
+/** Builds the request handler of one project (its generated server, or a fallback); `served` is the version this host serves now. */
+export type ServerFactory = (ctx: ProjectContext, served: { readonly fingerprint: string | null } | null) => Promise<{ handler: RequestHandler; fingerprint: string | null; rest: RestHandler | null }>;
 
 /** How long a project may go without a request before the host unloads it (and closes its connections). */
 export const PROJECT_IDLE_MS = 10 * 60_000;
@@ -175,7 +175,7 @@ export class ProjectDirectory {
     try {
       ctx = this.contextFor(record);
       prepared = await this.prepare(ctx, record);
-      server = await this.factory(ctx);
+      server = await this.factory(ctx, this.served.get(ref) ?? null);
       // Last, so that a load holds one connection at a time; a change made since `version` was read wakes the watch.
       await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName), prepared.version);
     } catch (error) {

@@ -12,6 +12,7 @@ import { decodePathSegment, parseRequest } from './parse/request.js';
 import { mayCommit, needsCommitDecision, planResponse, respond, writeError, writeResponse, type RestResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
 import { PlanCache } from './plan-cache.js';
+import { extensionUnavailableError, requestNeedsExtension, type UnavailableExtension } from '../extensions/unavailable.js';
 import { hooksFor, onlyReshapes, runHooked, shapeRead } from './hooked.js';
 import type { Extension } from '../extensions/define.js';
 import type { Logger } from 'pino';
@@ -98,7 +99,12 @@ export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: stri
  * one RLS transaction, and pass PostgreSQL's JSON text through as the body.
  * `path` is the part after `/rest/v1`; `query` the raw query string.
  */
-export function createRestHandler(ctx: ProjectContext, definition: ProjectDefinition, extension: LoadedExtension | null = null): RestHandler {
+export function createRestHandler(
+  ctx: ProjectContext,
+  definition: ProjectDefinition,
+  extension: LoadedExtension | null = null,
+  unavailable: UnavailableExtension | null = null,
+): RestHandler {
   const { project } = definition;
   const plans = new PlanCache();
   return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
@@ -134,6 +140,7 @@ export function createRestHandler(ctx: ProjectContext, definition: ProjectDefini
         writeResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
         return;
       }
+      if (unavailable && requestNeedsExtension(unavailable, apiRequest, built.shape)) throw extensionUnavailableError(ctx.ref);
       const hooks = extension && hooksFor(extension.extension, apiRequest, built);
       if (hooks && !onlyReshapes(apiRequest, built)) {
         const hooked = await runHooked(ctx, project, hooks, identity, claims, plan, extension.log);
