@@ -4,7 +4,7 @@ import { CliError, createOutput } from './output.js';
 
 const USAGE = `usage: gantry <command>
   serve                                   run the project host and the call-analysis API
-  project create <ref> [--schema F.sql ...] [--autoconfirm]
+  project create <ref> [--schema F.sql ...] [--autoconfirm] [--signing-alg HS256|ES256|RS256]
   project list | keys <ref> | delete <ref> | config <ref> --set KEY=VALUE
   project keys rotate <ref> [--grace SECONDS] [--alg ES256|RS256]
   migrate <ref> F.sql                     run a migration and regenerate

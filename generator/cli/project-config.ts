@@ -2,6 +2,8 @@ import { taskClient } from '../../runtime/db/pool-errors.js';
 import { missingSchemas } from '../../runtime/platform/exposed-schemas.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 import { SettingsError, type SettingAssignment } from '../../runtime/platform/settings.js';
+import { currentSigningKey, DEFAULT_ROTATION_GRACE_SECONDS, generateSigningKey, rotateSigningKey } from '../../runtime/platform/signing-keys.js';
+import type { AccessTokenAlg } from '../../runtime/auth/keyring.js';
 import { generateProject } from '../generate.js';
 import type { WriteResult } from '../write.js';
 
@@ -26,6 +28,15 @@ async function requireSchemas(platform: Platform, record: ProjectRecord, schemas
 }
 
 /**
+ * Signing with ES256 or RS256 needs a current key of that algorithm: one is rotated in when the
+ * project has none (the key it replaces verifies for one access-token lifetime). HS256 needs none.
+ */
+async function ensureSigningKey(platform: Platform, record: ProjectRecord, alg: AccessTokenAlg): Promise<void> {
+  if (alg === 'HS256' || currentSigningKey(record.signingKeys)?.alg === alg) return;
+  await rotateSigningKey(platform.pool, record.ref, await generateSigningKey(alg), DEFAULT_ROTATION_GRACE_SECONDS);
+}
+
+/**
  * Applies parsed `--set` assignments to a project, all checked before anything is
  * stored. A new `api.schemas` is checked against the project database, and the code
  * is regenerated for it before the registry changes: the registry's NOTIFY makes a
@@ -33,13 +44,18 @@ async function requireSchemas(platform: Platform, record: ProjectRecord, schemas
  */
 export async function configureProject(platform: Platform, record: ProjectRecord, assignments: readonly SettingAssignment[]): Promise<ConfigResult> {
   let schemas: readonly string[] | null = null;
-  for (const assignment of assignments) if (assignment.key === 'api.schemas') schemas = assignment.value;
+  let signingAlg: AccessTokenAlg | null = null;
+  for (const assignment of assignments) {
+    if (assignment.key === 'api.schemas') schemas = assignment.value;
+    if (assignment.key === 'auth.signing_alg') signingAlg = assignment.value;
+  }
   let generated: ConfigResult['generated'] = null;
   if (schemas) {
     await requireSchemas(platform, record, schemas);
     const { changed, removed } = await generateProject(platform, { ...record, settings: { ...record.settings, 'api.schemas': schemas } });
     generated = { changed, removed };
   }
+  if (signingAlg) await ensureSigningKey(platform, record, signingAlg);
   if (assignments.length === 0) return { record, generated };
   const settings = Object.fromEntries(assignments.map(({ key, value }) => [key, value]));
   return { record: (await platform.setSettings(record.ref, settings)) ?? record, generated };

@@ -4,8 +4,14 @@ import { createProject, deleteProject, readSchemaFiles } from '../../runtime/pla
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { formatSetting, parseSetting } from '../../runtime/platform/settings.js';
-import type { SigningAlg } from '../../runtime/auth/keyring.js';
-import { DEFAULT_ROTATION_GRACE_SECONDS, DEFAULT_SIGNING_ALG, generateSigningKey, rotateSigningKey } from '../../runtime/platform/signing-keys.js';
+import { isAccessTokenAlg, type AccessTokenAlg, type SigningAlg } from '../../runtime/auth/keyring.js';
+import {
+  currentSigningKey,
+  DEFAULT_ROTATION_GRACE_SECONDS,
+  DEFAULT_SIGNING_ALG,
+  generateSigningKey,
+  rotateSigningKey,
+} from '../../runtime/platform/signing-keys.js';
 import { removeGenerated } from '../write.js';
 import { CliError, type Output } from './output.js';
 
@@ -37,6 +43,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       set: { type: 'string', multiple: true },
       grace: { type: 'string' },
       alg: { type: 'string' },
+      'signing-alg': { type: 'string' },
     },
   });
   const ref = positionals[0];
@@ -44,10 +51,11 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
 
   switch (sub) {
     case 'create': {
-      if (!ref) throw new CliError('usage', 'usage: gantry project create <ref> [--schema FILE.sql ...] [--autoconfirm]');
+      if (!ref) throw new CliError('usage', CREATE_USAGE);
+      const signingAlg = createSigningAlg(values['signing-alg']);
       const schemaFiles = await readSchemaFiles(values.schema ?? []);
       const keys = await withPlatform(async (platform) => {
-        const record = await createProject(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined });
+        const record = await createProject(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined, signingAlg });
         const { generateProject } = await import('../generate.js');
         await generateProject(platform, record);
         return projectKeys(config, record);
@@ -93,6 +101,13 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
   }
 }
 
+const CREATE_USAGE = 'usage: gantry project create <ref> [--schema FILE.sql ...] [--autoconfirm] [--signing-alg HS256|ES256|RS256]';
+
+function createSigningAlg(raw: string | undefined): AccessTokenAlg | undefined {
+  if (raw === undefined || isAccessTokenAlg(raw)) return raw;
+  throw new CliError('usage', `--signing-alg expects HS256, ES256 or RS256, got "${raw}"`);
+}
+
 const ROTATE_USAGE = 'usage: gantry project keys rotate <ref> [--grace SECONDS] [--alg ES256|RS256]';
 
 function graceSeconds(raw: string | undefined): number {
@@ -101,18 +116,25 @@ function graceSeconds(raw: string | undefined): number {
   return Number(raw);
 }
 
-function signingAlg(raw: string | undefined): SigningAlg {
-  if (raw === undefined) return DEFAULT_SIGNING_ALG;
-  if (raw !== 'ES256' && raw !== 'RS256') throw new CliError('usage', `--alg expects ES256 or RS256, got "${raw}"`);
-  return raw;
+function rotationAlg(raw: string | undefined): SigningAlg | undefined {
+  if (raw === undefined || raw === 'ES256' || raw === 'RS256') return raw;
+  throw new CliError('usage', `--alg expects ES256 or RS256, got "${raw}"`);
 }
 
-/** A new current signing key; the one it replaces verifies for the grace period (default: one access-token lifetime). */
+/**
+ * A new current signing key, which signs access tokens from now on (an HS256 project switches
+ * to it); without --alg it keeps the current key's algorithm, or takes ES256 when there is none.
+ * The key it replaces verifies for the grace period (default: one access-token lifetime).
+ */
 async function rotateKeys(ref: string | undefined, options: { grace?: string; alg?: string }, out: Output): Promise<void> {
   if (!ref) throw new CliError('usage', ROTATE_USAGE);
   const grace = graceSeconds(options.grace);
-  const key = await generateSigningKey(signingAlg(options.alg));
-  const rotation = await withPlatform((platform) => rotateSigningKey(platform.pool, ref, key, grace));
+  const asked = rotationAlg(options.alg);
+  const rotation = await withPlatform(async (platform) => {
+    const record = await requireProject(platform, ref);
+    const key = await generateSigningKey(asked ?? currentSigningKey(record.signingKeys)?.alg ?? DEFAULT_SIGNING_ALG);
+    return rotateSigningKey(platform.pool, ref, key, grace);
+  });
   if (!rotation) throw new CliError('project_not_found', `project "${ref}" does not exist`);
   const lines = [`project ${ref} signs with ${rotation.current.alg} key ${rotation.current.kid}`];
   for (const previous of rotation.previous) lines.push(`  ${previous.kid} (${previous.alg}) verifies until ${previous.expires_at}`);

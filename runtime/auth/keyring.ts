@@ -3,6 +3,13 @@ import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } fr
 /** Algorithms of a project's asymmetric signing keys (Supabase offers ES256, the default, and RS256). */
 export type SigningAlg = 'ES256' | 'RS256';
 
+/** What a project signs access tokens with: HS256 is its jwt_secret (the service document's default), else its current key. */
+export type AccessTokenAlg = 'HS256' | SigningAlg;
+
+export function isAccessTokenAlg(value: unknown): value is AccessTokenAlg {
+  return value === 'HS256' || value === 'ES256' || value === 'RS256';
+}
+
 export type SigningKeyStatus = 'current' | 'previous';
 
 /** A public key as the JWKS publishes it (GoTrue's shape: `use: sig`, `key_ops: [verify]`). */
@@ -46,18 +53,22 @@ export interface VerificationKey {
  * parsed KeyObjects are reused by every request (the data API verifies per request).
  */
 export interface ProjectKeyring {
-  /** HS256: the API keys, and access tokens of a project without a signing key. */
+  /** HS256: the API keys, and access tokens of a project that signs with its secret. */
   readonly secret: string;
-  /** The current asymmetric key; null: access tokens are HS256 with the secret (projects created before signing keys, until rotated). */
+  /** The current asymmetric key when the project signs with it; null: access tokens are HS256 with the secret. */
   readonly signing: SigningKey | null;
   readonly verifying: ReadonlyMap<string, VerificationKey>;
 }
 
-export function buildKeyring(secret: string, stored: readonly StoredSigningKey[]): ProjectKeyring {
+/**
+ * `alg` is the project's `auth.signing_alg`: with HS256 its asymmetric keys (if any) only
+ * verify, so tokens they signed before a switch stay valid and a switch back reuses them.
+ */
+export function buildKeyring(secret: string, stored: readonly StoredSigningKey[], alg: AccessTokenAlg): ProjectKeyring {
   let signing: SigningKey | null = null;
   const verifying = new Map<string, VerificationKey>();
   for (const key of stored) {
-    if (key.status === 'current') signing = { kid: key.kid, alg: key.alg, key: createPrivateKey({ key: key.privateJwk, format: 'jwk' }) };
+    if (key.status === 'current' && alg !== 'HS256') signing = { kid: key.kid, alg: key.alg, key: createPrivateKey({ key: key.privateJwk, format: 'jwk' }) };
     verifying.set(key.kid, {
       kid: key.kid,
       alg: key.alg,

@@ -238,7 +238,7 @@ export class ProjectDirectory {
     return {
       ref: record.ref,
       jwtSecret: record.jwtSecret,
-      keyring: buildKeyring(record.jwtSecret, record.signingKeys),
+      keyring: buildKeyring(record.jwtSecret, record.signingKeys, record.settings['auth.signing_alg']),
       settings: record.settings,
       executor: pools.executor,
       adminPool: pools.admin,

@@ -7,6 +7,7 @@ import { splitStatements } from './sql-statements.js';
 import { recordProjectMigrations } from './migrations.js';
 import { taskClient } from '../db/pool-errors.js';
 import { generateSigningKey } from './signing-keys.js';
+import type { AccessTokenAlg } from '../auth/keyring.js';
 
 export const REF_PATTERN = /^[a-z][a-z0-9_]{2,39}$/;
 
@@ -101,6 +102,8 @@ export interface CreateProjectOptions {
   readonly ref: string;
   readonly schemaFiles: readonly SchemaFile[];
   readonly autoconfirm?: boolean;
+  /** What its access tokens are signed with; default HS256 with its jwt_secret, as the service document says. */
+  readonly signingAlg?: AccessTokenAlg;
 }
 
 /**
@@ -127,14 +130,21 @@ export async function createProject(platform: Platform, options: CreateProjectOp
     }
     try {
       await initialiseDatabase(platform, databaseName, options.schemaFiles);
-      const settings = { 'auth.autoconfirm': options.autoconfirm ?? platform.config.authAutoconfirm };
-      // A new project signs access tokens with an ES256 key from the start, registered in the same statement as the project.
-      const key = await generateSigningKey();
-      await platform.pool.query(
-        `WITH project AS (INSERT INTO projects (ref, database_name, jwt_secret, settings) VALUES ($1, $2, $3, $4) RETURNING ref)
-         INSERT INTO project_signing_keys (ref, kid, alg, private_jwk, public_jwk, status) SELECT ref, $5, $6, $7, $8, 'current' FROM project`,
-        [ref, databaseName, newSecret(), JSON.stringify(settings), key.kid, key.alg, JSON.stringify(key.privateJwk), JSON.stringify(key.publicJwk)],
-      );
+      const signingAlg = options.signingAlg ?? 'HS256';
+      const settings = { 'auth.autoconfirm': options.autoconfirm ?? platform.config.authAutoconfirm, 'auth.signing_alg': signingAlg };
+      const register = `INSERT INTO projects (ref, database_name, jwt_secret, settings) VALUES ($1, $2, $3, $4) RETURNING ref`;
+      const params = [ref, databaseName, newSecret(), JSON.stringify(settings)];
+      if (signingAlg === 'HS256') {
+        await platform.pool.query(register, params);
+      } else {
+        // An asymmetric project has its key from the start, registered in the same statement as the project.
+        const key = await generateSigningKey(signingAlg);
+        await platform.pool.query(
+          `WITH project AS (${register})
+           INSERT INTO project_signing_keys (ref, kid, alg, private_jwk, public_jwk, status) SELECT ref, $5, $6, $7, $8, 'current' FROM project`,
+          [...params, key.kid, key.alg, JSON.stringify(key.privateJwk), JSON.stringify(key.publicJwk)],
+        );
+      }
     } catch (error) {
       await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(databaseName)} WITH (FORCE)`);
       if ((error as { code?: string }).code === '23505') throw new ProjectError('project_exists', `project "${ref}" already exists`);

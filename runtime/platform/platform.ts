@@ -9,7 +9,7 @@ import { surviveDroppedConnections, taskClient } from '../db/pool-errors.js';
 import { migratePlatform } from './migrations.js';
 import { resolveSettings, type SettingValue } from './settings.js';
 import type { StoredSigningKey } from '../auth/keyring.js';
-import { SIGNING_KEYS_COLUMN, toStoredKeys } from './signing-keys.js';
+import { currentSigningKey, SIGNING_KEYS_COLUMN, toStoredKeys } from './signing-keys.js';
 
 export const PLATFORM_DATABASE = 'gantry';
 export const PROJECTS_CHANNEL = 'gantry_projects';
@@ -20,7 +20,7 @@ export interface ProjectRecord {
   readonly jwtSecret: string;
   readonly settings: ProjectSettings;
   readonly createdAt: Date;
-  /** Its asymmetric signing keys; none for a project created before them and never rotated. */
+  /** Its asymmetric signing keys; none for a project that has only ever signed with its jwt_secret. */
   readonly signingKeys: readonly StoredSigningKey[];
 }
 
@@ -36,13 +36,17 @@ interface ProjectRow {
 const PROJECT_COLUMNS = `p.*, ${SIGNING_KEYS_COLUMN}`;
 
 function toRecord(row: ProjectRow): ProjectRecord {
+  const signingKeys = toStoredKeys(row.signing_keys);
+  // A project stored before `auth.signing_alg` existed signs as it did then: with its current key if it has one.
+  const current = currentSigningKey(signingKeys);
+  const implied = current ? { 'auth.signing_alg': current.alg } : {};
   return {
     ref: row.ref,
     databaseName: row.database_name,
     jwtSecret: row.jwt_secret,
-    settings: resolveSettings(row.settings),
+    settings: resolveSettings({ ...implied, ...row.settings }),
     createdAt: row.created_at,
-    signingKeys: toStoredKeys(row.signing_keys),
+    signingKeys,
   };
 }
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { GantryConfig } from '../config.js';
 import type { RlsExecutor } from '../db/rls-transaction.js';
-import type { ProjectKeyring } from '../auth/keyring.js';
+import type { AccessTokenAlg, ProjectKeyring } from '../auth/keyring.js';
 
 /** Per-project settings kept in the platform registry (`project config --set`). */
 export interface ProjectSettings {
@@ -12,6 +12,8 @@ export interface ProjectSettings {
   /** `Accept: application/vnd.pgrst.plan` answers with the EXPLAIN output, PostgREST's `db-plan-enabled`; off: 406 PGRST107. */
   readonly 'api.plan': boolean;
   readonly 'auth.autoconfirm': boolean;
+  /** What access tokens are signed with: HS256 = the project's jwt_secret (service document §1.1), ES256/RS256 = its current signing key. */
+  readonly 'auth.signing_alg': AccessTokenAlg;
   /** GoTrue's DISABLE_SIGNUP: /signup answers 422 signup_disabled; admins still create users. */
   readonly 'auth.disable_signup': boolean;
   /** GoTrue's EXTERNAL_ANONYMOUS_USERS_ENABLED (Supabase's enable_anonymous_sign_ins): /signup with no e-mail creates an anonymous user. */

@@ -1,5 +1,6 @@
 import type { ProjectSettings } from './project-context.js';
 import { compileRedirectGlob, splitPatternList } from '../auth/redirect-glob.js';
+import { isAccessTokenAlg, type AccessTokenAlg } from '../auth/keyring.js';
 import { DEFAULT_EXPOSED_SCHEMAS, isForbiddenSchema } from './exposed-schemas.js';
 
 export class SettingsError extends Error {
@@ -126,6 +127,11 @@ const isStoredPatternList = (stored: unknown): boolean => {
   }
 };
 
+const parseSigningAlg = (raw: string): AccessTokenAlg => {
+  if (isAccessTokenAlg(raw)) return raw;
+  throw new SettingsError(`expected HS256, ES256 or RS256, got "${raw}"`);
+};
+
 const isBoolean = (stored: unknown): boolean => typeof stored === 'boolean';
 const isNumber = (stored: unknown): boolean => typeof stored === 'number';
 
@@ -135,6 +141,7 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'api.aggregates': { parse: parseBool, accepts: isBoolean, fallback: false },
   'api.plan': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.autoconfirm': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.signing_alg': { parse: parseSigningAlg, accepts: isAccessTokenAlg, fallback: 'HS256' },
   'auth.disable_signup': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.anonymous_users': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.site_url': { parse: parseSiteUrl, accepts: isStoredSiteUrl, fallback: '' },
@@ -187,6 +194,7 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'api.aggregates': pick('api.aggregates'),
     'api.plan': pick('api.plan'),
     'auth.autoconfirm': pick('auth.autoconfirm'),
+    'auth.signing_alg': pick('auth.signing_alg'),
     'auth.disable_signup': pick('auth.disable_signup'),
     'auth.anonymous_users': pick('auth.anonymous_users'),
     'auth.site_url': pick('auth.site_url'),

@@ -10,6 +10,7 @@ import { inTransaction } from '../db/transaction.js';
  */
 export const DEFAULT_ROTATION_GRACE_SECONDS = 3600;
 
+/** The algorithm of a project's first asymmetric key when none is asked for: Supabase's default for signing keys. */
 export const DEFAULT_SIGNING_ALG: SigningAlg = 'ES256';
 
 /** The members of a public JWK per key type (everything else of the private JWK is secret). */
@@ -23,7 +24,7 @@ export interface NewSigningKey {
 }
 
 /** A fresh key pair (a random UUID as kid, as Supabase's keys), both halves as JWKs. */
-export async function generateSigningKey(alg: SigningAlg = DEFAULT_SIGNING_ALG): Promise<NewSigningKey> {
+export async function generateSigningKey(alg: SigningAlg): Promise<NewSigningKey> {
   const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
   const jwk = await exportJWK(privateKey);
   const kid = randomUUID();
@@ -60,6 +61,11 @@ export function toStoredKeys(rows: readonly SigningKeyRow[]): StoredSigningKey[]
   }));
 }
 
+/** The key a project signs with when it signs asymmetrically; undefined when it has none. */
+export function currentSigningKey(keys: readonly StoredSigningKey[]): StoredSigningKey | undefined {
+  return keys.find((key) => key.status === 'current');
+}
+
 export interface Rotation {
   readonly ref: string;
   /** The key that signs from now on. */
@@ -69,14 +75,18 @@ export interface Rotation {
 }
 
 /**
- * Makes a new key the project's current one; the key it replaces verifies for `graceSeconds`
+ * Makes a new key the project's current one and the one it signs access tokens with
+ * (`auth.signing_alg` becomes the key's alg); the key it replaces verifies for `graceSeconds`
  * more. Keys whose grace is over are deleted. One transaction: hosts reload on its NOTIFY
  * and never see a project with no current key. Null when the project does not exist.
  */
 export async function rotateSigningKey(pool: pg.Pool, ref: string, key: NewSigningKey, graceSeconds: number): Promise<Rotation | null> {
   return inTransaction(pool, async (db) => {
-    // Serialises rotations of one project: two at once would both demote the same key.
-    const { rowCount } = await db.query('SELECT 1 FROM projects WHERE ref = $1 FOR UPDATE', [ref]);
+    // The row lock also serialises rotations of one project: two at once would both demote the same key.
+    const { rowCount } = await db.query(`UPDATE projects SET settings = settings || jsonb_build_object('auth.signing_alg', $2::text) WHERE ref = $1`, [
+      ref,
+      key.alg,
+    ]);
     if (rowCount === 0) return null;
     await db.query(`DELETE FROM project_signing_keys WHERE ref = $1 AND status = 'previous' AND expires_at < now()`, [ref]);
     await db.query(

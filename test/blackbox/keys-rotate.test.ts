@@ -1,11 +1,14 @@
-import { decodeProtectedHeader } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, cliOk, jsonObject, servedInstallation, shutDown, type Installation, type Server } from '../helpers/serve-process.js';
 import { createProject, eventually, request, uniqueRef, type Answer, type PrintedKeys as Keys } from './projects.js';
 
 /**
- * `gantry project keys rotate` as its own process beside a running `gantry serve`: the server
- * picks the new key up without restart, the old key verifies for the grace period, then not.
+ * How a project signs its access tokens, set by `project create --signing-alg`, `project keys
+ * rotate` and `project config --set auth.signing_alg`, each its own process beside a running
+ * `gantry serve`: by default HS256 with the printed jwt_secret (the service document's rule);
+ * asymmetric keys on request, picked up without restart, a replaced key verifying for the
+ * grace period, then not.
  */
 
 // Every CLI run is a fresh Node process: seconds each on a loaded machine.
@@ -13,42 +16,101 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
 
 let inst: Installation;
 let server: Server;
+/** Created with --signing-alg ES256. */
 let project: Keys;
+/** Created with the defaults. */
+let plain: Keys;
 
 beforeAll(async () => {
   server = await servedInstallation();
   inst = server.inst;
-  project = await createProject(inst, ['--autoconfirm']);
+  [project, plain] = await Promise.all([createProject(inst, ['--autoconfirm', '--signing-alg', 'ES256']), createProject(inst, ['--autoconfirm'])]);
 });
 afterAll(async () => {
   await shutDown(server);
 });
 
-async function signUp(): Promise<string> {
-  const answer = await request(`${project.url}/auth/v1/signup`, {
+const PASSWORD = 'correct horse battery staple';
+
+function authPost(keys: Keys, pathAndQuery: string, body: unknown): Promise<Answer> {
+  return request(`${keys.url}/auth/v1/${pathAndQuery}`, {
     method: 'POST',
-    headers: { apikey: project.anon_key, 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `${uniqueRef('k')}@example.com`, password: 'correct horse battery staple' }),
+    headers: { apikey: keys.anon_key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
+}
+
+async function signUp(keys: Keys = project): Promise<string> {
+  const answer = await authPost(keys, 'signup', { email: `${uniqueRef('k')}@example.com`, password: PASSWORD });
   expect(answer.status).toBe(200);
   return (answer.body as { access_token: string }).access_token;
 }
 
-function jwks(): Promise<Answer> {
-  return request(`${project.url}/auth/v1/.well-known/jwks.json`);
+/** A password sign-in's access token (a new sign-up first). */
+async function signIn(keys: Keys): Promise<string> {
+  const email = `${uniqueRef('k')}@example.com`;
+  expect((await authPost(keys, 'signup', { email, password: PASSWORD })).status).toBe(200);
+  const answer = await authPost(keys, 'token?grant_type=password', { email, password: PASSWORD });
+  expect(answer.status).toBe(200);
+  return (answer.body as { access_token: string }).access_token;
+}
+
+function jwksUrl(keys: Keys): string {
+  return `${keys.url}/auth/v1/.well-known/jwks.json`;
+}
+
+function jwks(keys: Keys = project): Promise<Answer> {
+  return request(jwksUrl(keys));
 }
 
 function kids(answer: Answer): string[] {
   return (answer.body as { keys: { kid: string }[] }).keys.map((key) => key.kid);
 }
 
-function getUser(token: string): Promise<Answer> {
-  return request(`${project.url}/auth/v1/user`, { headers: { apikey: project.anon_key, Authorization: `Bearer ${token}` } });
+function getUser(token: string, keys: Keys = project): Promise<Answer> {
+  return request(`${keys.url}/auth/v1/user`, { headers: { apikey: keys.anon_key, Authorization: `Bearer ${token}` } });
 }
+
+describe('gantry project create: how access tokens are signed', () => {
+  it('by default a password sign-in token verifies with the jwt_secret printed by project create --json (HS256); the JWKS is empty', async () => {
+    const token = await signIn(plain);
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT' });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(plain.jwt_secret), {
+      algorithms: ['HS256'],
+      issuer: `${plain.url}/auth/v1`,
+      audience: 'authenticated',
+    });
+    expect(payload).toMatchObject({ role: 'authenticated', aal: 'aal1' });
+    for (const apiKey of [plain.anon_key, plain.service_key]) {
+      expect((await jwtVerify(apiKey, new TextEncoder().encode(plain.jwt_secret), { algorithms: ['HS256'] })).protectedHeader.alg).toBe('HS256');
+    }
+    expect(await jwks(plain)).toMatchObject({ status: 200, body: { keys: [] } });
+  });
+
+  it('with --signing-alg ES256 signs ES256 and its JWKS verifies the token; API keys stay HS256 with the jwt_secret', async () => {
+    const token = await signIn(project);
+    const header = decodeProtectedHeader(token);
+    expect(header).toEqual({ alg: 'ES256', kid: expect.any(String), typ: 'JWT' });
+    expect(kids(await jwks())).toEqual([header.kid]);
+    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(jwksUrl(project))), { algorithms: ['ES256'], audience: 'authenticated' });
+    expect(payload.role).toBe('authenticated');
+    await expect(jwtVerify(token, new TextEncoder().encode(project.jwt_secret), { algorithms: ['HS256'] })).rejects.toThrow();
+    expect((await jwtVerify(project.anon_key, new TextEncoder().encode(project.jwt_secret), { algorithms: ['HS256'] })).payload.role).toBe('anon');
+  });
+
+  it('refuses an unknown --signing-alg as a usage error, exit 1, creating nothing', async () => {
+    const ref = uniqueRef('bb');
+    const run = await cli(['project', 'create', ref, '--signing-alg', 'HS512', '--json'], inst.env);
+    expect(run.code).toBe(1);
+    expect(jsonObject(run)).toEqual({ error: { code: 'usage', message: '--signing-alg expects HS256, ES256 or RS256, got "HS512"' } });
+    expect((await cli(['project', 'keys', ref, '--json'], inst.env)).code).toBe(1);
+  });
+});
 
 describe('gantry project keys rotate', () => {
   it('prints the new current key and the previous one with its expiry; the server signs with the new key and refuses the old one once the grace has ended', async () => {
     const oldToken = await signUp();
+    expect(decodeProtectedHeader(oldToken).alg).toBe('ES256');
     const oldKid = decodeProtectedHeader(oldToken).kid as string;
     expect(kids(await jwks())).toEqual([oldKid]);
 
@@ -87,13 +149,36 @@ describe('gantry project keys rotate', () => {
     expect(jsonObject(alg)).toEqual({ error: { code: 'usage', message: '--alg expects ES256 or RS256, got "HS256"' } });
   });
 
-  it('rotates to an RS256 key with --alg RS256', async () => {
-    const run = await cliOk(['project', 'keys', 'rotate', project.ref, '--alg', 'RS256', '--json'], inst.env);
-    const kid = (jsonObject(run) as { current: { kid: string; alg: string } }).current;
-    expect(kid.alg).toBe('RS256');
-    await eventually(30_000, jwks, (answer) => kids(answer).includes(kid.kid));
-    const token = await signUp();
-    expect(decodeProtectedHeader(token)).toEqual({ alg: 'RS256', kid: kid.kid, typ: 'JWT' });
-    expect((await getUser(token)).status).toBe(200);
+  it('--alg RS256 switches a default (HS256) project to an RS256 key; config auth.signing_alg=HS256 switches it back, RS256 tokens still verify', async () => {
+    const hs256 = await signUp(plain);
+    const run = await cliOk(['project', 'keys', 'rotate', plain.ref, '--alg', 'RS256', '--json'], inst.env);
+    const printed = jsonObject(run) as { current: { kid: string; alg: string } };
+    expect(printed).toEqual({ ref: plain.ref, current: { kid: expect.any(String), alg: 'RS256' }, previous: [], grace_seconds: 3600 });
+    const kid = printed.current.kid;
+    await eventually(30_000, () => jwks(plain), (answer) => kids(answer).includes(kid));
+    const rs256 = await signUp(plain);
+    expect(decodeProtectedHeader(rs256)).toEqual({ alg: 'RS256', kid, typ: 'JWT' });
+    await jwtVerify(rs256, createRemoteJWKSet(new URL(jwksUrl(plain))), { algorithms: ['RS256'] });
+    expect((await getUser(rs256, plain)).status).toBe(200);
+    expect((await getUser(hs256, plain)).status).toBe(200);
+
+    const back = await cliOk(['project', 'config', plain.ref, '--set', 'auth.signing_alg=HS256', '--json'], inst.env);
+    expect(jsonObject(back)).toMatchObject({ ref: plain.ref, settings: { 'auth.signing_alg': 'HS256' } });
+    const signed = await eventually(30_000, () => authPost(plain, 'signup', { email: `${uniqueRef('k')}@example.com`, password: PASSWORD }), (answer) => {
+      const token = (answer.body as { access_token?: string }).access_token;
+      return token !== undefined && decodeProtectedHeader(token).alg === 'HS256';
+    });
+    const token = (signed.body as { access_token: string }).access_token;
+    await jwtVerify(token, new TextEncoder().encode(plain.jwt_secret), { algorithms: ['HS256'] });
+    expect((await getUser(rs256, plain)).status).toBe(200);
+    expect(kids(await jwks(plain))).toEqual([kid]);
+
+    // Asking for ES256 where the current key is RS256 rotates an ES256 key in; the RS256 one verifies for its grace.
+    await cliOk(['project', 'config', plain.ref, '--set', 'auth.signing_alg=ES256', '--json'], inst.env);
+    const published = await eventually(30_000, () => jwks(plain), (answer) => kids(answer).length === 2);
+    const es256 = await signUp(plain);
+    expect(decodeProtectedHeader(es256)).toEqual({ alg: 'ES256', kid: kids(published)[1], typ: 'JWT' });
+    expect(kids(published)[0]).toBe(kid);
+    expect((await getUser(rs256, plain)).status).toBe(200);
   });
 });

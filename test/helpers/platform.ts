@@ -9,6 +9,7 @@ import { loadConfig, type GantryConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/logger.js';
 import { startHost, type RunningHost } from '../../runtime/host/start.js';
 import type { CodeSync } from '../../runtime/host/project-directory.js';
+import type { AccessTokenAlg } from '../../runtime/auth/keyring.js';
 import { codeSync, generateProject } from '../../generator/generate.js';
 import { createProject } from '../../runtime/platform/bootstrap.js';
 import { projectKeys, type ProjectKeys } from '../../runtime/platform/keys.js';
@@ -53,12 +54,13 @@ export interface TestProject {
 /** Creates a throwaway project from SQL text; with `generate`, also its generated code. */
 export async function createTestProject(
   platform: Platform,
-  options: { sql?: string; ref?: string; autoconfirm?: boolean; host?: RunningHost; generate?: boolean } = {},
+  options: { sql?: string; ref?: string; autoconfirm?: boolean; host?: RunningHost; generate?: boolean; signingAlg?: AccessTokenAlg } = {},
 ): Promise<TestProject> {
   const record = await createProject(platform, {
     ref: options.ref ?? randomRef(),
     schemaFiles: options.sql ? [{ name: 'test.sql', sql: options.sql }] : [],
     autoconfirm: options.autoconfirm,
+    signingAlg: options.signingAlg,
   });
   if (options.generate) await generateProject(platform, record);
   const keys = projectKeys(platform.config, record);

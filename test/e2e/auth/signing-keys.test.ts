@@ -1,13 +1,14 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccessTokenAlg } from '../../../runtime/auth/keyring.js';
 import { generateSigningKey, rotateSigningKey } from '../../../runtime/platform/signing-keys.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { uniqueEmail } from '../../integration/auth/harness.js';
 import { isolatedClient } from './isolated-client.js';
 
 /**
- * Per-project asymmetric signing keys through a running host: ES256 access tokens, the JWKS,
+ * Per-project asymmetric signing keys (`--signing-alg ES256`) through a running host: ES256 access tokens, the JWKS,
  * supabase-js getClaims() verifying locally, and rotation picked up from the registry's
  * NOTIFY with the old key accepted for its grace period only.
  */
@@ -21,8 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => host?.close());
 
-function newProject(): Promise<TestProject> {
-  return createTestProject(host.platform, { host: host.host, sql: schema, autoconfirm: true, generate: true });
+function newProject(signingAlg: AccessTokenAlg = 'ES256'): Promise<TestProject> {
+  return createTestProject(host.platform, { host: host.host, sql: schema, autoconfirm: true, generate: true, signingAlg });
 }
 
 /** The paths (under the project's URL) a client requested, in order. */
@@ -100,7 +101,7 @@ function unknownKid(kid: string): Record<string, unknown> {
 const noSuitableKey = { code: 'PGRST301', message: 'No suitable key or wrong key type', details: null, hint: null };
 
 describe('signing keys', () => {
-  it('a new project signs access tokens with ES256; its public JWKS verifies them with jose; the data API and /user accept them', async () => {
+  it('a project created with ES256 signs access tokens with ES256; its public JWKS verifies them with jose; the data API and /user accept them', async () => {
     const project = await newProject();
     const { token, userId } = await signUp(project);
     const header = decodeProtectedHeader(token);
@@ -149,7 +150,7 @@ describe('signing keys', () => {
     const oldKid = decodeProtectedHeader(oldToken).kid as string;
     await waitForKids(project, [oldKid]);
 
-    const next = await generateSigningKey();
+    const next = await generateSigningKey('ES256');
     const rotation = await rotateSigningKey(host.platform.pool, project.record.ref, next, 3600);
     expect(rotation).toEqual({
       ref: project.record.ref,
@@ -178,7 +179,7 @@ describe('signing keys', () => {
     const project = await newProject();
     const { token: oldToken } = await signUp(project);
     const oldKid = decodeProtectedHeader(oldToken).kid as string;
-    const next = await generateSigningKey();
+    const next = await generateSigningKey('ES256');
     await rotateSigningKey(host.platform.pool, project.record.ref, next, 2);
     await waitForKids(project, [oldKid, next.kid]);
     const deadline = Date.now() + 30_000;
@@ -192,27 +193,26 @@ describe('signing keys', () => {
     expect(await jwksKids(project)).toEqual([next.kid]);
   });
 
-  it('a project without a signing key (created before them) keeps HS256 until rotated; getClaims() then asks /user; its HS256 tokens stay valid after', async () => {
-    const project = await newProject();
-    await host.platform.pool.query('DELETE FROM project_signing_keys WHERE ref = $1', [project.record.ref]);
+  it('a default (HS256) project signs with its jwt_secret and serves an empty JWKS; getClaims() then asks /user; a rotation switches it, its HS256 tokens stay valid', async () => {
+    const project = await newProject('HS256');
     await waitForKids(project, []);
     const log = requestLog(project);
     const supabase = client(project, log);
-    const { token: legacy, userId } = await signUp(project, supabase);
-    expect(decodeProtectedHeader(legacy)).toEqual({ alg: 'HS256', typ: 'JWT' });
+    const { token: hs256, userId } = await signUp(project, supabase);
+    expect(decodeProtectedHeader(hs256)).toEqual({ alg: 'HS256', typ: 'JWT' });
     log.paths.length = 0;
     expect((await supabase.auth.getClaims()).data?.claims.sub).toBe(userId);
     expect(log.paths).toEqual(['/auth/v1/user']);
 
-    const first = await generateSigningKey();
+    const first = await generateSigningKey('ES256');
     expect((await rotateSigningKey(host.platform.pool, project.record.ref, first, 3600))?.previous).toEqual([]);
     await waitForKids(project, [first.kid]);
     expect(decodeProtectedHeader((await signUp(project)).token).kid).toBe(first.kid);
-    expect(await whoami(project, legacy)).toEqual({ status: 200, body: `authenticated:${userId}` });
-    expect((await getUser(project, legacy)).status).toBe(200);
+    expect(await whoami(project, hs256)).toEqual({ status: 200, body: `authenticated:${userId}` });
+    expect((await getUser(project, hs256)).status).toBe(200);
   });
 
   it('rotating a project that does not exist changes nothing', async () => {
-    expect(await rotateSigningKey(host.platform.pool, 'no_such_project', await generateSigningKey(), 60)).toBeNull();
+    expect(await rotateSigningKey(host.platform.pool, 'no_such_project', await generateSigningKey('ES256'), 60)).toBeNull();
   });
 });

@@ -118,7 +118,7 @@ export class AuthSuite {
     const ctx: ProjectContext = {
       ref: record.ref,
       jwtSecret: record.jwtSecret,
-      keyring: buildKeyring(record.jwtSecret, record.signingKeys),
+      keyring: buildKeyring(record.jwtSecret, record.signingKeys, settings['auth.signing_alg']),
       settings,
       executor,
       adminPool: admin,

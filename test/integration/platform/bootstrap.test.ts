@@ -143,6 +143,7 @@ describe('project bootstrap', () => {
       'api.aggregates': false,
       'api.plan': false,
       'auth.autoconfirm': true,
+      'auth.signing_alg': 'HS256',
       'auth.disable_signup': false,
       'auth.anonymous_users': false,
       'auth.site_url': '',
@@ -163,8 +164,10 @@ describe('project bootstrap', () => {
     expect(() => verifyProjectToken(keys.anon_key, record.jwtSecret)).toThrow();
   });
 
-  it('gives the project one current ES256 signing key, its private half readable by no API role', async () => {
-    const record = (await platform.getProject(ref))!;
+  it('signs with its jwt_secret by default (no signing key); --signing-alg ES256 gives one current key, its private half readable by no API role', async () => {
+    expect((await platform.getProject(ref))!.signingKeys).toEqual([]);
+    const record = (await createTestProject(platform, { signingAlg: 'ES256' })).record;
+    expect(record.settings['auth.signing_alg']).toBe('ES256');
     const [key] = record.signingKeys;
     expect(record.signingKeys).toEqual([
       {
@@ -181,6 +184,14 @@ describe('project bootstrap', () => {
         WHERE r.rolname IN ('anon', 'authenticated', 'service_role', 'authenticator') ORDER BY r.rolname`,
     );
     expect(rows).toEqual(['anon', 'authenticated', 'authenticator', 'service_role'].map((rolname) => ({ rolname, readable: false })));
+  });
+
+  it('a project stored with a current key and no auth.signing_alg (created before the setting) keeps signing with that key', async () => {
+    const { record } = await createTestProject(platform, { signingAlg: 'RS256' });
+    await platform.pool.query(`UPDATE projects SET settings = settings - 'auth.signing_alg' WHERE ref = $1`, [record.ref]);
+    expect((await platform.getProject(record.ref))!.settings['auth.signing_alg']).toBe('RS256');
+    await platform.pool.query('DELETE FROM project_signing_keys WHERE ref = $1', [record.ref]);
+    expect((await platform.getProject(record.ref))!.settings['auth.signing_alg']).toBe('HS256');
   });
 });
 

@@ -42,8 +42,8 @@ function codeOf(run: () => unknown): string {
 
 describe('asymmetric signing keys', () => {
   it('signs access tokens with the current key (ES256, kid in the header) and verifies them; API keys stay HS256', async () => {
-    const key = await generateSigningKey();
-    const keyring = buildKeyring(secret, [stored(key, 'current')]);
+    const key = await generateSigningKey('ES256');
+    const keyring = buildKeyring(secret, [stored(key, 'current')], 'ES256');
     const token = signAccessToken(keyring, claims('u1'));
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', kid: key.kid, typ: 'JWT' });
     expect(verifyProjectToken(token, keyring, now).sub).toBe('u1');
@@ -53,8 +53,8 @@ describe('asymmetric signing keys', () => {
   });
 
   it('publishes only public members in the JWKS, which jose uses to verify a token', async () => {
-    const key = await generateSigningKey();
-    const keyring = buildKeyring(secret, [stored(key, 'current')]);
+    const key = await generateSigningKey('ES256');
+    const keyring = buildKeyring(secret, [stored(key, 'current')], 'ES256');
     const jwks = jwksOf(keyring, now);
     expect(jwks.keys).toHaveLength(1);
     expect(Object.keys(jwks.keys[0]!).sort()).toEqual(['alg', 'crv', 'key_ops', 'kid', 'kty', 'use', 'x', 'y']);
@@ -66,7 +66,7 @@ describe('asymmetric signing keys', () => {
 
   it('signs and verifies with RS256 keys too', async () => {
     const key = await generateSigningKey('RS256');
-    const keyring = buildKeyring(secret, [stored(key, 'current')]);
+    const keyring = buildKeyring(secret, [stored(key, 'current')], 'RS256');
     const token = signAccessToken(keyring, claims('u3'));
     expect(decodeProtectedHeader(token).alg).toBe('RS256');
     expect(verifyProjectToken(token, keyring, now).sub).toBe('u3');
@@ -74,8 +74,8 @@ describe('asymmetric signing keys', () => {
   });
 
   it('refuses a tampered signature, an alg that does not match the kid, and a token of another project key', async () => {
-    const [key, other] = await Promise.all([generateSigningKey(), generateSigningKey()]);
-    const keyring = buildKeyring(secret, [stored(key, 'current')]);
+    const [key, other] = await Promise.all([generateSigningKey('ES256'), generateSigningKey('ES256')]);
+    const keyring = buildKeyring(secret, [stored(key, 'current')], 'ES256');
     const token = signAccessToken(keyring, claims('u4'));
     const [header, payload, signature] = token.split('.') as [string, string, string];
     const flipped = `${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
@@ -84,19 +84,33 @@ describe('asymmetric signing keys', () => {
     expect(codeOf(() => verifyProjectToken(`${asRs}.${payload}.${signature}`, keyring, now))).toBe(
       `jwt_unknown_key: unrecognized JWT kid ${key.kid} for algorithm RS256`,
     );
-    const foreign = signAccessToken(buildKeyring(secret, [stored(other, 'current')]), claims('u4'));
+    const foreign = signAccessToken(buildKeyring(secret, [stored(other, 'current')], 'ES256'), claims('u4'));
     expect(codeOf(() => verifyProjectToken(foreign, keyring, now))).toBe(`jwt_unknown_key: unrecognized JWT kid ${other.kid} for algorithm ES256`);
   });
 
   it('accepts a previous key until its grace period ends, even for a token verified (and cached) before', async () => {
-    const [old, fresh] = await Promise.all([generateSigningKey(), generateSigningKey()]);
-    const before = buildKeyring(secret, [stored(old, 'current')]);
+    const [old, fresh] = await Promise.all([generateSigningKey('ES256'), generateSigningKey('ES256')]);
+    const before = buildKeyring(secret, [stored(old, 'current')], 'ES256');
     const token = signAccessToken(before, claims('u5'));
-    const after = buildKeyring(secret, [stored(old, 'previous', now + 60), stored(fresh, 'current')]);
+    const after = buildKeyring(secret, [stored(old, 'previous', now + 60), stored(fresh, 'current')], 'ES256');
     expect(decodeProtectedHeader(signAccessToken(after, claims('u6'))).kid).toBe(fresh.kid);
     expect(verifyProjectToken(token, after, now + 60).sub).toBe('u5');
     expect(jwksOf(after, now + 60).keys.map((key) => key.kid)).toEqual([old.kid, fresh.kid]);
     expect(codeOf(() => verifyProjectToken(token, after, now + 61))).toBe(`jwt_unknown_key: unrecognized JWT kid ${old.kid} for algorithm ES256`);
     expect(jwksOf(after, now + 61).keys.map((key) => key.kid)).toEqual([fresh.kid]);
+  });
+
+  it('with auth.signing_alg HS256 signs with the secret (jose verifies it with the secret alone) and keeps a current key verifying', async () => {
+    const key = await generateSigningKey('ES256');
+    const asymmetric = signAccessToken(buildKeyring(secret, [stored(key, 'current')], 'ES256'), claims('u7'));
+    const keyring = buildKeyring(secret, [stored(key, 'current')], 'HS256');
+    const token = signAccessToken(keyring, claims('u8'));
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT' });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ['HS256'], currentDate: new Date(now * 1000) });
+    expect(payload.sub).toBe('u8');
+    expect(verifyProjectToken(asymmetric, keyring, now).sub).toBe('u7');
+    expect(jwksOf(keyring, now).keys.map((published) => published.kid)).toEqual([key.kid]);
+    // GoTrue never publishes a symmetric key: a project with no asymmetric key has an empty JWKS.
+    expect(jwksOf(buildKeyring(secret, [], 'HS256'), now)).toEqual({ keys: [] });
   });
 });

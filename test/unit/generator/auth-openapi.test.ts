@@ -54,7 +54,7 @@ describe('the auth OpenAPI document', () => {
     const ctx = {
       ref: 'docs',
       jwtSecret: 'x'.repeat(40),
-      keyring: buildKeyring('x'.repeat(40), []),
+      keyring: buildKeyring('x'.repeat(40), [], 'HS256'),
       settings: resolveSettings({}),
       config: loadConfig({}),
     } as unknown as ProjectContext;

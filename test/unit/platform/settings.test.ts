@@ -63,3 +63,14 @@ describe('auth redirect and sign-up settings', () => {
     expect(parseSetting('auth.disable_signup=true')).toEqual({ key: 'auth.disable_signup', value: true });
   });
 });
+
+describe('auth.signing_alg', () => {
+  it('takes HS256, ES256 or RS256, defaults to HS256 (the service document: tokens signed with the jwt_secret), and refuses anything else', () => {
+    for (const alg of ['HS256', 'ES256', 'RS256']) expect(parseSetting(`auth.signing_alg=${alg}`)).toEqual({ key: 'auth.signing_alg', value: alg });
+    expect(resolveSettings({})['auth.signing_alg']).toBe('HS256');
+    expect(resolveSettings({ 'auth.signing_alg': 'none' })['auth.signing_alg']).toBe('HS256');
+    for (const raw of ['hs256', 'HS512', 'none', '']) {
+      expect(() => parseSetting(`auth.signing_alg=${raw}`)).toThrow(new SettingsError(`auth.signing_alg: expected HS256, ES256 or RS256, got "${raw}"`));
+    }
+  });
+});
