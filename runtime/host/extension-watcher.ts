@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 
 /** An editor saves a file in several writes (and a formatter may follow): wait for the burst to end. */
@@ -8,25 +9,25 @@ const DEBOUNCE_MS = 150;
 /**
  * Watches the extensions folder (`extensions/<ref>/…`, recursively) and reports the ref whose
  * code changed, debounced, so `gantry serve` picks up edits without a restart, as it swaps
- * regenerated code.
+ * regenerated code. chokidar rather than Node's recursive `fs.watch`: on Linux the latter stops
+ * seeing in-place writes to a file once it has been replaced by a rename (as editors save and
+ * `git checkout` writes), while chokidar watches the new file.
  */
 export class ExtensionWatcher {
-  private readonly watcher: fs.FSWatcher | null;
+  private readonly watcher: FSWatcher | null;
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
   constructor(
-    dir: string,
+    private readonly dir: string,
     private readonly onChange: (ref: string) => void,
     log: Logger,
   ) {
-    let watcher: fs.FSWatcher | null = null;
+    let watcher: FSWatcher | null = null;
     try {
       // Created when missing (as generated/ is), so a project's first extension is picked up too.
       fs.mkdirSync(dir, { recursive: true });
-      watcher = fs.watch(dir, { recursive: true, persistent: false }, (_event, file) => {
-        const ref = file?.split(path.sep)[0];
-        if (ref) this.changed(ref);
-      });
+      watcher = watch(dir, { ignoreInitial: true, persistent: false });
+      watcher.on('all', (_event, file) => this.changed(file));
       watcher.on('error', (error) => log.warn({ err: error, dir }, 'extensions watch lost'));
     } catch (error) {
       log.warn({ err: error, dir }, 'extensions not watched: edits need a restart');
@@ -34,13 +35,15 @@ export class ExtensionWatcher {
     this.watcher = watcher;
   }
 
-  close(): void {
-    this.watcher?.close();
+  async close(): Promise<void> {
+    await this.watcher?.close();
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
   }
 
-  private changed(ref: string): void {
+  private changed(file: string): void {
+    const ref = path.relative(this.dir, file).split(path.sep)[0];
+    if (!ref || ref === '..') return;
     clearTimeout(this.timers.get(ref));
     this.timers.set(
       ref,

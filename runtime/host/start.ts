@@ -132,7 +132,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     callsServer.closeAllConnections();
     await stopped;
     await calls.close();
-    extensions.close();
+    await extensions.close();
     budget.close();
     await loaded.close();
   };

@@ -88,4 +88,14 @@ describe('extensions under gantry serve', () => {
     await writeExtension(noteExtension(keys.ref, '4'));
     await eventually(60_000, notes, (a) => JSON.stringify(a.body) === '[{"body":"hello","version":4}]');
   });
+
+  it('serves an in-place write to a file an earlier save replaced by a rename (as editors and git checkout do both)', async () => {
+    const file = path.join(server.inst.home, 'extensions', keys.ref, 'index.ts');
+    await fs.writeFile(`${file}.tmp`, noteExtension(keys.ref, '5'));
+    await fs.rename(`${file}.tmp`, file);
+    await eventually(60_000, notes, (a) => JSON.stringify(a.body) === '[{"body":"hello","version":5}]');
+    await fs.writeFile(file, noteExtension(keys.ref, '6'));
+    const served = await eventually(60_000, notes, (a) => JSON.stringify(a.body) === '[{"body":"hello","version":6}]');
+    expect(served.status).toBe(200);
+  });
 });
