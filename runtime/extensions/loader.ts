@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { evaluateBundle } from '../platform/evaluate-bundle.js';
+import { BundleEvaluationError, evaluateBundle } from '../platform/evaluate-bundle.js';
 import type { ProjectDefinition } from '../rest/routes.js';
 import { isExtension, type Extension } from './define.js';
 import { queryInputProblem } from './query-input.js';
@@ -40,7 +40,10 @@ export async function loadExtension(
   try {
     exported = (await evaluateBundle(entry, runtime, `extensions/${ref}`)).default;
   } catch (error) {
-    throw new ExtensionLoadError(ref, `extensions/${ref} failed to load: ${(error as Error).message}`);
+    const at = error instanceof BundleEvaluationError && error.location
+      ? ` (at ${path.relative(path.dirname(extensionsDir), error.location.file)}:${error.location.line}:${error.location.column})`
+      : '';
+    throw new ExtensionLoadError(ref, `extensions/${ref} failed to load: ${(error as Error).message}${at}`);
   }
   if (!isExtension(exported)) {
     throw new ExtensionLoadError(ref, `extensions/${ref}/index.ts must export default defineExtension<Database>()({ ... })`);

@@ -62,10 +62,11 @@ describe('extensions under gantry serve', () => {
     expect([(await notes()).status, (await notes()).body]).toEqual([200, [{ body: 'hello', version: 1 }]]);
   });
 
-  it('keeps the served version when an edit throws at load, and logs why', async () => {
+  it('keeps the served version when an edit throws at load, and logs why and where', async () => {
     await writeExtension(noteExtension(keys.ref, '3', "throw new Error('no configuration for the payment API');"));
     await eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: server.output() }), (a) => a.text.includes('no configuration for the payment API'));
-    expect(server.output()).toContain(`extensions/${keys.ref} failed to load: no configuration for the payment API`);
+    // The throw site in the extension's own source (line 3, where `extra` goes), not in the bundle that ran.
+    expect(server.output()).toContain(`extensions/${keys.ref} failed to load: no configuration for the payment API (at extensions/${keys.ref}/index.ts:3:7)`);
     expect([(await notes()).status, (await notes()).body]).toEqual([200, [{ body: 'hello', version: 1 }]]);
   });
 
