@@ -5,7 +5,7 @@ import { PLATFORM_DATABASE, type Platform } from '../platform/platform.js';
 import { authenticate } from './auth.js';
 import type { CallsContext } from './context.js';
 import { CallsApiError, sendProblem } from './errors.js';
-import { createGuardedAgent, type Resolver } from './fetch/guarded-agent.js';
+import type { Resolver } from './fetch/guarded-request.js';
 import { pruneIdempotencyKeys } from './idempotency.js';
 import { AnalysisPool } from './jobs/analysis-pool.js';
 import { runAnalysisJob } from './jobs/analyze.js';
@@ -54,10 +54,11 @@ export async function startCallsService(platform: Platform, options: CallsServic
     throw error;
   });
   const context: CallsContext = { pool: platform.pool, settings, queue, tokenKey, log, outbound, analysis, now: options.now ?? (() => new Date()) };
-  const agent = createGuardedAgent({ ...outbound, headersTimeoutMs: settings.webhookTimeoutSeconds * 1000, bodyTimeoutMs: settings.webhookTimeoutSeconds * 1000 });
+  // Cuts webhook POSTs still running once the queue has given its jobs their grace time.
+  const closed = new AbortController();
   if (settings.allowPrivateUrls) log.warn('CALLS_ALLOW_PRIVATE_URLS=true: recordings and webhooks may target private addresses');
   await queue.work<AnalyzeJob>(ANALYZE_QUEUE, settings.concurrency, (job, stopping) => runAnalysisJob(context, job, stopping));
-  await queue.work<DeliverJob>(DELIVER_QUEUE, settings.concurrency, (job) => runDeliveryJob(context, agent, job));
+  await queue.work<DeliverJob>(DELIVER_QUEUE, settings.concurrency, (job) => runDeliveryJob(context, job, closed.signal));
   const sweep = (): void => {
     sweepAbandonedCalls(context).catch((error: unknown) => log.error({ err: (error as Error).message }, 'sweeping abandoned calls failed'));
     pruneIdempotencyKeys(context.pool, context.now()).catch((error: unknown) => log.error({ err: (error as Error).message }, 'pruning expired idempotency keys failed'));
@@ -71,7 +72,7 @@ export async function startCallsService(platform: Platform, options: CallsServic
       clearInterval(sweeper);
       await queue.stop();
       await analysis.close();
-      await agent.destroy().catch(() => undefined);
+      closed.abort();
     },
   };
 }

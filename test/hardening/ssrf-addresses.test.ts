@@ -1,9 +1,8 @@
-import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addressBlockReason, type AddressPolicy } from '../../runtime/calls/fetch/address-policy.js';
 import { FetchError } from '../../runtime/calls/fetch/errors.js';
 import { fetchRecording } from '../../runtime/calls/fetch/fetch-recording.js';
-import { createGuardedAgent } from '../../runtime/calls/fetch/guarded-agent.js';
+import { guardedRequest } from '../../runtime/calls/fetch/guarded-request.js';
 import { checkOutboundUrl, redirectTarget } from '../../runtime/calls/fetch/outbound-url.js';
 import { confineToLoopback, type LoopbackConfinement } from './loopback-only.js';
 
@@ -11,7 +10,7 @@ import { confineToLoopback, type LoopbackConfinement } from './loopback-only.js'
  * The SSRF address table: every special-purpose IPv4 and IPv6 range, and every spelling of an IPv6
  * address that carries an IPv4 one, with the exact reason it is refused; then the same table
  * through each way an address reaches the socket (a URL literal at submit, a redirect target, a DNS
- * answer, a literal host handed straight to the guarded agent).
+ * answer, a literal host handed straight to the guarded request).
  */
 
 const strict: AddressPolicy = { allowPrivate: false };
@@ -229,7 +228,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
   throw new Error('the request was not refused');
 }
 
-describe('at the socket: a DNS answer, or a literal host handed to the guarded agent', () => {
+describe('at the socket: a DNS answer, or a literal host handed to the guarded request', () => {
   let confinement: LoopbackConfinement;
   beforeAll(() => {
     confinement = confineToLoopback();
@@ -247,17 +246,12 @@ describe('at the socket: a DNS answer, or a literal host handed to the guarded a
     });
   });
 
-  it.each(REFUSED)('the literal %s is refused by the agent before it connects', async (address, reason) => {
+  it.each(REFUSED)('the literal %s is refused by the guarded request before it connects', async (address, reason) => {
     const host = address.includes(':') ? `[${address}]` : address;
-    const agent = createGuardedAgent(strict);
-    try {
-      const normalized = new URL(`http://${host}/`).hostname.replace(/^\[|\]$/g, '');
-      expect(await refusal(request(`http://${host}:9/a.wav`, { dispatcher: agent }))).toEqual({
-        code: 'url_blocked',
-        message: `${normalized} is ${reason}`,
-      });
-    } finally {
-      await agent.destroy();
-    }
+    const normalized = new URL(`http://${host}/`).hostname.replace(/^\[|\]$/g, '');
+    expect(await refusal(guardedRequest(new URL(`http://${host}:9/a.wav`), { method: 'GET', headers: {} }, strict))).toEqual({
+      code: 'url_blocked',
+      message: `${normalized} is ${reason}`,
+    });
   });
 });

@@ -22,3 +22,7 @@ export class FetchError extends Error {
     super(message);
   }
 }
+
+export function blockedError(host: string, reason: string): FetchError {
+  return new FetchError('url_blocked', `${host} is ${reason}`);
+}

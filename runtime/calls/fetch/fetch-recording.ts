@@ -1,7 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import { request, type Agent, type Dispatcher } from 'undici';
 import { FetchError } from './errors.js';
-import { createGuardedAgent, type GuardOptions } from './guarded-agent.js';
+import { guardedRequest, OutboundTimeoutError, readBody, type GuardOptions } from './guarded-request.js';
 import { checkOutboundUrl, redirectTarget } from './outbound-url.js';
 
 export interface FetchRecordingOptions extends GuardOptions {
@@ -40,53 +40,41 @@ interface Signals {
   readonly cancel: AbortSignal | undefined;
 }
 
-/** Maps whatever undici, net or an abort threw to a FetchError; never includes response bytes. */
+/** Maps whatever node:http, net or an abort threw to a FetchError; never includes response bytes. */
 function asFetchError(error: unknown, { deadline, cancel }: Signals): FetchError {
   for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
     if (e instanceof FetchError) return e;
   }
   if (cancel?.aborted) return new FetchError('download_failed', 'the download was cancelled');
-  const code = errorCode(error);
-  if (deadline.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new FetchError('download_timeout', 'the download timed out');
-  }
-  const detail = code ?? (error instanceof Error ? error.name : 'error');
+  if (deadline.aborted || error instanceof OutboundTimeoutError) return new FetchError('download_timeout', 'the download timed out');
+  const detail = errorCode(error) ?? (error instanceof Error ? error.name : 'error');
   return new FetchError('download_failed', `the download failed (${detail})`);
 }
 
-function declaredLength(headers: Dispatcher.ResponseData['headers']): number | null {
+function declaredLength(headers: IncomingHttpHeaders): number | null {
   const value = headers['content-length'];
   const length = typeof value === 'string' ? Number(value) : NaN;
   return Number.isSafeInteger(length) && length >= 0 ? length : null;
 }
 
-/** Drops a response body we will not read; destroying it emits an abort error nobody needs to hear. */
-function discard(body: Readable): void {
-  body.on('error', () => undefined);
-  body.destroy();
-}
-
-async function* capped(body: Readable, maxBytes: number, signals: Signals, done: () => Promise<void>): AsyncGenerator<Uint8Array> {
+async function* capped(body: AsyncIterable<Buffer>, maxBytes: number, signals: Signals): AsyncGenerator<Uint8Array> {
   let received = 0;
   try {
-    for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    for await (const chunk of body) {
       received += chunk.length;
       if (received > maxBytes) throw new FetchError('file_too_large', `the recording is larger than ${maxBytes} bytes`);
       yield chunk;
     }
   } catch (error) {
     throw asFetchError(error, signals);
-  } finally {
-    discard(body);
-    await done();
   }
 }
 
 /**
  * GETs a recording through the SSRF guard. Redirects are followed by hand (at most
  * `maxRedirects`), each target checked again like the first URL, and an https -> http downgrade is
- * refused. Anything but a final 200 is `download_failed` with the status. The body is streamed:
- * the caller must consume or destroy it; the connection is released when it ends.
+ * refused. Anything but a final 200 is `download_failed` with the status. The body is streamed on a
+ * connection of its own: the caller must consume or destroy it; the connection closes when it ends.
  */
 export async function fetchRecording(rawUrl: string, options: FetchRecordingOptions): Promise<FetchedRecording> {
   const maxBytes = options.maxBytes ?? 500 * 1024 * 1024;
@@ -94,28 +82,24 @@ export async function fetchRecording(rawUrl: string, options: FetchRecordingOpti
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 300_000);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   const signals: Signals = { deadline: timeout, cancel: options.signal };
-  const agent: Agent = createGuardedAgent(options);
-  const release = async (): Promise<void> => {
-    await agent.destroy().catch(() => undefined);
-  };
   let url = checkOutboundUrl(rawUrl, options);
   try {
     for (let hop = 0; ; hop++) {
-      const response = await request(url, { dispatcher: agent, method: 'GET', headers: REQUEST_HEADERS, signal });
+      const response = await guardedRequest(url, { method: 'GET', headers: REQUEST_HEADERS, signal }, options);
       const location = response.headers.location;
       if (REDIRECTS.has(response.statusCode) && typeof location === 'string') {
-        discard(response.body);
+        response.body.destroy();
         if (hop >= maxRedirects) throw new FetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
         url = redirectTarget(url, location, options);
         continue;
       }
       if (response.statusCode !== 200) {
-        discard(response.body);
+        response.body.destroy();
         throw new FetchError('download_failed', `the server answered ${response.statusCode}`, response.statusCode);
       }
       const contentLength = declaredLength(response.headers);
       if (contentLength !== null && contentLength > maxBytes) {
-        discard(response.body);
+        response.body.destroy();
         throw new FetchError('file_too_large', `the recording is larger than ${maxBytes} bytes`);
       }
       const contentType = response.headers['content-type'];
@@ -123,11 +107,10 @@ export async function fetchRecording(rawUrl: string, options: FetchRecordingOpti
         url: url.href,
         contentType: typeof contentType === 'string' ? contentType : null,
         contentLength,
-        body: Readable.from(capped(response.body, maxBytes, signals, release), { objectMode: false }),
+        body: Readable.from(capped(readBody(response.body, options), maxBytes, signals), { objectMode: false }),
       };
     }
   } catch (error) {
-    await release();
     throw asFetchError(error, signals);
   }
 }

@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import { addressBlockReason, type AddressPolicy } from './address-policy.js';
-import { FetchError } from './errors.js';
-import { blockedError } from './guarded-agent.js';
+import { blockedError, FetchError } from './errors.js';
 
 /** `[::1]` -> `::1`: URL keeps the brackets of IPv6 literals in `hostname`. */
 export function bareHost(url: URL): string {

@@ -1,8 +1,8 @@
 import type PgBoss from 'pg-boss';
-import { request, type Agent } from 'undici';
 import type { CallsContext } from '../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { FetchError } from '../fetch/errors.js';
+import { guardedRequest, readBody } from '../fetch/guarded-request.js';
 import { checkOutboundUrl } from '../fetch/outbound-url.js';
 import type { DeliverJob } from '../queue.js';
 import { nextAttemptDelayMs, outcomeOf, retryAfterMs } from './schedule.js';
@@ -32,32 +32,37 @@ interface AttemptResult {
   readonly snippet: string | null;
 }
 
-async function readSnippet(body: AsyncIterable<Uint8Array> & { destroy(): void }): Promise<string> {
-  const parts: Uint8Array[] = [];
+/** The first bytes of the answer; reading stops there and the connection closes. */
+async function readSnippet(body: AsyncIterable<Buffer>): Promise<string> {
+  const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     parts.push(chunk);
     size += chunk.length;
     if (size >= SNIPPET_BYTES) break;
   }
-  body.destroy();
   return Buffer.concat(parts).subarray(0, SNIPPET_BYTES).toString('utf8');
 }
 
-/** One signed POST through the SSRF-guarded agent; never follows redirects. */
-async function post(ctx: CallsContext, agent: Agent, row: DeliveryRow): Promise<AttemptResult> {
+/** One signed POST through the SSRF guard; never follows redirects. */
+async function post(ctx: CallsContext, row: DeliveryRow, cancel: AbortSignal): Promise<AttemptResult> {
   const secrets = row.previous_secret && row.previous_valid ? [row.secret, row.previous_secret] : [row.secret];
   const headers = webhookHeaders(secrets, row.message_id, Math.floor(Date.now() / 1000), row.payload);
+  const timeoutMs = ctx.settings.webhookTimeoutSeconds * 1000;
+  const limits = { ...ctx.outbound, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs };
   try {
     const url = checkOutboundUrl(row.url, ctx.outbound);
-    const response = await request(url, {
-      dispatcher: agent,
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'gantry-webhooks/1' },
-      body: row.payload,
-      signal: AbortSignal.timeout(ctx.settings.webhookTimeoutSeconds * 1000),
-    });
-    const snippet = await readSnippet(response.body).catch(() => null);
+    const response = await guardedRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'gantry-webhooks/1' },
+        body: row.payload,
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), cancel]),
+      },
+      limits,
+    );
+    const snippet = await readSnippet(readBody(response.body, limits)).catch(() => null);
     const retryAfter = response.headers['retry-after'];
     return { statusCode: response.statusCode, error: null, snippet, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
   } catch (error) {
@@ -73,9 +78,10 @@ async function post(ctx: CallsContext, agent: Agent, row: DeliveryRow): Promise<
  * the endpoint; any other failure schedules the next attempt (with the next job, in the same
  * transaction as the bookkeeping) until the schedule is spent, and a delivery that exhausted its
  * schedule disables the endpoint (persistent failure). A process dying mid-POST leaves the job to
- * expire and run again: delivery is at least once, consumers dedupe on `webhook-id`.
+ * expire and run again: delivery is at least once, consumers dedupe on `webhook-id`. `cancel`
+ * cuts a POST still running when the service closes.
  */
-export async function runDeliveryJob(ctx: CallsContext, agent: Agent, job: PgBoss.Job<DeliverJob>): Promise<void> {
+export async function runDeliveryJob(ctx: CallsContext, job: PgBoss.Job<DeliverJob>, cancel: AbortSignal): Promise<void> {
   const { rows } = await ctx.pool.query<DeliveryRow>(
     `SELECT d.id, d.status, d.attempts, d.message_id, m.payload, e.id AS endpoint_id, e.url, e.enabled, e.deleted_at IS NOT NULL AS deleted,
             e.secret, e.previous_secret, coalesce(e.previous_secret_expires_at > now(), false) AS previous_valid
@@ -93,7 +99,7 @@ export async function runDeliveryJob(ctx: CallsContext, agent: Agent, job: PgBos
   }
   const attempt = row.attempts + 1;
   const startedAt = new Date();
-  const result = await post(ctx, agent, row);
+  const result = await post(ctx, row, cancel);
   const durationMs = Date.now() - startedAt.getTime();
   const outcome = outcomeOf(result.statusCode);
   const error = result.error ?? (outcome === 'succeeded' ? null : `HTTP ${result.statusCode}`);

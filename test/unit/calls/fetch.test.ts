@@ -1,10 +1,10 @@
 import diagnostics from 'node:diagnostics_channel';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FetchError } from '../../../runtime/calls/fetch/errors.js';
 import { fetchRecording, type FetchRecordingOptions } from '../../../runtime/calls/fetch/fetch-recording.js';
-import type { Resolver } from '../../../runtime/calls/fetch/guarded-agent.js';
+import type { Resolver } from '../../../runtime/calls/fetch/guarded-request.js';
 import { checkOutboundUrl, redirectTarget } from '../../../runtime/calls/fetch/outbound-url.js';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import { expectReferenceTimings } from './helpers/reference.js';
@@ -67,6 +67,8 @@ beforeAll(async () => {
       case '/slow':
         res.writeHead(200, { 'content-type': 'audio/wav' });
         res.write('RIFF');
+        return;
+      case '/silent':
         return;
       default:
         res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Not found</html>');
@@ -280,5 +282,63 @@ describe('fetchRecording against a local server', () => {
       code: 'download_failed',
       message: 'the download failed (ENOTFOUND)',
     });
+  });
+
+  it('times out a server that never answers', async () => {
+    expect(await refusal(fetchRecording(`${base}/silent`, { ...open, headersTimeoutMs: 200 }))).toEqual({
+      code: 'download_timeout',
+      message: 'the download timed out',
+    });
+  });
+
+  it('never times out a body the reader holds back', async () => {
+    const fetched = await fetchRecording(`${base}/stream`, { ...open, bodyTimeoutMs: 100 });
+    const parts: Uint8Array[] = [];
+    for await (const part of fetched.body as AsyncIterable<Uint8Array>) {
+      parts.push(part);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(Buffer.concat(parts).length).toBe(128 * 1024);
+  });
+});
+
+/**
+ * A body held back by a slow reader while the server sends it all and closes the connection: the
+ * state in which undici's parser asserted and took the process down (nodejs/undici#5360). Written
+ * on raw sockets so the framing is exactly the one named.
+ */
+describe('fetchRecording from a server that closes the connection after the body', () => {
+  const BODY = Buffer.alloc(2 * 1024 * 1024, 7);
+  const FRAMING: Record<string, (body: Buffer) => [string, Buffer]> = {
+    'Content-Length': (body) => [`Content-Length: ${body.length}\r\n`, body],
+    chunked: (body) => ['Transfer-Encoding: chunked\r\n', Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')])],
+    'no length': (body) => ['', body],
+  };
+  let closing: ReturnType<typeof createNetServer>;
+  let closingBase: string;
+
+  beforeAll(async () => {
+    closing = createNetServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', (head) => {
+        const framing = decodeURIComponent(/^GET \/(\S*) /.exec(head.toString('latin1'))?.[1] ?? '');
+        const [header, body] = FRAMING[framing]!(BODY);
+        socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nConnection: close\r\n${header}\r\n`), body]));
+      });
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    closingBase = `http://127.0.0.1:${(closing.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => closing.close(resolve)));
+
+  it.each(Object.keys(FRAMING))('%s: the whole body arrives', async (framing) => {
+    const fetched = await fetchRecording(`${closingBase}/${encodeURIComponent(framing)}`, open);
+    // Slower than loopback delivers: the body is held back when the server's FIN arrives.
+    let received = 0;
+    for await (const part of fetched.body as AsyncIterable<Uint8Array>) {
+      received += part.length;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(received).toBe(BODY.length);
   });
 });
