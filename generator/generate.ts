@@ -7,8 +7,8 @@ import { functionPaths } from '../runtime/extensions/openapi.js';
 import { evaluateBundle } from '../runtime/platform/evaluate-bundle.js';
 import * as runtime from '../runtime/index.js';
 import type { CodeSync } from '../runtime/host/project-directory.js';
+import { generatedFingerprint } from '../runtime/host/project-loader.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
-import { headerFingerprint } from './emit/header.js';
 import { emitProject } from './emit/project.js';
 import { introspectProject } from './introspect/introspect.js';
 import { schemaFingerprint } from './model/fingerprint.js';
@@ -17,7 +17,7 @@ import { writeGenerated, type WriteResult } from './write.js';
 /**
  * Introspects the schemas the project exposes (its `api.schemas` setting) and writes
  * (or, with check, compares) `generated/<ref>/`. With `unlessCurrent`, stops after the
- * introspection when the project's index.ts was generated from this very schema: the
+ * introspection when the project's schema.json was generated from this very schema: the
  * host calls it before every load, and emitting is the larger half of the work.
  */
 export async function generateProject(
@@ -53,12 +53,6 @@ export function codeSync(platform: Platform): CodeSync {
     sync: async (record, client) => (await generateProject(platform, record, { unlessCurrent: true, client })).fingerprint,
     onDisk: (ref) => generatedFingerprint(platform.config.generatedDir, ref),
   };
-}
-
-/** The whole-schema fingerprint in the header of a project's generated index.ts, or null without generated code. */
-async function generatedFingerprint(generatedDir: string, ref: string): Promise<string | null> {
-  const index = await fs.readFile(path.join(generatedDir, ref, 'index.ts'), 'utf8').catch(() => null);
-  return index === null ? null : headerFingerprint(index);
 }
 
 /**

@@ -15,10 +15,13 @@ export interface WriteResult {
   readonly diff: string;
 }
 
-/** Files the generator owns and may delete: the header on TypeScript, fixed names for JSON (`openapi.<schema>.json` per further schema). */
+/**
+ * Files the generator owns and may delete: the header on TypeScript, fixed names for JSON (`openapi.<schema>.json`
+ * per further schema) and for `.gitattributes`.
+ */
 function isGenerated(relativePath: string, content: string): boolean {
   if (relativePath.endsWith('.ts')) return content.startsWith(headerMarker);
-  return /^openapi(?:\.[a-z0-9_-]+)?\.json$/.test(relativePath) || relativePath === 'schema.json';
+  return /^openapi(?:\.[a-z0-9_-]+)?\.json$/.test(relativePath) || relativePath === 'schema.json' || relativePath === '.gitattributes';
 }
 
 async function listFiles(dir: string, prefix = ''): Promise<string[]> {

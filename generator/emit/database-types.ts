@@ -148,7 +148,7 @@ export function emitDatabaseTypes(context: EmitContext): string {
     ]),
   );
   return sections(
-    fileHeader(context.ref, context.fingerprint),
+    fileHeader(context.ref),
     jsonType,
     database,
     helperTypes(context.model.schemas[0] ?? 'public'),

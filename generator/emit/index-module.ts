@@ -6,7 +6,8 @@ import { propertyKey, stringLiteral } from './names.js';
 
 /**
  * `index.ts`: the project's definition for the runtime — its metadata (`project`), the
- * route descriptors of every table and function, and the schema fingerprint.
+ * route descriptors of every table and function. The schema fingerprint is in `schema.json`, not
+ * here: this file changes only when tables or functions come or go.
  */
 export function emitIndexModule(context: EmitContext): string {
   const imports = new Imports();
@@ -20,11 +21,9 @@ export function emitIndexModule(context: EmitContext): string {
   const tables = context.tables.map((m) => `    ${propertyKey(relationKey(m.relation.schema, m.relation.name))}: ${m.identifier}.meta,\n`);
   const functions = context.functions.map((m) => `    ${propertyKey(relationKey(m.schema, m.name))}: ${m.identifier}.meta,\n`);
   return sections(
-    fileHeader(context.ref, context.fingerprint),
+    fileHeader(context.ref),
     imports.print() + namespaceImports.join(''),
     `export const ref = ${stringLiteral(context.ref)};\n`,
-    '/** sha256 of the normalised schema model this code was generated from. */\n' +
-      `export const fingerprint = ${stringLiteral(context.fingerprint)};\n`,
     'export const project: ProjectMeta = {\n' +
       `  schemas: ${printValue(context.model.schemas as string[])},\n` +
       `  tables: ${entries(tables)},\n` +
@@ -32,7 +31,6 @@ export function emitIndexModule(context: EmitContext): string {
       '};\n',
     'export const definition: ProjectDefinition = {\n' +
       '  ref,\n' +
-      '  fingerprint,\n' +
       '  project,\n' +
       `  tables: ${list(context.tables.map((m) => `    ${m.identifier}.routes,\n`))},\n` +
       `  functions: ${list(context.functions.map((m) => `    ${m.identifier}.routes,\n`))},\n` +

@@ -11,7 +11,7 @@ import { buildOpenApiDocument, openApiText } from './openapi/document.js';
  * `api.<schema>.d.ts` (the schema's name folded and hashed when it is not plain
  * lower-case), and the default schema's document also has the custom routes of the
  * project's extension. JSON has no comments, so the generated-file header lives in
- * `x-generated-by` and `x-schema-fingerprint`. Keys are sorted for stable diffs.
+ * `x-generated-by`. Keys are sorted for stable diffs.
  */
 export function emitOpenApiFiles(context: EmitContext, functionPaths: Readonly<Record<string, unknown>> = {}): [string, string][] {
   const [, ...others] = context.model.schemas;
@@ -24,7 +24,7 @@ export function emitOpenApiFiles(context: EmitContext, functionPaths: Readonly<R
 
 function documentFiles(context: EmitContext, infix: string, document: Record<string, unknown>): [string, string][] {
   const text = openApiText(document);
-  const types = emitClientTypes(context.ref, context.fingerprint, JSON.parse(text) as Record<string, unknown>);
+  const types = emitClientTypes(context.ref, JSON.parse(text) as Record<string, unknown>);
   return [
     [`openapi${infix}.json`, text],
     [`api${infix}.d.ts`, types],

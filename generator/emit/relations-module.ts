@@ -22,7 +22,7 @@ export function emitRelationsModule(context: EmitContext): string {
     if (found.length > 0) ambiguous[key] = found as unknown as Printable;
   }
   return sections(
-    fileHeader(context.ref, context.fingerprint),
+    fileHeader(context.ref),
     imports.print(),
     ambiguityTypes,
     '/** Relationships by source relation (`schema.name`). */\n' +

@@ -1,4 +1,3 @@
-import { functionFingerprint } from '../model/dependencies.js';
 import { functionMeta } from '../model/project-meta.js';
 import { docComment, Imports, printValue, sections, type Printable } from './code.js';
 import { runtimeFromSubdir, type EmitContext, type FunctionModule } from './context.js';
@@ -18,7 +17,7 @@ export function emitRpcModule(context: EmitContext, module: FunctionModule): str
     .map((fn) => `${fn.schema}.${fn.name}(${fn.identityArguments}) ${fn.volatility}${fn.securityDefiner ? ', security definer' : ''}${fn.comment ? `: ${fn.comment}` : ''}`)
     .join('\n');
   return sections(
-    fileHeader(context.ref, functionFingerprint(context.model, module.overloads)),
+    fileHeader(context.ref),
     imports.print(),
     docComment(`Function ${description}`) + `export type Signature =${signature.startsWith('\n') ? '' : ' '}${signature};\n`,
     'export type Args = Signature["Args"];\n' + 'export type Returns = Signature["Returns"];\n',

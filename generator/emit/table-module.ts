@@ -1,4 +1,3 @@
-import { relationFingerprint } from '../model/dependencies.js';
 import { tableMeta } from '../model/project-meta.js';
 import { relationKey } from '../model/relationships.js';
 import { docComment, Imports, printValue, sections, type Printable } from './code.js';
@@ -25,7 +24,7 @@ export function emitTableModule(context: EmitContext, module: TableModule): stri
   imports.add(runtimeFromSubdir, 'tableRoutes', false);
   const kindLabel = relation.kind === 'table' ? 'Table' : relation.kind === 'view' ? 'View' : 'Materialized view';
   return sections(
-    fileHeader(context.ref, relationFingerprint(context.model, relation, relationships)),
+    fileHeader(context.ref),
     imports.print(),
     docComment(`${kindLabel} ${relation.schema}.${relation.name}${relation.comment ? `: ${relation.comment}` : ''}`) +
       `export type Row = ${row};\n`,

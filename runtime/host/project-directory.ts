@@ -37,7 +37,7 @@ export interface CodeSync {
    * the fingerprint of the code now on disk.
    */
   sync(record: ProjectRecord, client: pg.ClientBase): Promise<string>;
-  /** The fingerprint in the header of the project's code on disk; null without code. */
+  /** The schema fingerprint of the project's code on disk (its schema.json); null without code. */
   onDisk(ref: string): Promise<string | null>;
 }
 

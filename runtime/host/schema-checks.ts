@@ -7,7 +7,7 @@ import { REF_PATTERN } from '../platform/bootstrap.js';
  * restarted host loads a project whose schema did not change without introspecting it: the
  * same schema version of the same database (the version names the database: a project deleted
  * and created again under the same ref is another one), the same exposed schemas, and the code
- * on disk still the one checked (its fingerprint header; code deleted or rewritten since no
+ * on disk still the one checked (the fingerprint in its schema.json; code deleted or rewritten since no
  * longer matches).
  */
 export interface SchemaCheck {

@@ -12,7 +12,7 @@ import type { Extension } from '../extensions/define.js';
 import type { ProjectDefinition } from '../rest/routes.js';
 import { writeError } from '../rest/respond.js';
 import { functionPaths, withFunctionPaths } from '../extensions/openapi.js';
-import { loadGeneratedDefinition } from './project-loader.js';
+import { generatedFingerprint, loadGeneratedDefinition } from './project-loader.js';
 import type { ServerFactory } from './project-directory.js';
 
 function notFound(ref: string) {
@@ -51,7 +51,7 @@ export function createServerFactory(
   // The tables each project's extension hooked when it last loaded: what to refuse if it stops loading.
   const lastHooked = new Map<string, HookTables>();
 
-  async function extensionFor(definition: ProjectDefinition, served: { readonly fingerprint: string | null } | null) {
+  async function extensionFor(definition: ProjectDefinition, fingerprint: string | null, served: { readonly fingerprint: string | null } | null) {
     if (!extensionsDir) return { extension: null, unavailable: null };
     try {
       const extension: Extension | null = await loadExtension(extensionsDir, definition, runtime);
@@ -59,7 +59,7 @@ export function createServerFactory(
       else lastHooked.delete(definition.ref);
       return { extension, unavailable: null };
     } catch (error) {
-      if (!(error instanceof ExtensionLoadError) || served?.fingerprint === definition.fingerprint) throw error;
+      if (!(error instanceof ExtensionLoadError) || served?.fingerprint === fingerprint) throw error;
       const hooked = (await declaredHookTables(extensionsDir, definition.ref, runtime)) ?? lastHooked.get(definition.ref);
       const unavailable: UnavailableExtension = hooked ?? { schema: definition.project.schemas[0] ?? 'public', tables: null };
       log.error(
@@ -72,7 +72,8 @@ export function createServerFactory(
 
   return async (ctx, served) => {
     const definition = await loadGeneratedDefinition(generatedDir, ctx.ref, runtime);
-    const { extension, unavailable } = definition ? await extensionFor(definition, served) : { extension: null, unavailable: null };
+    const fingerprint = definition ? await generatedFingerprint(generatedDir, ctx.ref) : null;
+    const { extension, unavailable } = definition ? await extensionFor(definition, fingerprint, served) : { extension: null, unavailable: null };
     const generatedDocs = await loadOpenApiDocuments(generatedDir, ctx.ref, definition?.project.schemas ?? []);
     // Served with the extension as loaded, so an edited route is documented as soon as it is served.
     const openapi = generatedDocs && { ...generatedDocs, main: { ...generatedDocs.main, document: withFunctionPaths(generatedDocs.main.document, extension ? functionPaths(extension) : {}) } };
@@ -84,6 +85,6 @@ export function createServerFactory(
     if (unavailable) router.use('/functions/v1', (_req: Request, res: Response) => writeError(res, extensionUnavailableError(ctx.ref), false));
     router.use(createDocsRouter(ctx, openapi));
     router.use(notFound(ctx.ref));
-    return { handler: router, fingerprint: definition?.fingerprint ?? null, rest: handleRest };
+    return { handler: router, fingerprint, rest: handleRest };
   };
 }

@@ -26,8 +26,6 @@ export interface RpcRoutes<Overloads = unknown> {
 /** Everything a generated project exports for the runtime to serve it. */
 export interface ProjectDefinition {
   readonly ref: string;
-  /** sha256 of the normalised schema model the code was generated from. */
-  readonly fingerprint: string;
   readonly project: ProjectMeta;
   readonly tables: readonly TableRoutes[];
   readonly functions: readonly RpcRoutes[];

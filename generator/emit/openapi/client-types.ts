@@ -75,6 +75,6 @@ export function openApiTypes(document: Record<string, unknown>): string {
  * `api.d.ts`: the types of every path, operation and component of `openapi.json`, for
  * `openapi-fetch` (`createClient<paths>()`) and any other openapi-typescript consumer.
  */
-export function emitClientTypes(ref: string, fingerprint: string, document: Record<string, unknown>): string {
-  return `${fileHeader(ref, fingerprint)}\n${reindent(openApiTypes(document))}`;
+export function emitClientTypes(ref: string, document: Record<string, unknown>): string {
+  return `${fileHeader(ref)}\n${reindent(openApiTypes(document))}`;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../model/fingerprint.js';
 import type { RelationModel } from '../../model/types.js';
 import type { EmitContext } from '../context.js';
@@ -6,6 +7,7 @@ import { ComponentNames } from './component-names.js';
 import { schemaRef, type JsonSchema } from './json-schema.js';
 import { documentProfileParameters, profileParameters, withProfileHeaders } from './profiles.js';
 import { API_ROLES, ROLE_CREDENTIALS, type ApiRole } from './roles.js';
+import { describeRls } from './policies.js';
 import { functionPath } from './rpc.js';
 import { commonParameters, ERROR_SCHEMA, errorResponses, errorSchema, FILTER_SYNTAX } from './shared.js';
 import { filterParameters, relationGrants, relationKeys, relationPath, relationSchemas, type RelationKeys } from './tables.js';
@@ -203,7 +205,8 @@ export function buildOpenApiDocument(context: EmitContext, schema: string = defa
     schemas.push(...relationSchemas(context.model, relation, keys));
     parameters.push(...filters);
     paths.push([`/rest/v1/${encodeURIComponent(relation.name)}`, profiled(item)]);
-    tags.push({ name: relationTag(relation), ...(relation.comment ? { description: relation.comment } : {}) });
+    // The one place the document states the relation's row-level security: the tag is what documentation UIs show above its operations.
+    tags.push({ name: relationTag(relation), description: [relation.comment, describeRls(relation)].filter((p) => p).join('\n\n') });
   }
 
   const rowKey = (relationSchema: string, name: string): string | null => (relationSchema === schema ? (rowKeys.get(name) ?? null) : null);
@@ -223,11 +226,10 @@ export function buildOpenApiDocument(context: EmitContext, schema: string = defa
     paths.push(...Object.entries(authPaths), ...docsPaths(context.model.schemas));
   }
 
-  return {
+  return withContentVersion({
     openapi: '3.1.0',
     info: {
       title: isDefault ? `${context.ref} API` : `${context.ref} API, schema ${schema}`,
-      version: context.fingerprint.slice(0, 12),
       description: description(context, schema, exposed),
     },
     servers: [
@@ -247,13 +249,23 @@ export function buildOpenApiDocument(context: EmitContext, schema: string = defa
       securitySchemes,
     },
     'x-generated-by': `Gantry. Do not edit: run \`gantry gen ${context.ref}\` instead.`,
-    'x-schema-fingerprint': `sha256:${context.fingerprint}`,
     // How the host tells the documents of further schemas apart without knowing their file names.
     ...(isDefault ? {} : { 'x-schema': schema }),
-  };
+  });
 }
 
-/** The document as committed: keys sorted at every level, two-space indentation, final newline. */
+/**
+ * The document with `info.version` a hash of the rest of it, so that the version changes exactly when the document
+ * does: a schema change that leaves this document alone does not rewrite it (a schema fingerprint here did).
+ */
+function withContentVersion(document: Record<string, unknown>): Record<string, unknown> {
+  const info = { ...(document.info as Record<string, unknown>) };
+  delete info.version;
+  const version = createHash('sha256').update(canonicalJson({ ...document, info })).digest('hex').slice(0, 12);
+  return { ...document, info: { ...info, version } };
+}
+
+/** The document as committed: keys sorted at every level, two-space indentation, final newline, its version from its content. */
 export function openApiText(document: Record<string, unknown>): string {
-  return `${JSON.stringify(JSON.parse(canonicalJson(document)), null, 2)}\n`;
+  return `${JSON.stringify(JSON.parse(canonicalJson(withContentVersion(document))), null, 2)}\n`;
 }

@@ -7,7 +7,6 @@ import type { ColumnModel, ComputedModel, RelationModel, SchemaModel } from '../
 import type { EmitContext } from '../context.js';
 import { ComponentNames } from './component-names.js';
 import { defaultValue, nullable, schemaRef, typeSchema, type JsonSchema } from './json-schema.js';
-import { describeRls, type Command } from './policies.js';
 import { API_ROLES, rolesSentence, type ApiRole } from './roles.js';
 import { CONTENT_RANGE, errorRefs, FILTER_SYNTAX, parameterRef } from './shared.js';
 
@@ -171,12 +170,13 @@ function rowsContent(parts: OperationParts): JsonSchema {
   };
 }
 
-function operation(parts: OperationParts, command: Command, roles: readonly ApiRole[], fields: Record<string, unknown>): JsonSchema {
+function operation(parts: OperationParts, roles: readonly ApiRole[], fields: Record<string, unknown>): JsonSchema {
   const lead = typeof fields.description === 'string' ? fields.description : '';
   return {
     tags: [parts.tag],
     ...fields,
-    description: [lead, rolesSentence(roles), describeRls(parts.relation, [command])].filter((p) => p !== '').join('\n\n'),
+    // The relation's policies are stated once, in its tag; repeating them here made one policy change touch every operation.
+    description: [lead, rolesSentence(roles)].filter((p) => p !== '').join('\n\n'),
     'x-roles': [...roles],
   };
 }
@@ -185,7 +185,7 @@ function readOperation(parts: OperationParts, roles: readonly ApiRole[]): JsonSc
   const { relation } = parts;
   const embeds = embedsSentence(parts.context.relationships.get(relationKey(relation.schema, relation.name)) ?? []);
   const content = rowsContent(parts);
-  return operation(parts, 'SELECT', roles, {
+  return operation(parts, roles, {
     operationId: `${parts.operationBase}.select`,
     summary: `Read rows of ${relation.name}`,
     description: [
@@ -216,7 +216,7 @@ function changedRows(parts: OperationParts, status: '200' | '201', description: 
 
 function insertOperation(parts: OperationParts, roles: readonly ApiRole[]): JsonSchema {
   const insert = schemaRef(parts.keys.insert);
-  return operation(parts, 'INSERT', roles, {
+  return operation(parts, roles, {
     operationId: `${parts.operationBase}.insert`,
     summary: `Insert rows into ${parts.relation.name}`,
     description: 'One object or an array of objects. The inserted rows are returned (`return=representation` applies unless `Prefer` says otherwise).',
@@ -237,7 +237,7 @@ function insertOperation(parts: OperationParts, roles: readonly ApiRole[]): Json
 }
 
 function updateOperation(parts: OperationParts, roles: readonly ApiRole[], method: 'patch' | 'put'): JsonSchema {
-  return operation(parts, 'UPDATE', roles, {
+  return operation(parts, roles, {
     operationId: `${parts.operationBase}.${method === 'patch' ? 'update' : 'replace'}`,
     summary: `Update rows of ${parts.relation.name}${method === 'put' ? ' (as PATCH)' : ''}`,
     description:
@@ -254,7 +254,7 @@ function updateOperation(parts: OperationParts, roles: readonly ApiRole[], metho
 }
 
 function deleteOperation(parts: OperationParts, roles: readonly ApiRole[]): JsonSchema {
-  return operation(parts, 'DELETE', roles, {
+  return operation(parts, roles, {
     operationId: `${parts.operationBase}.delete`,
     summary: `Delete rows of ${parts.relation.name}`,
     description: 'The filters select the rows deleted; **without a filter every row the caller may delete is deleted.** The deleted rows are returned.',
@@ -269,7 +269,7 @@ function deleteOperation(parts: OperationParts, roles: readonly ApiRole[]): Json
 
 /**
  * The path item `/rest/v1/<relation>`: the methods some role's grants allow, each
- * naming its roles and the policies for its command. Null when no role may do anything.
+ * naming its roles (the policies are in the relation's tag). Null when no role may do anything.
  */
 export function relationPath(
   context: EmitContext,
@@ -295,6 +295,6 @@ export function relationPath(
   if (Object.keys(item).length === 0) return null;
   const kind = relation.kind === 'table' ? 'Table' : relation.kind === 'view' ? 'View' : 'Materialized view';
   item.summary = `${kind} ${relation.name}`;
-  item.description = [relation.comment, describeRls(relation), `${FILTER_SYNTAX}`].filter((p) => p).join('\n\n');
+  item.description = [relation.comment, `${FILTER_SYNTAX}`].filter((p) => p).join('\n\n');
   return item;
 }

@@ -88,7 +88,7 @@ describe('schema checks across host restarts', () => {
       `SELECT (SELECT system_identifier::text FROM pg_control_system()) AS cluster, (SELECT oid::text FROM pg_database WHERE datname = current_database()) AS oid,
               last_value::text FROM gantry.schema_version`,
     )) as [{ cluster: string; oid: string; last_value: string }];
-    const header = /Schema fingerprint: sha256:([0-9a-f]{64})/.exec(await fs.readFile(generated('index.ts'), 'utf8'))![1];
+    const header = /"fingerprint": "sha256:([0-9a-f]{64})"/.exec(await fs.readFile(generated('schema.json'), 'utf8'))![1];
     expect(check).toEqual({
       version: `${cluster}:${oid}:${last_value}/true`,
       schemas: ['public'],
@@ -113,11 +113,12 @@ describe('schema checks across host restarts', () => {
 
   it('introspects again when the generated code was edited or deleted while no host ran', async () => {
     const index = await fs.readFile(generated('index.ts'), 'utf8');
-    await fs.writeFile(generated('index.ts'), index.replace(/sha256:[0-9a-f]{64}/, `sha256:${'0'.repeat(64)}`));
+    const snapshot = await fs.readFile(generated('schema.json'), 'utf8');
+    await fs.writeFile(generated('schema.json'), snapshot.replace(/sha256:[0-9a-f]{64}/, `sha256:${'0'.repeat(64)}`));
     await restart();
     expect(await get('item?select=id')).toEqual([200, [{ id: 1 }]]);
     expect(introspected).toEqual([ref]);
-    expect(await fs.readFile(generated('index.ts'), 'utf8')).toBe(index);
+    expect(await fs.readFile(generated('schema.json'), 'utf8')).toBe(snapshot);
 
     await fs.rm(path.join(env.GANTRY_GENERATED_DIR!, ref), { recursive: true });
     await restart();
