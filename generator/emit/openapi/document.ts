@@ -219,7 +219,7 @@ export function buildOpenApiDocument(context: EmitContext, schema: string = defa
     anyFunction = true;
     paths.push([`/rest/v1/rpc/${encodeURIComponent(module.name)}`, profiled(item)]);
   }
-  if (anyFunction) tags.push({ name: FUNCTIONS_TAG, description: 'Stored functions, called as `POST /rest/v1/rpc/<name>` (and GET when not volatile).' });
+  if (anyFunction) tags.push({ name: FUNCTIONS_TAG, description: 'Stored functions, called as `POST /rest/v1/rpc/<name>`, or GET (read-only: a write fails with 405 `25006`).' });
   if (isDefault) {
     tags.push({ name: AUTH_TAG, description: 'Sign-up, sign-in, sessions, recovery and user administration (GoTrue-compatible).' });
     tags.push({ name: DOCS_TAG, description: 'This document and the interactive reference.' });

@@ -138,7 +138,9 @@ function functionDescription(overloads: readonly FunctionModel[], roles: readonl
       ? `\`${first.name}(${first.identityArguments})\`, ${first.volatility.toUpperCase()}, ${first.language}.`
       : `Overloads, chosen by the argument names sent: ${overloads.map((fn) => `\`${fn.name}(${fn.identityArguments})\``).join(', ')}.`,
   );
-  lines.push(get ? 'Not volatile: callable with GET (arguments in the query) and POST (arguments in a JSON object).' : 'Volatile: POST only, arguments in a JSON object.');
+  lines.push(get
+    ? 'Not volatile: callable with GET (arguments in the query) and POST (arguments in a JSON object).'
+    : 'Volatile: called with POST (arguments in a JSON object); GET and HEAD run it in a read-only transaction, where a write fails (405 `25006`).');
   if (overloads.some((fn) => fn.securityDefiner)) lines.push('SECURITY DEFINER: runs with the rights of its owner, so row-level security is that of the owner.');
   lines.push(rolesSentence(roles));
   lines.push('Role and claims are set as for table requests, so `auth.uid()` and `auth.role()` resolve inside the function.');
@@ -147,7 +149,7 @@ function functionDescription(overloads: readonly FunctionModel[], roles: readonl
 
 /**
  * The path item `/rest/v1/rpc/<fn>` for one function name (overloads together): POST,
- * and GET when no overload is volatile. Null when no role may execute any overload.
+ * and GET when no overload is volatile (as PostgREST's `Allow`: GET of a volatile one runs, read-only). Null when no role may execute any overload.
  */
 export function functionPath(model: SchemaModel, module: FunctionModule, rowKey: RowKeyOf, tag: string, operationBase: string): JsonSchema | null {
   const { overloads } = module;

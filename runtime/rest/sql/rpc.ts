@@ -173,13 +173,10 @@ function scalarBody(set: boolean): string {
 export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
   const call = resolveFunction(req, meta);
   const { fn } = call;
-  // GET and HEAD are for functions that promise not to write (PostgREST would try and fail on a write).
-  if (req.method !== 'POST' && fn.volatility === 'volatile') {
-    throw pgrstError('PGRST101', `Cannot use the ${req.method} method on the volatile function ${fn.schema}.${fn.name}; use POST`, null,
-      'Only STABLE and IMMUTABLE functions can be called with GET or HEAD.');
-  }
   const params = new Params();
   const { expr, from } = callSql(params, call, argsOf(req));
+  // As PostgREST: GET and HEAD run any function, VOLATILE ones too (most functions are, by default),
+  // read-only, so one that writes fails with 25006 (405); POST writes only for VOLATILE ones.
   const readOnly = req.method !== 'POST' || fn.volatility !== 'volatile';
   const head = req.method === 'HEAD';
 

@@ -260,11 +260,17 @@ describe('rpc', () => {
       'Searched for the function public.nope without parameters, but no matches were found in the schema cache.'));
   });
 
-  it('allows GET only for STABLE/IMMUTABLE functions: a volatile one is refused with 405; other methods on rpc are 405', async () => {
+  it('runs GET of any function in a read-only transaction: a volatile one that writes fails with 405 25006 and writes nothing', async () => {
     const get = await call('/rpc/hit?counter=y', { token: service });
-    expect(get.status).toBe(405);
-    expect((get.json as { code: string }).code).toBe('PGRST101');
+    expect([get.status, get.headers.get('allow'), get.json]).toEqual([405, 'OPTIONS,POST', errorBody('25006', 'cannot execute INSERT in a read-only transaction')]);
+    const head = await call('/rpc/hit?counter=y', { method: 'HEAD', token: service });
+    expect(head.status).toBe(405);
     expect(await call('/counters?name=eq.y', { token: service }).then(ok)).toEqual([]);
+    expect(await call('/rpc/hit', { method: 'POST', token: service, body: { counter: 'y' } }).then((a) => a.status)).toBe(204);
+    // Declared VOLATILE (the default) but only reading: GET answers, as supabase.rpc(fn, args, { get: true }) expects.
+    const total = await call('/rpc/counter_hits?counter=y', { token: service });
+    expect([total.status, total.json]).toEqual([200, 1]);
+    await call('/counters?name=eq.y', { method: 'DELETE', token: service });
     const patch = await call('/rpc/add', { method: 'PATCH', body: { a: 1 } });
     expect(patch.status).toBe(405);
     expect(patch.json).toEqual(errorBody('PGRST101', 'Cannot use the PATCH method on RPC'));
