@@ -22,91 +22,76 @@ export function redirectPolicy(siteUrlSetting: string, allowList: readonly strin
   };
 }
 
-interface UrlParts {
-  readonly scheme: string;
-  readonly hostname: string;
-  readonly port: string;
-}
-
-/**
- * Scheme, host and port as Go's net/url reads them from the text as given: the
- * WHATWG parser would rewrite hosts (`2130706433` becomes `127.0.0.1`, case is
- * folded), and the allow-list rules are about what the client sent.
- */
-function urlParts(raw: string): UrlParts | null {
-  if (/[\u0000-\u001f\u007f]/.test(raw)) return null;
-  const beforeFragment = raw.split('#')[0] as string;
-  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(beforeFragment);
-  const rest = scheme === null ? beforeFragment : beforeFragment.slice(scheme[0].length);
-  let hostPort = '';
-  if (rest.startsWith('//')) {
-    const authority = rest.slice(2).split(/[/?]/)[0] as string;
-    hostPort = authority.slice(authority.lastIndexOf('@') + 1);
-  }
-  let hostname = hostPort;
-  let port = '';
-  const colon = hostPort.lastIndexOf(':');
-  if (colon !== -1 && /^:\d*$/.test(hostPort.slice(colon))) {
-    hostname = hostPort.slice(0, colon);
-    port = hostPort.slice(colon + 1);
-  }
-  if (hostname.startsWith('[') && hostname.endsWith(']')) hostname = hostname.slice(1, -1);
-  return { scheme: scheme === null ? '' : (scheme[1] as string).toLowerCase(), hostname, port };
-}
-
-const LOCALHOST_NAMES = new Set(['localhost', '127.0.0.1', '::1', '0.0.0.0', '::']);
+const LOCALHOST_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0', '[::]']);
 
 function isLocalhost(hostname: string): boolean {
-  const name = hostname.toLowerCase();
-  return LOCALHOST_NAMES.has(name) || name.endsWith('.localhost');
+  return LOCALHOST_NAMES.has(hostname) || hostname.endsWith('.localhost');
 }
 
-const OCTET = '(0|[1-9]\\d{0,2})';
-const IPV4 = new RegExp(`^${OCTET}\\.${OCTET}\\.${OCTET}\\.${OCTET}$`);
+const IPV4 = /^(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
-/** Go's net.ParseIP then IsLoopback: null when the host is not an IP literal. */
+/** Go's net.ParseIP then IsLoopback, on a WHATWG-serialised host: null when it is not an IP literal. */
 function ipLiteralIsLoopback(hostname: string): boolean | null {
-  const v4 = IPV4.exec(hostname.replace(/^::ffff:/i, ''));
-  if (v4 !== null) {
-    const octets = v4.slice(1).map(Number);
-    if (octets.some((octet) => octet > 255)) return null;
-    return octets[0] === 127;
-  }
-  if (!hostname.includes(':') || !/^[0-9a-f:.]+$/i.test(hostname)) return null;
-  try {
-    return new URL(`http://[${hostname}]/`).hostname === '[::1]';
-  } catch {
-    return null;
-  }
+  const v4 = IPV4.exec(hostname);
+  if (v4 !== null) return v4[1] === '127';
+  if (!hostname.startsWith('[')) return null;
+  return hostname === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname);
 }
 
 const REGULAR_HOSTNAME = /^[a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?$/;
 
-/** Supabase Auth's IsRedirectURLValid, on a URL a browser can also parse. */
-export function isRedirectAllowed(policy: RedirectPolicy, raw: string): boolean {
-  if (raw === '' || !URL.canParse(raw)) return false;
-  const base = urlParts(policy.siteUrl);
-  const target = urlParts(raw);
-  if (base === null || target === null) return false;
-  if (
-    base.hostname === target.hostname &&
-    base.scheme === target.scheme &&
-    (base.port === target.port || isLocalhost(target.hostname))
-  ) {
-    return true;
-  }
-  if (/^[0-9]+$/.test(target.hostname)) return false;
-  const loopback = ipLiteralIsLoopback(target.hostname);
-  if (loopback !== null) return loopback;
-  if ((target.scheme === 'http' || target.scheme === 'https') && !REGULAR_HOSTNAME.test(target.hostname)) return false;
-  const withoutFragment = raw.split('#')[0] as string;
-  return policy.allowList.some((matches) => matches(withoutFragment));
+/** Schemes that run or embed content where they land: never a redirect target, whatever the allow-list says. */
+const NEVER_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:']);
+
+/** WHATWG's special schemes: a browser reads `\` as `/` in them and rewrites their hosts. */
+const SPECIAL_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
+
+/**
+ * For a special scheme, whether the text names the host a browser goes to, as written:
+ * `scheme://host` with no backslash anywhere (`https:evil`, `https:/\evil` and
+ * `https://evil\@allowed` are refused, as GoTrue's Go parser refuses them) and no host a
+ * browser would rewrite into another one (percent-escapes, `2130706433` for 127.0.0.1).
+ * Hosts differing only in case, or written in Unicode (IDN), are the same host.
+ */
+function namesItsHost(raw: string, url: URL): boolean {
+  if (raw.includes('\\')) return false;
+  const authority = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/([^/?#]+)/.exec(raw)?.[1];
+  if (authority === undefined) return false;
+  const host = authority.replace(/:\d*$/, '');
+  if (host.includes('%')) return false;
+  return /[^\x00-\x7f]/.test(host) || host.toLowerCase() === url.hostname;
 }
 
-/** The first allowed candidate (redirect_to, then Referer), else the policy's fallback. */
+/**
+ * Supabase Auth's IsRedirectURLValid, judged on the URL as a browser parses it (WHATWG):
+ * the answer is that parsed URL, serialised, which is what the Location and mail links
+ * carry (never the text as given); null when not allowed. Stricter than GoTrue where the
+ * text could mislead: a URL with userinfo (`https://allowed@evil`, `https://evil@allowed`)
+ * is refused, so are script and data schemes, relative and scheme-relative URLs.
+ */
+export function allowedRedirect(policy: RedirectPolicy, raw: string): string | null {
+  // GoTrue's rule: no control character or space anywhere (a browser strips tabs and newlines, hiding what it reads).
+  if (raw === '' || /[\u0000-\u0020\u007f]/.test(raw) || !URL.canParse(raw)) return null;
+  const url = new URL(raw);
+  if (NEVER_SCHEMES.has(url.protocol) || url.username !== '' || url.password !== '') return null;
+  if (SPECIAL_SCHEMES.has(url.protocol) && !namesItsHost(raw, url)) return null;
+  const site = URL.canParse(policy.siteUrl) ? new URL(policy.siteUrl) : null;
+  if (site !== null && site.hostname === url.hostname && site.protocol === url.protocol && (site.port === url.port || isLocalhost(url.hostname))) {
+    return url.href;
+  }
+  const loopback = ipLiteralIsLoopback(url.hostname);
+  if (loopback !== null) return loopback ? url.href : null;
+  if ((url.protocol === 'http:' || url.protocol === 'https:') && !REGULAR_HOSTNAME.test(url.hostname)) return null;
+  // The allow-list is matched, without the fragment, on the text as given (GoTrue) and on the browser's form of it.
+  const candidates = [raw.split('#')[0] as string, url.href.split('#')[0] as string];
+  return policy.allowList.some((matches) => candidates.some(matches)) ? url.href : null;
+}
+
+/** The first allowed candidate (redirect_to, then Referer) as a browser reads it, else the policy's fallback. */
 export function resolveRedirect(policy: RedirectPolicy, candidates: readonly unknown[]): string | null {
   for (const candidate of candidates) {
-    if (typeof candidate === 'string' && isRedirectAllowed(policy, candidate)) return candidate;
+    const allowed = typeof candidate === 'string' ? allowedRedirect(policy, candidate) : null;
+    if (allowed !== null) return allowed;
   }
   return policy.fallback;
 }

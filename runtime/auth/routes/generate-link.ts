@@ -8,7 +8,7 @@ import { bodyOf, handle, optionalObject } from '../http.js';
 import { insertUnconfirmed, invite } from '../invites.js';
 import { issueOneTimeToken, type IssuedOneTimeToken } from '../one-time-tokens.js';
 import { acceptNewPassword } from '../password-input.js';
-import { isRedirectAllowed, verifyLink, type LinkType } from '../redirects.js';
+import { allowedRedirect, verifyLink, type LinkType } from '../redirects.js';
 import { clientIp, requireAdmin } from '../request-auth.js';
 import { userJson, type UserRow } from '../user-json.js';
 import { findUserByEmail, mergeMetadata, updateUser } from '../users.js';
@@ -110,8 +110,7 @@ export function registerGenerateLink(router: Router, deps: AuthDeps): void {
       const email = acceptEmail(body.email);
       const type = typeof body.type === 'string' ? body.type : '';
       const requested = body.redirect_to;
-      const redirectTo =
-        typeof requested === 'string' && isRedirectAllowed(deps.redirects, requested) ? requested : acceptRedirect(req, deps);
+      const redirectTo = (typeof requested === 'string' ? allowedRedirect(deps.redirects, requested) : null) ?? acceptRedirect(req, deps);
       const needsPassword = type === 'signup' && (await findUserByEmail(deps.ctx.adminPool, email)) === null;
       const passwordHash = needsPassword ? await deps.passwords.hash(acceptNewPassword(body.password, 'Signup requires a valid password')) : null;
       const request: LinkRequest = { type, email, body, passwordHash, actor, ip: clientIp(req), now: deps.now() };

@@ -57,6 +57,32 @@ describe('redirect_to against auth.site_url and auth.redirect_allow_list', () =>
     expect(followed.fragment.get('access_token')).toEqual(expect.any(String));
   });
 
+  it('never follows a redirect_to a browser reads as another host: the issue URL https://evil.example\@127.0.0.1/ lands on the site URL', async () => {
+    const evil = 'https://evil.example\\@127.0.0.1/';
+    const link = await signUpLink(null);
+    // The exact URL of the issue, the backslash as typed (not percent-encoded).
+    const opened = `${link.origin}${link.pathname}?token=${link.searchParams.get('token')}&type=signup&redirect_to=${evil}`;
+    const confirmed = await fetch(opened, { redirect: 'manual' });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toMatch(new RegExp(`^${SITE}#access_token=`));
+    // The token is spent: the error redirect goes to the site URL too.
+    const spent = await fetch(opened, { redirect: 'manual' });
+    expect(spent.status).toBe(303);
+    expect(spent.headers.get('location')).toBe(`${SITE}#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired&sb=`);
+
+    expect((await signUpLink(evil)).searchParams.get('redirect_to')).toBe(SITE);
+    const email = uniqueEmail('gen');
+    await app.call('POST', '/admin/users', { bearer: app.serviceKey, body: { email, password: 'secret1', email_confirm: true } });
+    const generated = await app.call('POST', '/admin/generate_link', { bearer: app.serviceKey, body: { type: 'magiclink', email, redirect_to: evil } });
+    expect(generated.status).toBe(200);
+    expect(generated.body.redirect_to).toBe(SITE);
+    expect(new URL(generated.body.action_link as string).searchParams.get('redirect_to')).toBe(SITE);
+  });
+
+  it('writes an allowed redirect_to as a browser reads it (scheme and host lower case), never as given', async () => {
+    expect((await signUpLink('HTTPS://PR-3.Preview.Example.com/cb')).searchParams.get('redirect_to')).toBe('https://pr-3.preview.example.com/cb');
+  });
+
   it('applies to /recover (which keeps its {message} body) and /resend', async () => {
     const email = uniqueEmail('rec');
     await app.call('POST', '/admin/users', { bearer: app.serviceKey, body: { email, password: 'secret1', email_confirm: true } });
