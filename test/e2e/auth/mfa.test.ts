@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { base32Decode, hotp, totpStep } from '../../../runtime/auth/totp.js';
 import { docsExample } from '../../helpers/docs-examples.js';
+import { scanQrSvg } from '../../helpers/qr-svg.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { uniqueEmail } from '../../integration/auth/harness.js';
 import { supabaseClient } from '../rest/http.js';
@@ -59,6 +60,7 @@ describe('supabase-js auth.mfa', () => {
     expect(enrolled.data).toMatchObject({ type: 'totp', friendly_name: 'Authenticator' });
     const totp = enrolled.data?.totp;
     expect(totp?.qr_code.startsWith('data:image/svg+xml;utf-8,<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(scanQrSvg(totp?.qr_code.slice('data:image/svg+xml;utf-8,'.length) ?? '')).toBe(totp?.uri);
     expect(totp?.uri).toBe(
       `otpauth://totp/${new URL(project.url).host}:${email}?algorithm=SHA1&digits=6&issuer=${encodeURIComponent(new URL(project.url).host)}&period=30&secret=${totp?.secret}`,
     );

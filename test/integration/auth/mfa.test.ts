@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, hotp, totpCode, totpStep } from '../../../runtime/auth/totp.js';
+import { scanQrSvg } from '../../helpers/qr-svg.js';
 import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject, type CallResult } from './harness.js';
 
 /** TOTP MFA over HTTP as Supabase Auth answers it: enrol, challenge, verify to aal2, replay, unenrol, admin. */
@@ -91,6 +92,8 @@ describe('enrol, challenge, verify', () => {
         uri: `otpauth://totp/${host}:${user.email}?algorithm=SHA1&digits=6&issuer=${encodeURIComponent(host)}&period=30&secret=${enrolled.secret}`,
       },
     });
+    // What an authenticator app scans is that URI.
+    expect(scanQrSvg(enrolled.body.totp.qr_code)).toBe(enrolled.body.totp.uri);
     // The database holds the secret sealed, not in any readable form.
     const stored = await project.db.query<{ secret_sealed: string }>('SELECT secret_sealed FROM auth.mfa_factors WHERE id = $1', [enrolled.id]);
     expect(stored.rows[0]?.secret_sealed).not.toContain(enrolled.secret);
