@@ -1,8 +1,10 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { HOTP, Secret, TOTP } from 'otpauth';
 
 /**
- * TOTP (RFC 6238) over HOTP (RFC 4226) as authenticator apps and Supabase Auth use
- * it: HMAC-SHA1, 30-second steps, 6 digits, 20-byte secrets in unpadded base32.
+ * TOTP (RFC 6238) over HOTP (RFC 4226) as authenticator apps and Supabase Auth use it:
+ * HMAC-SHA1, 30-second steps, 6 digits, 20-byte secrets in unpadded base32. The codes, base32
+ * and random secrets come from `otpauth`; the window, replay rule and key URI are Supabase Auth's.
  */
 
 export const TOTP_PERIOD_SECONDS = 30;
@@ -10,59 +12,33 @@ export const TOTP_DIGITS = 6;
 /** Steps accepted either side of the current one, for clock drift and typing time (Supabase Auth's skew of 1). */
 export const TOTP_SKEW_STEPS = 1;
 const SECRET_BYTES = 20;
-const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
+function secretOf(key: Uint8Array): Secret {
+  return new Secret({ buffer: Uint8Array.from(key).buffer });
+}
+
+/** RFC 4648 base32, unpadded. */
 export function base32Encode(bytes: Uint8Array): string {
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32_ALPHABET[(buffer >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32_ALPHABET[(buffer << (5 - bits)) & 31];
-  return out;
+  return secretOf(bytes).base32;
 }
 
 /** RFC 4648 base32, padding and case ignored; throws on any other character. */
 export function base32Decode(text: string): Buffer {
-  const bytes: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (const char of text.toUpperCase().replace(/=+$/, '')) {
-    const value = BASE32_ALPHABET.indexOf(char);
-    if (value < 0) throw new RangeError(`not a base32 character: ${JSON.stringify(char)}`);
-    buffer = ((buffer << 5) | value) & 0xffff;
-    bits += 5;
-    if (bits >= 8) {
-      bytes.push((buffer >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(bytes);
+  return Buffer.from(Secret.fromBase32(text).bytes);
 }
 
 /** A new random secret, base32 as authenticator apps take it. */
 export function generateTotpSecret(): string {
-  return base32Encode(randomBytes(SECRET_BYTES));
+  return new Secret({ size: SECRET_BYTES }).base32;
 }
 
-/** RFC 4226: HMAC over the 8-byte big-endian counter, dynamic truncation, `digits` decimal digits. */
+/** RFC 4226: the `digits`-digit code of `counter`. */
 export function hotp(key: Uint8Array, counter: number, digits: number = TOTP_DIGITS): string {
-  const message = Buffer.alloc(8);
-  message.writeBigUInt64BE(BigInt(counter));
-  const mac = createHmac('sha1', key).update(message).digest();
-  const offset = (mac[mac.length - 1] as number) & 0x0f;
-  const binary = mac.readUInt32BE(offset) & 0x7fffffff;
-  return String(binary % 10 ** digits).padStart(digits, '0');
+  return HOTP.generate({ secret: secretOf(key), algorithm: 'SHA1', digits, counter });
 }
 
 export function totpStep(unixSeconds: number): number {
-  return Math.floor(unixSeconds / TOTP_PERIOD_SECONDS);
+  return TOTP.counter({ period: TOTP_PERIOD_SECONDS, timestamp: unixSeconds * 1000 });
 }
 
 /** The code of the step that holds `unixSeconds`. */
@@ -73,7 +49,8 @@ export function totpCode(key: Uint8Array, unixSeconds: number, digits: number = 
 /**
  * The time step whose code `code` is, looked for within ±TOTP_SKEW_STEPS of now and
  * only among steps after `afterStep` (the last one accepted), so no code is accepted
- * twice; null when none matches. Every candidate is compared in constant time.
+ * twice; null when none matches. Every candidate is compared in constant time. Not otpauth's
+ * `validate`: it stops at the first step that matches, which may be one already used.
  */
 export function matchTotpStep(key: Uint8Array, code: string, unixSeconds: number, afterStep: number | null): number | null {
   if (!/^\d+$/.test(code) || code.length !== TOTP_DIGITS) return null;
@@ -106,7 +83,8 @@ function queryEscape(value: string): string {
 
 /**
  * The key URI authenticator apps scan, worded as Supabase Auth's TOTP library writes
- * it: label `issuer:account` in the path, parameters sorted by name.
+ * it: label `issuer:account` in the path, parameters sorted by name. otpauth's `toString`
+ * orders and escapes them otherwise (`localhost%3A3000:ann%2Bmfa%40…?issuer=…&secret=…`).
  */
 export function otpauthUri(issuer: string, accountName: string, secret: string): string {
   const params: ReadonlyArray<readonly [string, string]> = [
