@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { RequestIdentity } from '../runtime/db/rls-transaction.js';
+import { identitySql, identityValues, type RequestIdentity } from '../runtime/db/rls-transaction.js';
 import type { BuiltStatement } from '../runtime/rest/sql/statement.js';
 
 /** What a pgbench run measured: transactions per second and latency percentiles of each transaction. */
@@ -13,11 +13,6 @@ export interface PgbenchResult {
   readonly failed: number;
 }
 
-const SET_CONFIG =
-  "SELECT set_config('role', :role, true), set_config('request.jwt.claims', :claims, true), " +
-  "set_config('request.method', :method, true), set_config('request.path', :path, true), " +
-  "set_config('request.headers', :headers, true);";
-
 /**
  * The transaction the data API runs for one request, as a pgbench script: the same BEGIN,
  * the same set_config statement, the same statement text with its parameters as pgbench
@@ -25,15 +20,17 @@ const SET_CONFIG =
  * 4-round-trip ceiling of perf.md.
  */
 export function pgbenchScript(identity: RequestIdentity, built: BuiltStatement): { script: string; variables: Record<string, string> } {
-  const variables: Record<string, string> = {
-    role: identity.role, claims: identity.claims, method: identity.method, path: identity.path, headers: identity.headers,
-  };
+  const variables: Record<string, string> = {};
+  identityValues(identity).forEach((value, i) => {
+    variables[`i${i + 1}`] = value;
+  });
   built.values.forEach((value, i) => {
     variables[`p${i + 1}`] = String(value);
   });
   const text = built.text.replace(/\$(\d+)/g, (_m, n: string) => `:p${n}`);
   const begin = built.readOnly ? 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY;' : 'BEGIN ISOLATION LEVEL READ COMMITTED;';
-  return { script: [begin, SET_CONFIG, `${text};`, 'COMMIT;', ''].join('\n'), variables };
+  const setConfig = `${identitySql((n) => `:i${n}`, identity.timezone !== null)};`;
+  return { script: [begin, setConfig, `${text};`, 'COMMIT;', ''].join('\n'), variables };
 }
 
 function percentile(sorted: readonly number[], p: number): number {

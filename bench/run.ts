@@ -254,10 +254,11 @@ async function main(): Promise<void> {
           resource: segments[0] === 'rpc' ? { kind: 'rpc', name: segments[1] ?? '' } : { kind: 'table', name: segments[0] ?? '' },
           query, headers, body: scenario.body ?? null, schemas: definition.project.schemas,
         });
-        const built = buildStatement(request, definition.project);
+        const built = buildStatement(request, definition.project, { maxRows: 1000 });
         const serverHeaders = { host: `127.0.0.1:${port}`, connection: 'keep-alive', ...headers, ...(scenario.body ? { 'content-length': String(scenario.body.length) } : {}) };
         const script = pgbenchScript({
-          role: 'authenticated', claims: JSON.stringify(claims), method: scenario.method, path: `/rest/v1${resource}`, headers: JSON.stringify(serverHeaders),
+          role: 'authenticated', claims: JSON.stringify(claims), method: scenario.method, path: resource, headers: JSON.stringify(serverHeaders),
+          cookies: '{}', searchPath: '"public", "public", "extensions"', timezone: null,
         }, built);
         const entry = results.get(scenario.name)!;
         const steps: (() => Promise<string>)[] = [

@@ -13,6 +13,12 @@ export interface RequestIdentity {
   readonly path: string;
   /** Request headers as a JSON object text (`request.headers`). */
   readonly headers: string;
+  /** Request cookies as a JSON object text (`request.cookies`). */
+  readonly cookies: string;
+  /** The request's schema, then the project's extra schemas: quoted identifiers, comma-separated (`search_path`). */
+  readonly searchPath: string;
+  /** `Prefer: timezone=`: the request's `timezone`, or null for the database's. */
+  readonly timezone: string | null;
 }
 
 export interface TxStatement {
@@ -36,14 +42,28 @@ export interface TxOptions {
   readonly slow?: boolean;
 }
 
-const SET_CONFIG: TxStatement = {
-  name: 'gantry_set_config',
-  text:
-    "SELECT set_config('role', $1, true), set_config('request.jwt.claims', $2, true), " +
-    "set_config('request.method', $3, true), set_config('request.path', $4, true), " +
-    "set_config('request.headers', $5, true)",
-  values: [],
-};
+/** What the identity sets, in PostgREST's order; `timezone` only when the request asks for one. */
+const IDENTITY_SETTINGS = ['search_path', 'role', 'request.jwt.claims', 'request.method', 'request.path', 'request.headers', 'request.cookies'];
+
+/** The statement that sets the identity, each value a bind parameter named by `param` (1-based, as `$n`). */
+export function identitySql(param: (n: number) => string, timezone: boolean): string {
+  const settings = timezone ? [...IDENTITY_SETTINGS, 'timezone'] : IDENTITY_SETTINGS;
+  return `SELECT ${settings.map((name, i) => `set_config('${name}', ${param(i + 1)}, true)`).join(', ')}`;
+}
+
+/** The values of `identitySql`'s parameters. */
+export function identityValues(identity: RequestIdentity): string[] {
+  const values = [identity.searchPath, identity.role, identity.claims, identity.method, identity.path, identity.headers, identity.cookies];
+  if (identity.timezone !== null) values.push(identity.timezone);
+  return values;
+}
+
+const SET_CONFIG = { name: 'gantry_set_config', text: identitySql((n) => `$${n}`, false) };
+const SET_CONFIG_TZ = { name: 'gantry_set_config_tz', text: identitySql((n) => `$${n}`, true) };
+
+function identityStatement(identity: RequestIdentity): TxStatement {
+  return { ...(identity.timezone === null ? SET_CONFIG : SET_CONFIG_TZ), values: identityValues(identity) };
+}
 
 /** The part of node-postgres's socket used to batch a transaction's writes. */
 interface Corkable {
@@ -207,7 +227,7 @@ export class RlsExecutor {
   }
 
   private setConfig(identity: RequestIdentity): pg.QueryConfig {
-    return queryConfig({ ...SET_CONFIG, values: [identity.role, identity.claims, identity.method, identity.path, identity.headers] }, this.named);
+    return queryConfig(identityStatement(identity), this.named);
   }
 
   /**
@@ -216,7 +236,7 @@ export class RlsExecutor {
    */
   private admit(client: object, statements: readonly TxStatement[]): boolean {
     if (!this.named) return true;
-    const names = this.prepared.get(client) ?? new Set([SET_CONFIG.name]);
+    const names = this.prepared.get(client) ?? new Set([SET_CONFIG.name, SET_CONFIG_TZ.name]);
     const added = statements.filter((s) => !names.has(s.name)).map((s) => s.name);
     if (names.size + new Set(added).size > this.maxPrepared) return false;
     for (const name of added) names.add(name);
@@ -326,7 +346,7 @@ export class RlsExecutor {
       // BEGIN and the identity go out with the first statement (pooled connections pipeline): one round trip, not three.
       const opened = Promise.all([
         client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
-        client.query(SET_CONFIG.text, [identity.role, identity.claims, identity.method, identity.path, identity.headers]),
+        client.query(identityStatement(identity).text, identityValues(identity)),
       ]);
       opened.catch(() => undefined);
       try {

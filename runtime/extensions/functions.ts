@@ -63,7 +63,11 @@ export function createFunctionsHandler(ctx: ProjectContext, extension: Extension
       }
       problems.push(...validate(route.input.json, input));
       if (problems.length > 0) throw invalidBody(`Invalid input for function '${name}'`, problems.join('; '));
-      const identity = requestIdentity(req, claims, `/functions/v1/${name}`);
+      const identity = requestIdentity(req, claims, `/functions/v1/${name}`, {
+        schema: extension.schema,
+        extraSearchPath: ctx.settings['api.extra_search_path'],
+        timezone: null,
+      });
       let effects: (() => void | Promise<void>)[] = [];
       const { value } = await ctx.executor.interactive(identity, { readOnly: method === 'GET' }, async (run) => {
         const scope = requestScope(run, claims);

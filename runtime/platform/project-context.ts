@@ -11,6 +11,10 @@ export interface ProjectSettings {
   readonly 'api.aggregates': boolean;
   /** `Accept: application/vnd.pgrst.plan` answers with the EXPLAIN output, PostgREST's `db-plan-enabled`; off: 406 PGRST107. */
   readonly 'api.plan': boolean;
+  /** Schemas after the request's own on its `search_path` (PostgREST's `db-extra-search-path`; Supabase sets public, extensions). */
+  readonly 'api.extra_search_path': readonly string[];
+  /** At most this many rows in a read or a function's result (PostgREST's `db-max-rows`; Supabase's default 1000); null: no cap. */
+  readonly 'api.max_rows': number | null;
   readonly 'auth.autoconfirm': boolean;
   /** What access tokens are signed with: HS256 = the project's jwt_secret (service document §1.1), ES256/RS256 = its current signing key. */
   readonly 'auth.signing_alg': AccessTokenAlg;

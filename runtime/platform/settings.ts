@@ -94,6 +94,25 @@ const isStoredSchemaList = (stored: unknown): boolean => {
   }
 };
 
+/** Schema names on the search path after the request's own: comma-separated, trimmed as PostgREST's db-extra-search-path ('' for none). */
+const parseSearchPath = (raw: string): readonly string[] => {
+  const schemas = raw.split(',').map((schema) => schema.trim()).filter((schema) => schema !== '');
+  if (new Set(schemas).size !== schemas.length) throw new SettingsError(`a schema is listed more than once in "${raw}"`);
+  return schemas;
+};
+
+const isStoredSearchPath = (stored: unknown): boolean => Array.isArray(stored) && stored.every((schema) => typeof schema === 'string' && schema !== '');
+
+/** PostgREST's db-max-rows: a whole number of rows from 1, or '' for no cap. */
+const parseMaxRows = (raw: string): number | null => {
+  if (raw === '') return null;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || !Number.isSafeInteger(n)) throw new SettingsError(`expected a whole number of rows from 1, or nothing for no cap, got "${raw}"`);
+  return n;
+};
+
+const isStoredMaxRows = (stored: unknown): boolean => stored === null || (typeof stored === 'number' && Number.isSafeInteger(stored) && stored >= 1);
+
 /** An absolute URL (any scheme: apps land on custom schemes too), or '' for none. */
 const parseSiteUrl = (raw: string): string => {
   if (raw === '' || URL.canParse(raw)) return raw;
@@ -140,6 +159,8 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'api.schemas': { parse: parseSchemaList, accepts: isStoredSchemaList, fallback: DEFAULT_EXPOSED_SCHEMAS },
   'api.aggregates': { parse: parseBool, accepts: isBoolean, fallback: false },
   'api.plan': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'api.extra_search_path': { parse: parseSearchPath, accepts: isStoredSearchPath, fallback: ['public', 'extensions'] },
+  'api.max_rows': { parse: parseMaxRows, accepts: isStoredMaxRows, fallback: 1000 },
   'auth.autoconfirm': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.signing_alg': { parse: parseSigningAlg, accepts: isAccessTokenAlg, fallback: 'HS256' },
   'auth.disable_signup': { parse: parseBool, accepts: isBoolean, fallback: false },
@@ -180,6 +201,7 @@ export function parseSetting(assignment: string): SettingAssignment {
 
 /** A setting as the CLI takes it (`api.schemas` back to its comma-separated form). */
 export function formatSetting(value: SettingValue): string {
+  if (value === null) return '';
   return Array.isArray(value) ? value.join(',') : String(value);
 }
 
@@ -193,6 +215,8 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'api.schemas': pick('api.schemas'),
     'api.aggregates': pick('api.aggregates'),
     'api.plan': pick('api.plan'),
+    'api.extra_search_path': pick('api.extra_search_path'),
+    'api.max_rows': pick('api.max_rows'),
     'auth.autoconfirm': pick('auth.autoconfirm'),
     'auth.signing_alg': pick('auth.signing_alg'),
     'auth.disable_signup': pick('auth.disable_signup'),

@@ -1,8 +1,10 @@
+import { parseCookie } from 'cookie';
 import { JwtError, verifyProjectToken, type ProjectClaims, type ProjectKeys } from '../auth/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
 import { ApiError } from './errors.js';
 import type { RequestHeaders } from './parse/headers.js';
 import { firstHeader } from './parse/headers.js';
+import { quoteIdent } from './sql/identifiers.js';
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 
@@ -68,7 +70,35 @@ function claimsJson(claims: ProjectClaims): string {
   return text;
 }
 
-/** Who a request runs as in its transaction; `path` as `request.path` shows it (`/rest/v1/todos`, `/functions/v1/publish`). */
-export function requestIdentity(req: { readonly method?: string; readonly headers: RequestHeaders }, claims: ProjectClaims, path: string): RequestIdentity {
-  return { role: claims.role, claims: claimsJson(claims), method: req.method ?? 'GET', path, headers: headersJson(req.headers) };
+/** Request cookies as PostgREST puts them in `request.cookies`: a JSON object of names to decoded values. */
+function cookiesJson(headers: RequestHeaders): string {
+  const header = firstHeader(headers, 'cookie');
+  // A null-prototype object: a cookie named __proto__ is a cookie like any other.
+  return header ? JSON.stringify(parseCookie(header)) : '{}';
+}
+
+/** Where the request runs: its schema first on `search_path`, then the project's extra schemas; `Prefer: timezone`. */
+export interface RequestScope {
+  readonly schema: string;
+  readonly extraSearchPath: readonly string[];
+  readonly timezone: string | null;
+}
+
+/** Who a request runs as in its transaction; `path` as `request.path` shows it (`/todos`, `/rpc/fn` as PostgREST; `/functions/v1/publish`). */
+export function requestIdentity(
+  req: { readonly method?: string; readonly headers: RequestHeaders },
+  claims: ProjectClaims,
+  path: string,
+  scope: RequestScope,
+): RequestIdentity {
+  return {
+    role: claims.role,
+    claims: claimsJson(claims),
+    method: req.method ?? 'GET',
+    path,
+    headers: headersJson(req.headers),
+    cookies: cookiesJson(req.headers),
+    searchPath: [scope.schema, ...scope.extraSearchPath].map(quoteIdent).join(', '),
+    timezone: scope.timezone,
+  };
 }

@@ -57,10 +57,9 @@ function preferenceApplied(req: ApiRequest): string | null {
   if (write && p.return) applied.push(`return=${p.return}`);
   if (req.count) applied.push(`count=${req.count}`);
   if (p.tx) applied.push(`tx=${p.tx}`);
-  if (p.handling === 'strict') {
-    applied.push('handling=strict');
-    if (p.maxAffected !== null) applied.push(`max-affected=${p.maxAffected}`);
-  }
+  if (p.handling === 'strict') applied.push('handling=strict');
+  if (p.timezone !== null) applied.push(`timezone=${p.timezone}`);
+  if (p.handling === 'strict' && p.maxAffected !== null) applied.push(`max-affected=${p.maxAffected}`);
   return applied.length ? applied.join(', ') : null;
 }
 

@@ -131,11 +131,15 @@ export function createRestHandler(
           ignoredParams: ['apikey'],
           plans: ctx.settings['api.plan'],
         });
-        plan = { request, built: buildStatement(request, project, { aggregates: ctx.settings['api.aggregates'] }) };
+        plan = { request, built: buildStatement(request, project, { aggregates: ctx.settings['api.aggregates'], maxRows: ctx.settings['api.max_rows'] ?? undefined }) };
         if (key !== null) plans.set(key, plan);
       }
       const { request: apiRequest, built } = plan;
-      const identity = requestIdentity(req, claims, `/rest/v1${path}`);
+      const identity = requestIdentity(req, claims, path, {
+        schema: apiRequest.schema,
+        extraSearchPath: ctx.settings['api.extra_search_path'],
+        timezone: apiRequest.preferences.timezone,
+      });
       if (apiRequest.plan) {
         writeResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
         return;

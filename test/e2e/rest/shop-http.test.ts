@@ -43,12 +43,12 @@ describe('the request as SQL sees it', () => {
     const token = userToken(project, ANN);
     const get = await call('/rpc/request_info', { token, headers: { 'X-Probe': 'seen' } });
     expect(get.json).toEqual({
-      role: 'authenticated', method: 'GET', path: '/rest/v1/rpc/request_info', probe: 'seen', sub: ANN,
+      role: 'authenticated', method: 'GET', path: '/rpc/request_info', probe: 'seen', sub: ANN,
       claim_role: 'authenticated', uid: ANN, auth_role: 'authenticated', read_only: 'on',
     });
     const post = await call('/rpc/request_info', { method: 'POST', body: {} });
     expect(post.json).toEqual({
-      role: 'anon', method: 'POST', path: '/rest/v1/rpc/request_info', probe: null, sub: null,
+      role: 'anon', method: 'POST', path: '/rpc/request_info', probe: null, sub: null,
       claim_role: 'anon', uid: null, auth_role: 'anon', read_only: 'on',
     });
   });

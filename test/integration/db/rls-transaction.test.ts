@@ -20,8 +20,11 @@ const user = (n: number): RequestIdentity => ({
   role: 'authenticated',
   claims: JSON.stringify({ sub: `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`, role: 'authenticated' }),
   method: 'GET',
-  path: '/rest/v1/notes',
+  path: '/notes',
   headers: '{}',
+  cookies: '{}',
+  searchPath: '"public"',
+  timezone: null,
 });
 const mine = { name: 'test_mine', text: `SELECT coalesce(json_agg(id ORDER BY id), '[]')::text AS ids, current_setting('request.method') AS method FROM notes`, values: [] };
 

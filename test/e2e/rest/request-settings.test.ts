@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProjectSettings } from '../../../runtime/platform/project-context.js';
+import { createTestProject, fixtureSchema, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { errorBody, restCaller } from './http.js';
+
+/**
+ * What the transaction of a request sets besides role and claims, as PostgREST: `search_path` (the request's
+ * schema, then `api.extra_search_path`), `Prefer: timezone`, `request.cookies` and `request.path`; and
+ * `api.max_rows` (db-max-rows) capping reads and function results.
+ */
+
+let host: TestHost;
+let project: TestProject;
+let call: ReturnType<typeof restCaller>;
+
+async function settle(settings: Partial<ProjectSettings>): Promise<void> {
+  await host.platform.setSettings(project.record.ref, settings);
+  await host.host.directory.reload(project.record.ref);
+}
+
+beforeAll(async () => {
+  host = await startTestHost();
+  project = await createTestProject(host.platform, { host: host.host, sql: await fixtureSchema('request-settings.sql'), generate: true });
+  call = restCaller(project);
+  await settle({ 'api.schemas': ['public', 'v2'] });
+});
+afterAll(() => host?.close());
+
+describe('the search path', () => {
+  it("puts the request's schema first, then the extra schemas (default public, extensions)", async () => {
+    const v2 = await call('/rpc/item_count', { headers: { 'Accept-Profile': 'v2' } });
+    expect([v2.status, v2.json]).toEqual([200, 2]);
+    const context = await call('/rpc/request_context');
+    expect((context.json as { search_path: string }).search_path).toBe('"public", "public", "extensions"');
+    // Objects of the extra schemas resolve too, as in PostgREST with db-extra-search-path=public.
+    expect((await call('/rpc/public_count', { headers: { 'Accept-Profile': 'v2' } })).json).toBe(1);
+  });
+
+  it('leaves public out of another schema\'s requests when api.extra_search_path is empty', async () => {
+    await settle({ 'api.extra_search_path': [] });
+    try {
+      const leak = await call('/rpc/public_count', { headers: { 'Accept-Profile': 'v2' } });
+      expect([leak.status, leak.json]).toEqual([404, errorBody('42P01', 'relation "only_public" does not exist')]);
+      expect((await call('/rpc/item_count', { headers: { 'Accept-Profile': 'v2' } })).json).toBe(2);
+    } finally {
+      await settle({ 'api.extra_search_path': ['public', 'extensions'] });
+    }
+  });
+});
+
+describe('Prefer: timezone', () => {
+  it('shows timestamps in the zone asked for and says so in Preference-Applied', async () => {
+    const res = await call('/timestamps?order=t', { headers: { Prefer: 'timezone=America/Los_Angeles' } });
+    expect([res.status, res.headers.get('preference-applied'), res.json]).toEqual([
+      200, 'timezone=America/Los_Angeles', [{ t: '2023-10-18T05:37:59.611-07:00' }, { t: '2023-10-18T07:37:59.611-07:00' }],
+    ]);
+    const strict = await call('/timestamps?order=t&limit=1', { headers: { Prefer: 'handling=strict, timezone=+05:30' } });
+    expect([strict.headers.get('preference-applied'), strict.json]).toEqual(['handling=strict, timezone=+05:30', [{ t: '2023-10-18T07:07:59.611-05:30' }]]);
+    const plain = await call('/timestamps?order=t&limit=1');
+    expect([plain.headers.get('preference-applied'), plain.json]).toEqual([null, [{ t: '2023-10-18T12:37:59.611+00:00' }]]);
+  });
+
+  it('refuses an unknown zone with 400 22023, lenient or not', async () => {
+    for (const prefer of ['timezone=Invalid/Timezone', 'handling=lenient, timezone=Invalid/Timezone']) {
+      const res = await call('/timestamps', { headers: { Prefer: prefer } });
+      expect([res.status, res.json]).toEqual([400, errorBody('22023', 'invalid value for parameter "TimeZone": "Invalid/Timezone"')]);
+    }
+  });
+});
+
+describe('request.path and request.cookies', () => {
+  it('sets the path below /rest/v1 and the cookies as a JSON object', async () => {
+    const res = await call('/rpc/request_context', { headers: { Cookie: 'session=abc; theme=dark%20blue; __proto__=x' } });
+    expect(res.json).toEqual({
+      path: '/rpc/request_context',
+      cookies: { session: 'abc', theme: 'dark blue', ['__proto__']: 'x' },
+      search_path: '"public", "public", "extensions"',
+      timezone: expect.any(String),
+    });
+    expect(((await call('/rpc/request_context')).json as { cookies: unknown }).cookies).toEqual({});
+  });
+});
+
+describe('api.max_rows', () => {
+  it('caps reads and function results at 1000 rows by default, as Supabase', async () => {
+    const read = await call('/many?select=id');
+    expect([read.status, (read.json as unknown[]).length, read.headers.get('content-range')]).toEqual([200, 1000, '0-999/*']);
+    const counted = await call('/many?select=id', { headers: { Prefer: 'count=exact' } });
+    expect([counted.status, counted.headers.get('content-range')]).toEqual([206, '0-999/1001']);
+    expect(((await call('/rpc/many_ids')).json as unknown[]).length).toBe(1000);
+  });
+
+  it('takes the project setting, and no cap when unset', async () => {
+    await settle({ 'api.max_rows': 2 });
+    const capped = await call('/many?select=id&order=id');
+    expect([capped.json, capped.headers.get('content-range')]).toEqual([[{ id: 1 }, { id: 2 }], '0-1/*']);
+    expect((await call('/many?select=id&order=id&offset=5&limit=10')).json).toEqual([{ id: 6 }, { id: 7 }]);
+    await settle({ 'api.max_rows': null });
+    expect(((await call('/many?select=id')).json as unknown[]).length).toBe(1001);
+    await settle({ 'api.max_rows': 1000 });
+  });
+});
