@@ -142,6 +142,8 @@ describe('project bootstrap', () => {
       'api.schemas': ['public'],
       'api.aggregates': false,
       'api.plan': false,
+      'api.extra_search_path': ['public', 'extensions'],
+      'api.max_rows': 1000,
       'auth.autoconfirm': true,
       'auth.signing_alg': 'HS256',
       'auth.disable_signup': false,
