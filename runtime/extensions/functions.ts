@@ -55,13 +55,13 @@ export function createFunctionsHandler(ctx: ProjectContext, extension: Extension
       let input: unknown;
       const problems: string[] = [];
       if (method === 'GET') {
-        const fromQuery = queryInput(route.input.json, new URLSearchParams(query), ['apikey']);
+        const fromQuery = queryInput(route.input, new URLSearchParams(query), ['apikey']);
         input = fromQuery.value;
         problems.push(...fromQuery.problems);
       } else {
         input = await inputOf(req, res);
       }
-      problems.push(...validate(route.input.json, input));
+      problems.push(...validate(route.input, input));
       if (problems.length > 0) throw invalidBody(`Invalid input for function '${name}'`, problems.join('; '));
       const identity = requestIdentity(req, claims, `/functions/v1/${name}`, {
         schema: extension.schema,

@@ -51,7 +51,7 @@ export async function loadExtension(
   const unknown = Object.keys(exported.tables).filter((name) => !definition.project.tables[`${exported.schema}.${name}`]);
   if (unknown.length > 0) throw new ExtensionLoadError(ref, `extensions/${ref} has hooks for tables the project does not have: ${unknown.join(', ')}`);
   for (const [name, route] of Object.entries(exported.routes)) {
-    const problem = route.method === 'GET' ? queryInputProblem(route.input.json) : null;
+    const problem = route.method === 'GET' ? queryInputProblem(route.input) : null;
     if (problem !== null) throw new ExtensionLoadError(ref, `extensions/${ref}: the GET route "${name}" cannot be called: ${problem}`);
   }
   return exported;

@@ -1,5 +1,5 @@
 import type { Extension } from './define.js';
-import type { JsonSchema } from './schema.js';
+import { Kind, type TSchema } from '@sinclair/typebox';
 
 export const FUNCTIONS_TAG = 'Functions (extensions)';
 
@@ -13,14 +13,14 @@ const errorResponses = {
 };
 
 /** A GET route's input properties as query parameters (arrays repeated: `?tag=a&tag=b`). */
-function queryParameters(input: JsonSchema): Record<string, unknown>[] {
-  const required = new Set(input.required ?? []);
-  return Object.entries(input.properties ?? {}).map(([name, schema]) => ({
+function queryParameters(input: TSchema): Record<string, unknown>[] {
+  const required = new Set<string>(input.required ?? []);
+  return Object.entries((input.properties ?? {}) as Record<string, TSchema>).map(([name, schema]) => ({
     name,
     in: 'query',
     required: required.has(name),
     schema,
-    ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),
+    ...(schema[Kind] === 'Array' ? { style: 'form', explode: true } : {}),
   }));
 }
 
@@ -40,9 +40,9 @@ export function functionPaths(extension: Extension): Record<string, unknown> {
           + 'A body that does not match the input schema is answered 400 `PGRST102`, the problems in `details`.',
       tags: [FUNCTIONS_TAG],
       ...(get
-        ? { parameters: queryParameters(route.input.json) }
-        : { requestBody: { required: true, content: { 'application/json': { schema: route.input.json } } } }),
-      responses: { '200': { description: 'The result.', content: { 'application/json': { schema: route.output.json } } }, ...errorResponses },
+        ? { parameters: queryParameters(route.input) }
+        : { requestBody: { required: true, content: { 'application/json': { schema: route.input } } } }),
+      responses: { '200': { description: 'The result.', content: { 'application/json': { schema: route.output } } }, ...errorResponses },
     };
     paths[`/functions/v1/${name}`] = { [(route.method ?? 'POST').toLowerCase()]: operation };
   }

@@ -1,68 +1,45 @@
+import {
+  Kind, Type, TypeRegistry,
+  type Static, type TArray, type TBoolean, type TInteger, type TNull, type TNumber, type TObject, type TOptionalWithFlag,
+  type TProperties, type TSchema, type TString, type TUnion, type TUnsafe,
+} from '@sinclair/typebox';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
+
 /**
- * Input and output schemas of custom routes: a small JSON Schema subset built by functions
- * whose TypeScript type is the value they accept (`Infer<typeof s>`), so one declaration
- * types the handler, validates the request and describes the route in OpenAPI. (No schema
- * library is a dependency; this covers JSON bodies, which is all a route takes.)
+ * Input and output schemas of custom routes, built with TypeBox: each is a JSON Schema whose
+ * TypeScript type is the value it accepts (`Infer<typeof s>`), so one declaration types the
+ * handler, validates the request and its answer, and describes the route in OpenAPI. `t` keeps
+ * the few builders a route needs, with the defaults a JSON API wants: objects refuse unknown
+ * properties, integers stay within the range a JSON number carries exactly.
  */
 
-export interface JsonSchema {
-  readonly type?: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | readonly [string, 'null'];
-  readonly enum?: readonly (string | null)[];
-  readonly properties?: Readonly<Record<string, JsonSchema>>;
-  readonly required?: readonly string[];
-  readonly additionalProperties?: false;
-  readonly items?: JsonSchema;
-  readonly minLength?: number;
-  readonly maxLength?: number;
-  readonly pattern?: string;
-  readonly minimum?: number;
-  readonly maximum?: number;
-  readonly description?: string;
-}
-
 /** A schema whose accepted values have type `T`. */
-export interface Schema<T> {
-  readonly json: JsonSchema;
-  readonly optional: boolean;
-  /** Type-level only: never set. */
-  readonly __type?: T;
-}
+export type Schema<T> = TSchema & { static: T };
 
-export type Infer<S> = S extends Schema<infer T> ? T : never;
+export type Infer<S extends TSchema> = Static<S>;
 
-type Shape = Readonly<Record<string, Schema<unknown>>>;
-type OptionalKeys<P extends Shape> = { [K in keyof P]: P[K] extends { readonly optional: true } ? K : never }[keyof P];
-type ObjectOf<P extends Shape> = { -readonly [K in Exclude<keyof P, OptionalKeys<P>>]: Infer<P[K]> } & { -readonly [K in OptionalKeys<P>]?: Infer<P[K]> };
-type Flat<T> = { [K in keyof T]: T[K] };
+/** A string enum as `{ type: 'string', enum }` (TypeBox's own enums are unions of constants, less readable in OpenAPI). */
+const STRING_ENUM = 'StringEnum';
+TypeRegistry.Set<{ enum: readonly string[] }>(STRING_ENUM, (schema, value) => typeof value === 'string' && schema.enum.includes(value));
 
-function schema<T>(json: JsonSchema): Schema<T> {
-  return { json, optional: false };
-}
+/** ±(2^53 − 1): beyond it a JSON number no longer names one integer, and PostgreSQL would get another. */
+const SAFE = Number.MAX_SAFE_INTEGER;
 
 type Doc = { readonly description?: string };
+type Bounds = { readonly minimum?: number; readonly maximum?: number };
 
 export const t = {
-  string: (o: Doc & Pick<JsonSchema, 'minLength' | 'maxLength' | 'pattern'> = {}): Schema<string> => schema({ type: 'string', ...o }),
-  integer: (o: Doc & Pick<JsonSchema, 'minimum' | 'maximum'> = {}): Schema<number> => schema({ type: 'integer', ...o }),
-  number: (o: Doc & Pick<JsonSchema, 'minimum' | 'maximum'> = {}): Schema<number> => schema({ type: 'number', ...o }),
-  boolean: (o: Doc = {}): Schema<boolean> => schema({ type: 'boolean', ...o }),
-  enum: <const V extends readonly string[]>(values: V, o: Doc = {}): Schema<V[number]> => schema({ type: 'string', enum: values, ...o }),
-  array: <T>(items: Schema<T>, o: Doc = {}): Schema<T[]> => schema({ type: 'array', items: items.json, ...o }),
-  object: <P extends Shape>(properties: P, o: Doc = {}): Schema<Flat<ObjectOf<P>>> => {
-    const json: Record<string, JsonSchema> = {};
-    const required: string[] = [];
-    for (const [name, property] of Object.entries(properties)) {
-      json[name] = property.json;
-      if (!property.optional) required.push(name);
-    }
-    return schema({ type: 'object', properties: json, required, additionalProperties: false, ...o });
-  },
-  nullable: <T>(inner: Schema<T>): Schema<T | null> => {
-    const type = inner.json.type;
-    if (typeof type !== 'string') throw new TypeError('t.nullable takes a schema of one type');
-    return schema({ ...inner.json, type: [type, 'null'], ...(inner.json.enum ? { enum: [...inner.json.enum, null] } : {}) });
-  },
-  optional: <T>(inner: Schema<T>): Schema<T> & { readonly optional: true } => ({ ...inner, optional: true }),
+  string: (o: Doc & { readonly minLength?: number; readonly maxLength?: number; readonly pattern?: string } = {}): TString => Type.String(o),
+  integer: (o: Doc & Bounds = {}): TInteger => Type.Integer({ ...o, minimum: Math.max(o.minimum ?? -SAFE, -SAFE), maximum: Math.min(o.maximum ?? SAFE, SAFE) }),
+  number: (o: Doc & Bounds = {}): TNumber => Type.Number(o),
+  boolean: (o: Doc = {}): TBoolean => Type.Boolean(o),
+  enum: <const V extends readonly string[]>(values: V, o: Doc = {}): TUnsafe<V[number]> =>
+    Type.Unsafe<V[number]>({ ...o, [Kind]: STRING_ENUM, type: 'string', enum: [...values] }),
+  array: <S extends TSchema>(items: S, o: Doc = {}): TArray<S> => Type.Array(items, o),
+  object: <P extends TProperties>(properties: P, o: Doc = {}): TObject<P> => Type.Object(properties, { ...o, additionalProperties: false }),
+  nullable: <S extends TSchema>(inner: S): TUnion<[S, TNull]> => Type.Union([inner, Type.Null()]),
+  optional: <S extends TSchema>(inner: S): TOptionalWithFlag<S, true> => Type.Optional(inner),
 };
 
 function typeOf(value: unknown): string {
@@ -72,36 +49,54 @@ function typeOf(value: unknown): string {
   return typeof value;
 }
 
-function matchesType(expected: string, actual: string): boolean {
-  return expected === actual || (expected === 'number' && actual === 'integer');
+/** What a schema accepts, in a problem's words: `integer`, `one of "a", "b", null`. */
+function expected(schema: TSchema): string {
+  if (schema[Kind] === STRING_ENUM) return `one of ${(schema.enum as string[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (schema[Kind] === 'Union') {
+    const members = (schema.anyOf as TSchema[]).map(expected);
+    const enums = members.filter((m) => m.startsWith('one of '));
+    if (enums.length > 0) return `one of ${[...enums.map((m) => m.slice('one of '.length)), ...members.filter((m) => m === 'null')].join(', ')}`;
+    return members.join(' or ');
+  }
+  return typeof schema.type === 'string' ? schema.type : String(schema[Kind]).toLowerCase();
 }
 
-/** Every way `value` breaks `json`, as `path: problem` lines; empty when it conforms. Pure. */
-export function validate(json: JsonSchema, value: unknown, path = '$'): string[] {
-  const actual = typeOf(value);
-  const types = json.type === undefined ? [] : typeof json.type === 'string' ? [json.type] : json.type;
-  if (types.length > 0 && !types.some((type) => matchesType(type, actual))) return [`${path}: expected ${types.join(' or ')}, got ${actual}`];
-  if (value === null) return [];
-  if (json.enum && !json.enum.includes(value as string)) return [`${path}: expected one of ${json.enum.map((v) => JSON.stringify(v)).join(', ')}`];
-  const problems: string[] = [];
-  if (typeof value === 'string') {
-    if (json.minLength !== undefined && value.length < json.minLength) problems.push(`${path}: shorter than ${json.minLength}`);
-    if (json.maxLength !== undefined && value.length > json.maxLength) problems.push(`${path}: longer than ${json.maxLength}`);
-    if (json.pattern !== undefined && !new RegExp(json.pattern, 'u').test(value)) problems.push(`${path}: does not match ${json.pattern}`);
+function problem(error: ValueError): string {
+  const { schema } = error;
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty: return 'required';
+    case ValueErrorType.ObjectAdditionalProperties: return 'unknown property';
+    case ValueErrorType.StringMinLength: return `shorter than ${schema.minLength}`;
+    case ValueErrorType.StringMaxLength: return `longer than ${schema.maxLength}`;
+    case ValueErrorType.StringPattern: return `does not match ${schema.pattern}`;
+    case ValueErrorType.IntegerMinimum: case ValueErrorType.NumberMinimum: return `less than ${schema.minimum}`;
+    case ValueErrorType.IntegerMaximum: case ValueErrorType.NumberMaximum: return `more than ${schema.maximum}`;
+    case ValueErrorType.Kind: return `expected ${expected(schema)}`;
+    case ValueErrorType.Union: return schema.anyOf.some((member: TSchema) => member[Kind] === STRING_ENUM)
+      ? `expected ${expected(schema)}`
+      : `expected ${expected(schema)}, got ${typeOf(error.value)}`;
+    default: return `expected ${expected(schema)}, got ${typeOf(error.value)}`;
   }
-  if (typeof value === 'number') {
-    if (json.minimum !== undefined && value < json.minimum) problems.push(`${path}: less than ${json.minimum}`);
-    if (json.maximum !== undefined && value > json.maximum) problems.push(`${path}: more than ${json.maximum}`);
+}
+
+/** A TypeBox error path (JSON Pointer, `/tags/1`) as the problems name it (`$.tags[1]`), arrays told apart by the value. */
+function jsonPath(pointer: string, root: unknown): string {
+  let path = '$';
+  let at: unknown = root;
+  for (const escaped of pointer.split('/').slice(1)) {
+    const key = escaped.replaceAll('~1', '/').replaceAll('~0', '~');
+    path += Array.isArray(at) ? `[${key}]` : `.${key}`;
+    at = typeof at === 'object' && at !== null && Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key] : undefined;
   }
-  if (Array.isArray(value) && json.items) value.forEach((item, i) => problems.push(...validate(json.items!, item, `${path}[${i}]`)));
-  if (actual === 'object' && json.properties) {
-    const record = value as Record<string, unknown>;
-    for (const name of json.required ?? []) if (!(name in record)) problems.push(`${path}.${name}: required`);
-    for (const [name, item] of Object.entries(record)) {
-      const property = json.properties[name];
-      if (property) problems.push(...validate(property, item, `${path}.${name}`));
-      else if (json.additionalProperties === false) problems.push(`${path}.${name}: unknown property`);
-    }
-  }
-  return problems;
+  return path;
+}
+
+/** Every way `value` breaks `schema`, as `path: problem` lines; empty when it conforms. Pure. */
+export function validate(schema: TSchema, value: unknown): string[] {
+  const errors = [...Value.Errors(schema, value)];
+  // A missing property is `required`, not also "expected integer, got undefined".
+  const missing = new Set(errors.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty).map((e) => e.path));
+  return errors
+    .filter((e) => e.type === ValueErrorType.ObjectRequiredProperty || !missing.has(e.path))
+    .map((e) => `${jsonPath(e.path, value)}: ${problem(e)}`);
 }

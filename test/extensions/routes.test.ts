@@ -31,7 +31,7 @@ afterAll(() => host?.close());
 describe('custom routes', () => {
   it('refuses input that does not match the schema: 400 PGRST102 with the problems', async () => {
     const res = await invoke('publish', JSON.stringify({ post_id: 'one', extra: true }), ann);
-    expect([res.status, await res.json()]).toEqual([400, errorBody('PGRST102', "Invalid input for function 'publish'", '$.post_id: expected integer, got string; $.extra: unknown property')]);
+    expect([res.status, await res.json()]).toEqual([400, errorBody('PGRST102', "Invalid input for function 'publish'", '$.extra: unknown property; $.post_id: expected integer, got string')]);
     const broken = await invoke('publish', '{"post_id":', ann);
     expect([broken.status, await broken.json()]).toEqual([400, errorBody('PGRST102', 'Empty or invalid json')]);
     const zero = await invoke('publish', JSON.stringify({ post_id: 0 }), ann);

@@ -9,31 +9,42 @@ describe('route schemas', () => {
     status: t.nullable(t.enum(['draft', 'published'])),
   });
 
-  it('are JSON Schema, required unless optional', () => {
-    expect(input.json).toEqual({
+  it('are JSON Schema, required unless optional, integers within the range a JSON number carries exactly', () => {
+    expect(JSON.parse(JSON.stringify(input))).toEqual({
       type: 'object',
       properties: {
-        post_id: { type: 'integer', minimum: 1 },
+        post_id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
         tags: { type: 'array', items: { type: 'string', maxLength: 3 } },
-        status: { type: ['string', 'null'], enum: ['draft', 'published', null] },
+        status: { anyOf: [{ type: 'string', enum: ['draft', 'published'] }, { type: 'null' }] },
       },
       required: ['post_id', 'status'],
       additionalProperties: false,
     });
+    expect(JSON.parse(JSON.stringify(t.integer({ minimum: -1e300, maximum: 1e300 })))).toEqual({
+      type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER,
+    });
     const value: Infer<typeof input> = { post_id: 1, status: null };
-    expect(validate(input.json, value)).toEqual([]);
+    expect(validate(input, value)).toEqual([]);
   });
 
   it('report every problem with its path', () => {
-    expect(validate(input.json, { post_id: 1.5, tags: ['ok', 'long', 3], status: 'gone', extra: 1 })).toEqual([
+    expect(validate(input, { post_id: 1.5, tags: ['ok', 'long', 3], status: 'gone', extra: 1 })).toEqual([
+      '$.extra: unknown property',
       '$.post_id: expected integer, got number',
       '$.tags[1]: longer than 3',
       '$.tags[2]: expected string, got integer',
       '$.status: expected one of "draft", "published", null',
-      '$.extra: unknown property',
     ]);
-    expect(validate(input.json, {})).toEqual(['$.post_id: required', '$.status: required']);
-    expect(validate(input.json, [])).toEqual(['$: expected object, got array']);
+    expect(validate(input, {})).toEqual(['$.post_id: required', '$.status: required']);
+    expect(validate(input, [])).toEqual(['$: expected object, got array']);
+    expect(validate(t.nullable(t.integer()), 'x')).toEqual(['$: expected integer or null, got string']);
+    expect(validate(t.object({ 'a/b~c': t.boolean() }), { 'a/b~c': 1 })).toEqual(['$.a/b~c: expected boolean, got integer']);
+  });
+
+  it('refuse an integer beyond 2^53 (JSON.parse has already rounded it) and a __proto__ key', () => {
+    expect(validate(input, JSON.parse('{"post_id":9007199254740993,"status":null}'))).toEqual(['$.post_id: more than 9007199254740991']);
+    expect(validate(input, JSON.parse('{"post_id":1,"status":null,"__proto__":{"x":1}}'))).toEqual(['$.__proto__: unknown property']);
+    expect(validate(t.array(input), JSON.parse('[{"post_id":1,"status":null,"__proto__":1}]'))).toEqual(['$[0].__proto__: unknown property']);
   });
 });
 
