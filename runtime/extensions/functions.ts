@@ -12,12 +12,22 @@ import { MAX_BODY_BYTES } from '../rest/server.js';
 import { logExtensionFault, requestScope, runEffects } from './context.js';
 import type { Extension } from './define.js';
 import { queryInput } from './query-input.js';
-import { validate } from './schema.js';
+import { validate, withNumbers } from './schema.js';
 
 /** `/functions/v1/<name>` of a project: its extension's custom routes. `path` is the part after `/functions/v1`. */
 export type FunctionsHandler = (req: IncomingMessage, res: ServerResponse, path: string, query: string) => Promise<void>;
 
+/**
+ * Whether a body is JSON by its Content-Type: `application/json`, any `+json` type, or none (as the data API
+ * takes a body without one). PostgREST refuses another type with 400 `PGRST102` "Content-Type not acceptable".
+ */
+function jsonMediaType(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === '' || type === 'application/json' || /^application\/[^/]+\+json$/.test(type);
+}
+
 async function inputOf(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  if (!jsonMediaType(req.headers['content-type'])) throw invalidBody(`Content-Type not acceptable: ${req.headers['content-type'] ?? ''}`);
   let body: Buffer;
   try {
     body = await readBody(req, res, MAX_BODY_BYTES);
@@ -32,19 +42,28 @@ async function inputOf(req: IncomingMessage, res: ServerResponse): Promise<unkno
   }
 }
 
+/** A handler's result its output schema does not allow: a bug of the route, answered without its value (logged). */
+function outputMismatch(name: string): ApiError {
+  return new ApiError(500, 'route_output_mismatch', `Function '${name}' answered a value its output schema does not allow`);
+}
+
 /**
  * Custom routes at `/functions/v1/<name>`, where supabase-js `functions.invoke(name, { body })` sends
  * its request. A POST route's JSON body, or a GET route's query string (`functions.invoke('name?limit=5',
  * { method: 'GET' })`), is validated against the route's input schema (400 `PGRST102`, the problems in
  * `details`), then the handler runs in one transaction as the caller's role — read-write for POST,
  * read-only for GET — as a data API request does: its queries obey RLS, a thrown ExtensionError
- * answers with its status and code and rolls everything back. 200 with the handler's result as JSON.
+ * answers with its status and code and rolls everything back. Its result, whole numbers that came as
+ * strings made numbers (`withNumbers`), must match the output schema: else the transaction rolls back
+ * and the answer is 500 `route_output_mismatch`. 200 with the result as JSON.
  */
 export function createFunctionsHandler(ctx: ProjectContext, extension: Extension, log: Logger): FunctionsHandler {
   return async (req, res, path, query) => {
+    let what = 'route';
     try {
       const claims = authenticate(req.headers, ctx.keyring, queryParam(query, 'apikey'));
       const name = decodePathSegment(path.replace(/^\/+|\/+$/g, ''));
+      what = `route "${name}"`;
       const route = Object.hasOwn(extension.routes, name) ? extension.routes[name] : undefined;
       if (!route) throw pgrstError('PGRST125', `Could not find the function '${name}' of project "${ctx.ref}"`);
       const method = route.method ?? 'POST';
@@ -72,12 +91,18 @@ export function createFunctionsHandler(ctx: ProjectContext, extension: Extension
       const { value } = await ctx.executor.interactive(identity, { readOnly: method === 'GET' }, async (run) => {
         const scope = requestScope(run, claims);
         effects = scope.effects;
-        return { commit: true, value: await route.handler(input, scope.context) };
+        const result = withNumbers(route.output, (await route.handler(input, scope.context)) ?? null);
+        const wrong = validate(route.output, result);
+        if (wrong.length > 0) {
+          log.error({ ref: ctx.ref, route: name, problems: wrong }, 'extension route answered a value its output schema does not allow');
+          throw outputMismatch(name);
+        }
+        return { commit: true, value: result };
       });
       await runEffects(effects, log, ctx.ref);
-      writeResponse(res, { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(value ?? null) });
+      writeResponse(res, { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(value) });
     } catch (error) {
-      logExtensionFault(error, log, ctx.ref, 'route');
+      logExtensionFault(error, log, ctx.ref, what);
       writeError(res, toApiError(error), false);
     }
   };

@@ -100,3 +100,31 @@ export function validate(schema: TSchema, value: unknown): string[] {
     .filter((e) => e.type === ValueErrorType.ObjectRequiredProperty || !missing.has(e.path))
     .map((e) => `${jsonPath(e.path, value)}: ${problem(e)}`);
 }
+
+const WHOLE_NUMBER = /^-?(?:0|[1-9]\d*)$/;
+
+/**
+ * A handler's result with whole numbers that came as strings made numbers where the schema says
+ * integer or number: node-postgres hands `bigint` (`count(*)`) and `numeric` over as strings, and
+ * the conversion loses nothing within ±(2^53 − 1). Everything else is left for validation. Pure.
+ */
+export function withNumbers(schema: TSchema, value: unknown): unknown {
+  switch (schema[Kind]) {
+    case 'Integer': case 'Number':
+      return typeof value === 'string' && WHOLE_NUMBER.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : value;
+    case 'Array':
+      return Array.isArray(value) ? value.map((item) => withNumbers(schema.items as TSchema, item)) : value;
+    case 'Object': {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+      const properties = schema.properties as Record<string, TSchema>;
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, Object.hasOwn(properties, key) ? withNumbers(properties[key]!, item) : item]));
+    }
+    case 'Union': {
+      // t.nullable: one schema, or null.
+      const inner = (schema.anyOf as TSchema[]).find((member) => member[Kind] !== 'Null');
+      return value === null || inner === undefined ? value : withNumbers(inner, value);
+    }
+    default:
+      return value;
+  }
+}

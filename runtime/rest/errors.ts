@@ -101,7 +101,7 @@ export interface PgErrorLike {
   readonly hint?: string;
 }
 
-function isPgError(err: unknown): err is PgErrorLike & { code: string } {
+export function isPgError(err: unknown): err is PgErrorLike & { code: string } {
   return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string'
     && typeof (err as { message?: unknown }).message === 'string'
     && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import pg from 'pg';
 import { generateProject } from '../../generator/generate.js';
 import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../helpers/platform.js';
 
@@ -33,4 +34,15 @@ export async function blogProject(): Promise<{ host: TestHost; project: TestProj
 /** What the fixture's afterCommit effects delivered in this process. */
 export function sentEffects(): string[] {
   return ((globalThis as { __gantrySent?: string[] }).__gantrySent ??= []);
+}
+
+/** A query as the superuser, past RLS and hooks. */
+export async function superuser<R extends pg.QueryResultRow>(host: TestHost, project: TestProject, sql: string): Promise<R[]> {
+  const client = new pg.Client(host.platform.cluster.urlFor(project.record.databaseName));
+  await client.connect();
+  try {
+    return (await client.query<R>(sql)).rows;
+  } finally {
+    await client.end();
+  }
 }

@@ -4,7 +4,7 @@ import { FunctionsHttpError } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestHost, TestProject } from '../helpers/platform.js';
 import { errorBody, restCaller, supabaseClient, userToken } from '../e2e/rest/http.js';
-import { blogProject } from './project.js';
+import { blogProject, superuser } from './project.js';
 
 /** Custom routes of a project's extension: `POST /functions/v1/<name>`, validated, in the caller's RLS transaction. */
 
@@ -82,6 +82,49 @@ describe('custom routes', () => {
     const types = await fs.readFile(path.join(dir, 'api.d.ts'), 'utf8');
     expect(types).toContain('"/functions/v1/publish": {');
     expect(types).toMatch(/post_id: number;/);
+  });
+});
+
+describe('custom routes at the edges', () => {
+  const invalid = (details: string) => errorBody('PGRST102', "Invalid input for function 'publish'", details);
+
+  it('refuses an integer beyond 2^53 at validation, with its path, rather than send PostgreSQL another number', async () => {
+    const res = await invoke('publish', '{"post_id":9007199254740993}', ann);
+    expect([res.status, await res.json()]).toEqual([400, invalid('$.post_id: more than 9007199254740991')]);
+  });
+
+  it('reports a __proto__ key as an unknown property', async () => {
+    const res = await invoke('publish', '{"post_id":1,"__proto__":{"polluted":true}}', ann);
+    expect([res.status, await res.json()]).toEqual([400, invalid('$.__proto__: unknown property')]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('takes only a JSON body: another Content-Type is refused as PostgREST refuses it', async () => {
+    const text = await fetch(`${project.url}/functions/v1/publish`, {
+      method: 'POST', headers: { apikey: project.keys.anon_key, authorization: `Bearer ${ann}`, 'content-type': 'text/plain' }, body: '{"post_id":1}',
+    });
+    expect([text.status, await text.json()]).toEqual([400, errorBody('PGRST102', 'Content-Type not acceptable: text/plain')]);
+    const vendor = await fetch(`${project.url}/functions/v1/publish`, {
+      method: 'POST', headers: { apikey: project.keys.anon_key, authorization: `Bearer ${ann}`, 'content-type': 'application/vnd.api+json; charset=utf-8' }, body: '{"post_id":0}',
+    });
+    expect([vendor.status, await vendor.json()]).toEqual([400, invalid('$.post_id: less than 1')]);
+  });
+
+  it("answers a whole number that came as a string (count(*) is a bigint) as the integer its output schema says", async () => {
+    const res = await fetch(`${project.url}/functions/v1/post_count`, { headers: { apikey: project.keys.anon_key, authorization: `Bearer ${userToken(project, BOB)}` } });
+    expect([res.status, await res.text()]).toEqual([200, '{"posts":0}']);
+  });
+
+  it("answers a query's server-side failure 500 PGRSTX00, without the schema's names the database's message holds", async () => {
+    const res = await invoke('stale_query', '{}', ann);
+    expect([res.status, await res.json()]).toEqual([500, errorBody('PGRSTX00', 'Internal server error')]);
+  });
+
+  it('answers a result its output schema does not allow 500 route_output_mismatch, and rolls its writes back', async () => {
+    const id = ((await restCaller(project)('/posts?select=id&slug=eq.draft-one', { token: ann })).json as { id: number }[])[0]!.id;
+    const res = await invoke('wrong_output', JSON.stringify({ post_id: id }), ann);
+    expect([res.status, await res.json()]).toEqual([500, errorBody('route_output_mismatch', "Function 'wrong_output' answered a value its output schema does not allow")]);
+    expect(await superuser(host, project, "SELECT id FROM public.outbox WHERE event = 'wrong_output'")).toEqual([]);
   });
 });
 

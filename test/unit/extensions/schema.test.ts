@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { t, validate, type Infer } from '../../../runtime/extensions/schema.js';
+import { t, validate, withNumbers, type Infer } from '../../../runtime/extensions/schema.js';
 import { sqlQuery } from '../../../runtime/extensions/sql.js';
 
 describe('route schemas', () => {
@@ -45,6 +45,27 @@ describe('route schemas', () => {
     expect(validate(input, JSON.parse('{"post_id":9007199254740993,"status":null}'))).toEqual(['$.post_id: more than 9007199254740991']);
     expect(validate(input, JSON.parse('{"post_id":1,"status":null,"__proto__":{"x":1}}'))).toEqual(['$.__proto__: unknown property']);
     expect(validate(t.array(input), JSON.parse('[{"post_id":1,"status":null,"__proto__":1}]'))).toEqual(['$[0].__proto__: unknown property']);
+  });
+});
+
+describe('withNumbers', () => {
+  const output = t.object({ id: t.integer(), total: t.number(), parent: t.nullable(t.integer()), ids: t.array(t.integer()), label: t.string() });
+
+  it('makes whole numbers that came as strings (bigint, numeric) numbers where the schema says so', () => {
+    const converted = withNumbers(output, { id: '4', total: '-12', parent: '7', ids: ['1', 2], label: '5' });
+    expect(converted).toEqual({ id: 4, total: -12, parent: 7, ids: [1, 2], label: '5' });
+    expect(validate(output, converted)).toEqual([]);
+  });
+
+  it('leaves for validation what would not convert exactly', () => {
+    const kept = { id: '9007199254740993', total: '12.50', parent: null, ids: ['01', 'x'], label: 'a' };
+    expect(withNumbers(output, kept)).toEqual(kept);
+    expect(validate(output, kept)).toEqual([
+      '$.id: expected integer, got string',
+      '$.total: expected number, got string',
+      '$.ids[0]: expected integer, got string',
+      '$.ids[1]: expected integer, got string',
+    ]);
   });
 });
 
