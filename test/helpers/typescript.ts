@@ -5,12 +5,13 @@ import { repoRoot } from './platform.js';
 
 /**
  * Type-checks files under the repository's strict tsconfig (with the DOM library, as
- * client programs use `fetch`); one line per diagnostic, `file:line: message`.
+ * client programs use `fetch`), with `overrides` on top (a frontend's module resolution, say);
+ * one line per diagnostic, `file:line: message`.
  */
-export function compileStrict(files: readonly string[]): string[] {
+export function compileStrict(files: readonly string[], overrides: ts.CompilerOptions = {}): string[] {
   const config = ts.readConfigFile(path.join(repoRoot, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, repoRoot);
-  const program = ts.createProgram(files, { ...options, noEmit: true, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] });
+  const program = ts.createProgram(files, { ...options, noEmit: true, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'], ...overrides });
   return ts.getPreEmitDiagnostics(program).map((d) => `${path.basename(d.file?.fileName ?? '')}:${d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
