@@ -1,5 +1,7 @@
 import { ProjectError } from '../../runtime/platform/bootstrap.js';
 import { SettingsError } from '../../runtime/platform/settings.js';
+import { ApiDiffError } from '../api-diff/api-diff-error.js';
+import { MigrationError } from '../migrations/errors.js';
 import { CliError, createOutput } from './output.js';
 
 const USAGE = `usage: gantry <command>
@@ -10,6 +12,8 @@ const USAGE = `usage: gantry <command>
   migrate <ref> F.sql                     run a migration and regenerate
   gen <ref> | --all [--check]             regenerate generated/<ref>/
   gen --check                             check every project's generated code
+  diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--format text|markdown]
+                                          the API change since the base, classed, with the migrations' lint
   calls key create --tenant <id> | calls key revoke <id>
 Every command takes --json.`;
 
@@ -31,6 +35,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'calls':
         await (await import('./calls.js')).callsCommand(rest, out);
         return 0;
+      case 'diff':
+        return await (await import('./diff.js')).diffCommand(rest, out);
       case 'migrate':
         await (await import('./gen.js')).migrateCommand(rest, out);
         return 0;
@@ -39,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
         return 1;
     }
   } catch (error) {
-    if (error instanceof CliError || error instanceof ProjectError || error instanceof SettingsError) {
+    if (error instanceof CliError || error instanceof ProjectError || error instanceof SettingsError || error instanceof ApiDiffError || error instanceof MigrationError) {
       out.failure(error.code, error.message);
       return 1;
     }

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../runtime/config.js';
+import { REF_PATTERN } from '../../runtime/platform/bootstrap.js';
+import { listFilesAtRevision, loadApiDescriptionFromDir, loadApiDescriptionFromGit, pathInRepository } from '../api-diff/load-description.js';
+import { emptyApiDescription } from '../api-diff/diff-api.js';
+import { makeApiReport } from '../api-diff/make-report.js';
+import { renderMarkdown } from '../api-diff/render-markdown.js';
+import { renderText } from '../api-diff/render-text.js';
+import { listLocalMigrations, projectMigrationsDir } from '../migrations/local-files.js';
+import { CliError, type Output } from './output.js';
+
+const USAGE = 'usage: gantry diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--format text|markdown] [--json]';
+
+/**
+ * `gantry diff <ref>`: the API change between `generated/<ref>/schema.json` at the base revision
+ * and in the working tree, with squawk's findings on the migrations added since the base. Needs
+ * no database. Exit 1 with --fail-on-breaking when a change is breaking, with --fail-on-lint when
+ * squawk found anything not accepted in the file.
+ */
+export async function diffCommand(args: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      base: { type: 'string', default: 'HEAD' },
+      'fail-on-breaking': { type: 'boolean' },
+      'fail-on-lint': { type: 'boolean' },
+      format: { type: 'string', default: 'text' },
+    },
+  });
+  const [ref] = positionals;
+  if (!ref || positionals.length !== 1) throw new CliError('usage', USAGE);
+  if (!REF_PATTERN.test(ref)) throw new CliError('usage', `invalid project ref "${ref}"`);
+  if (values.format !== 'text' && values.format !== 'markdown') throw new CliError('usage', `--format is text or markdown, not "${values.format}"`);
+  const config = loadConfig();
+  const generated = path.join(config.generatedDir, ref);
+  const base = await loadApiDescriptionFromGit(generated, values.base);
+  const head = await loadApiDescriptionFromDir(generated);
+  if (base === null && head === null) {
+    throw new CliError('no_generated_code', `no generated code for "${ref}": ${path.join(generated, 'schema.json')} is neither at ${values.base} nor in the working tree`);
+  }
+  const known = new Set(await listFilesAtRevision(projectMigrationsDir(config.migrationsDir, ref), values.base));
+  const migrations = (await listLocalMigrations(config.migrationsDir, ref)).filter((m) => !known.has(path.basename(m.path)));
+  const report = await makeApiReport({
+    ref,
+    baseLabel: values.base,
+    headLabel: 'working tree',
+    base: base ?? emptyApiDescription,
+    head: head ?? emptyApiDescription,
+    migrationFiles: await Promise.all(migrations.map(async (m) => ({ path: m.path, name: await pathInRepository(m.path) }))),
+  });
+  out.result(report, values.format === 'markdown' ? renderMarkdown(report) : renderText(report));
+  const failBreaking = values['fail-on-breaking'] === true && report.summary.breaking > 0;
+  const failLint = values['fail-on-lint'] === true && report.summary.lint > 0;
+  return failBreaking || failLint ? 1 : 0;
+}
