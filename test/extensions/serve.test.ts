@@ -29,6 +29,16 @@ function noteExtension(ref: string, version: string, extra = ''): string {
   ].join('\n');
 }
 
+/** An extension with just `routes` (the text of its object literal). */
+function routeExtension(ref: string, routes: string): string {
+  return [
+    `import { defineExtension, route, t } from '${path.join(repoRoot, 'runtime/index.js')}';`,
+    `import type { Database } from '../../generated/${ref}/database.types.js';`,
+    `export default defineExtension<Database>()({ routes: ${routes} });`,
+    '',
+  ].join('\n');
+}
+
 async function writeExtension(text: string): Promise<void> {
   const dir = path.join(server.inst.home, 'extensions', keys.ref);
   await fs.mkdir(dir, { recursive: true });
@@ -71,14 +81,8 @@ describe('extensions under gantry serve', () => {
   });
 
   it('keeps the served version when a GET route takes an input a query string cannot carry, and logs why', async () => {
-    await writeExtension([
-      `import { defineExtension, route, t } from '${path.join(repoRoot, 'runtime/index.js')}';`,
-      `import type { Database } from '../../generated/${keys.ref}/database.types.js';`,
-      'export default defineExtension<Database>()({',
-      "  routes: { search: route({ method: 'GET', input: t.object({ filter: t.object({ body: t.string() }) }), output: t.integer(), handler: () => 1 }) },",
-      '});',
-      '',
-    ].join('\n'));
+    await writeExtension(routeExtension(keys.ref,
+      "{ search: route({ method: 'GET', input: t.object({ filter: t.object({ body: t.string() }) }), output: t.integer(), handler: () => 1 }) }"));
     await eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: server.output() }), (a) => a.text.includes('cannot be called'));
     expect(server.output()).toContain('cannot be called: its input property');
     expect(server.output()).toContain('must be a string, number, integer, boolean, enum, or an array of one of those');
@@ -98,5 +102,15 @@ describe('extensions under gantry serve', () => {
     await fs.writeFile(file, noteExtension(keys.ref, '6'));
     const served = await eventually(60_000, notes, (a) => JSON.stringify(a.body) === '[{"body":"hello","version":6}]');
     expect(served.status).toBe(200);
+  });
+
+  it("answers a route's server-side query failure 500 PGRSTX00 and logs it with the route's name, never telling the client", async () => {
+    await writeExtension(routeExtension(keys.ref,
+      '{ stale: route({ input: t.object({}), output: t.integer(), handler: async (_input, ctx) => (await ctx.sql`SELECT no_such_column FROM public.notes`).length }) }'));
+    const stale = () => request(`${keys.url}/functions/v1/stale`, { method: 'POST', headers: { apikey: keys.anon_key, 'content-type': 'application/json' }, body: '{}' });
+    const answer = await eventually(60_000, stale, (a) => a.status !== 404 && a.status !== 503);
+    expect([answer.status, answer.body]).toEqual([500, { code: 'PGRSTX00', message: 'Internal server error', details: null, hint: null }]);
+    expect(server.output()).toMatch(/extension route \\?"stale\\?" failed/);
+    expect(server.output()).toContain('ctx.sql failed with 42703: column \\"no_such_column\\" does not exist');
   });
 });
