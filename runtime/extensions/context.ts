@@ -72,7 +72,7 @@ export async function runEffects(effects: readonly Effect[], log: Logger, ref: s
   }
 }
 
-/** Extension code's own failure (neither a typed refusal nor the database's error) is logged: the client sees only a 500. */
+/** Extension code's own failure (neither a typed refusal nor a database error the request brought about) is logged: the client sees only a 500. */
 export function logExtensionFault(error: unknown, log: Logger, ref: string, what: string): void {
   if (!(error instanceof ApiError) && typeof (error as { code?: unknown }).code !== 'string') log.error({ ref, err: error }, `extension ${what} failed`);
 }
