@@ -55,6 +55,14 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return b.every((k) => set.has(k));
 }
 
+/**
+ * An object whose keys come from the request: without a prototype, so a key `__proto__` is a name like
+ * any other (a column, an argument PostgreSQL then judges) rather than an assignment that drops it.
+ */
+function keyedByInput<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
+}
+
 /** CSV body → JSON rows: first line names the columns, `NULL` is null, an empty field is ''. */
 function csvToRows(text: string): Record<string, string | null>[] {
   const records: (string | null)[][] = [];
@@ -87,14 +95,14 @@ function csvToRows(text: string): Record<string, string | null>[] {
   if (!header) return [];
   return rows.map((row) => {
     if (row.length !== header.length) throw invalidBody('All lines must have same number of fields');
-    const obj: Record<string, string | null> = {};
+    const obj = keyedByInput<string | null>();
     header.forEach((name, i) => { obj[name ?? ''] = row[i] ?? null; });
     return obj;
   });
 }
 
 function formToObject(text: string): Record<string, string> {
-  const obj: Record<string, string> = {};
+  const obj = keyedByInput<string>();
   for (const [k, v] of new URLSearchParams(text)) obj[k] = v;
   return obj;
 }
@@ -152,7 +160,7 @@ export function parseArgsPayload(body: RequestBody, format: BodyFormat): ArgsPay
 
 /** RPC GET/HEAD: query arguments as a JSON object of strings; a repeated key (variadic) becomes an array. */
 export function argsFromQuery(args: ReadonlyArray<readonly [string, string]>): ArgsPayload {
-  const obj: Record<string, string | string[]> = {};
+  const obj = keyedByInput<string | string[]>();
   for (const [k, v] of args) {
     const prev = obj[k];
     if (prev === undefined) obj[k] = v;

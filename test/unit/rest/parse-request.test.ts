@@ -212,6 +212,17 @@ describe('bodies', () => {
       .toBe('Content-Type not acceptable: text/plain');
   });
 
+  it('keeps a __proto__ key of a form, CSV or query body as a name for the database to judge, never an assignment', () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    expect(request('POST', 'films', '', { body: '__proto__=x&id=1', headers: form }).payload)
+      .toEqual({ kind: 'rows', json: '[{"__proto__":"x","id":"1"}]', keys: ['__proto__', 'id'], rowCount: 1 });
+    expect(request('POST', 'films', '', { body: '__proto__,id\nx,1', headers: { 'content-type': 'text/csv' } }).payload)
+      .toEqual({ kind: 'rows', json: '[{"__proto__":"x","id":"1"}]', keys: ['__proto__', 'id'], rowCount: 1 });
+    expect(request('GET', 'f', '__proto__=x&__proto__=y', { rpc: true }).payload)
+      .toEqual({ kind: 'args', json: '{"__proto__":["x","y"]}', keys: ['__proto__'], fromBody: false, raw: null });
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
   it('names an unnamed parameter with the key "" and keeps raw bodies whole (bytes as bytea hex)', () => {
     expect(request('POST', 'f', '', { rpc: true, body: '{"":"test"}' }).payload).toEqual({ kind: 'args', json: '{"":"test"}', keys: [''], fromBody: true, raw: null });
     expect(request('GET', 'f', '=test', { rpc: true }).payload).toEqual({ kind: 'args', json: '{"":"test"}', keys: [''], fromBody: false, raw: null });
