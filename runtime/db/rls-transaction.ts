@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { BoundedPool } from './bounded-pool.js';
 import { checkoutGate, UNBOUNDED_WAIT, type ConnectionBudget, type WaitLimits } from './connection-budget.js';
@@ -19,6 +20,8 @@ export interface RequestIdentity {
   readonly searchPath: string;
   /** `Prefer: timezone=`: the request's `timezone`, or null for the database's. */
   readonly timezone: string | null;
+  /** The project's pre-request function (PostgREST's `db-pre-request`), a quoted qualified name, called after the settings; or null. */
+  readonly preRequest: string | null;
 }
 
 export interface TxStatement {
@@ -45,10 +48,15 @@ export interface TxOptions {
 /** What the identity sets, in PostgREST's order; `timezone` only when the request asks for one. */
 const IDENTITY_SETTINGS = ['search_path', 'role', 'request.jwt.claims', 'request.method', 'request.path', 'request.headers', 'request.cookies'];
 
-/** The statement that sets the identity, each value a bind parameter named by `param` (1-based, as `$n`). */
-export function identitySql(param: (n: number) => string, timezone: boolean): string {
+/**
+ * The statement that sets the identity, each value a bind parameter named by `param` (1-based, as `$n`), then
+ * calls the pre-request function: PostgreSQL evaluates a target list in order, so it sees every setting.
+ */
+export function identitySql(param: (n: number) => string, timezone: boolean, preRequest: string | null = null): string {
   const settings = timezone ? [...IDENTITY_SETTINGS, 'timezone'] : IDENTITY_SETTINGS;
-  return `SELECT ${settings.map((name, i) => `set_config('${name}', ${param(i + 1)}, true)`).join(', ')}`;
+  const items = settings.map((name, i) => `set_config('${name}', ${param(i + 1)}, true)`);
+  if (preRequest !== null) items.push(`${preRequest}()`);
+  return `SELECT ${items.join(', ')}`;
 }
 
 /** The values of `identitySql`'s parameters. */
@@ -58,11 +66,19 @@ export function identityValues(identity: RequestIdentity): string[] {
   return values;
 }
 
-const SET_CONFIG = { name: 'gantry_set_config', text: identitySql((n) => `$${n}`, false) };
-const SET_CONFIG_TZ = { name: 'gantry_set_config_tz', text: identitySql((n) => `$${n}`, true) };
+/** Identity statements by their shape: with or without a timezone, and the project's pre-request function. */
+const identityStatements = new Map<string, { readonly name: string; readonly text: string }>();
 
 function identityStatement(identity: RequestIdentity): TxStatement {
-  return { ...(identity.timezone === null ? SET_CONFIG : SET_CONFIG_TZ), values: identityValues(identity) };
+  const timezone = identity.timezone !== null;
+  const key = `${timezone ? 'tz' : ''}:${identity.preRequest ?? ''}`;
+  let statement = identityStatements.get(key);
+  if (!statement) {
+    const pre = identity.preRequest === null ? '' : `_${createHash('sha256').update(identity.preRequest).digest('hex').slice(0, 16)}`;
+    statement = { name: `gantry_set_config${timezone ? '_tz' : ''}${pre}`, text: identitySql((n) => `$${n}`, timezone, identity.preRequest) };
+    identityStatements.set(key, statement);
+  }
+  return { ...statement, values: identityValues(identity) };
 }
 
 /** The part of node-postgres's socket used to batch a transaction's writes. */
@@ -234,10 +250,10 @@ export class RlsExecutor {
    * Records the statements `client` is about to prepare; false (recording nothing) when
    * they would take it past its budget.
    */
-  private admit(client: object, statements: readonly TxStatement[]): boolean {
+  private admit(client: object, identity: RequestIdentity, statements: readonly TxStatement[]): boolean {
     if (!this.named) return true;
-    const names = this.prepared.get(client) ?? new Set([SET_CONFIG.name, SET_CONFIG_TZ.name]);
-    const added = statements.filter((s) => !names.has(s.name)).map((s) => s.name);
+    const names = this.prepared.get(client) ?? new Set<string>();
+    const added = [identityStatement(identity), ...statements].filter((s) => !names.has(s.name)).map((s) => s.name);
     if (names.size + new Set(added).size > this.maxPrepared) return false;
     for (const name of added) names.add(name);
     this.prepared.set(client, names);
@@ -245,17 +261,17 @@ export class RlsExecutor {
   }
 
   /** A pooled connection with room for `statements`; a full one is closed and another taken. */
-  private async pooledClient(statements: readonly TxStatement[]): Promise<pg.PoolClient> {
+  private async pooledClient(identity: RequestIdentity, statements: readonly TxStatement[]): Promise<pg.PoolClient> {
     const client = await this.exclusive.connect();
-    if (this.admit(client, statements)) return client;
+    if (this.admit(client, identity, statements)) return client;
     client.release(true);
     const fresh = await this.exclusive.connect();
-    this.admit(fresh, statements);
+    this.admit(fresh, identity, statements);
     return fresh;
   }
 
   private async runPooled(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    const client = await this.pooledClient(statements);
+    const client = await this.pooledClient(identity, statements);
     let broken = false;
     try {
       return await this.pipeline(client, identity, statements, options);
@@ -276,12 +292,12 @@ export class RlsExecutor {
     try {
       if (this.closed) throw new Error('executor is closed');
       let client = await this.muxClient(slot);
-      if (!this.admit(client, statements)) {
+      if (!this.admit(client, identity, statements)) {
         // A full connection ends once its queue drains; this and later transactions get a fresh one.
         if (this.mux[slot] === client) this.mux[slot] = null;
         void client.end().catch(() => undefined);
         client = await this.muxClient(slot);
-        this.admit(client, statements);
+        this.admit(client, identity, statements);
       }
       return await this.pipeline(client, identity, statements, options);
     } finally {
@@ -303,7 +319,7 @@ export class RlsExecutor {
   }
 
   private async runExclusive(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    const client = await this.pooledClient(statements);
+    const client = await this.pooledClient(identity, statements);
     let broken = false;
     try {
       await client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE);

@@ -86,6 +86,7 @@ export function createFunctionsHandler(ctx: ProjectContext, extension: Extension
         schema: extension.schema,
         extraSearchPath: ctx.settings['api.extra_search_path'],
         timezone: null,
+        preRequest: '',
       });
       let effects: (() => void | Promise<void>)[] = [];
       const { value } = await ctx.executor.interactive(identity, { readOnly: method === 'GET' }, async (run) => {

@@ -15,6 +15,8 @@ export interface ProjectSettings {
   readonly 'api.extra_search_path': readonly string[];
   /** At most this many rows in a read or a function's result (PostgREST's `db-max-rows`; Supabase's default 1000); null: no cap. */
   readonly 'api.max_rows': number | null;
+  /** A function called at the start of every data API request's transaction, after the settings (PostgREST's `db-pre-request`): `schema.name`, or '' for none. */
+  readonly 'api.pre_request': string;
   readonly 'auth.autoconfirm': boolean;
   /** What access tokens are signed with: HS256 = the project's jwt_secret (service document §1.1), ES256/RS256 = its current signing key. */
   readonly 'auth.signing_alg': AccessTokenAlg;

@@ -113,6 +113,14 @@ const parseMaxRows = (raw: string): number | null => {
 
 const isStoredMaxRows = (stored: unknown): boolean => stored === null || (typeof stored === 'number' && Number.isSafeInteger(stored) && stored >= 1);
 
+/** PostgREST's db-pre-request: `schema.function` (or a bare name, found on the request's search path), or '' for none. */
+const parsePreRequest = (raw: string): string => {
+  if (raw === '' || /^[^.]+(\.[^.]+)?$/.test(raw)) return raw;
+  throw new SettingsError(`expected a function name, schema.name or name, or nothing for none, got "${raw}"`);
+};
+
+const isStoredPreRequest = (stored: unknown): boolean => typeof stored === 'string' && (stored === '' || /^[^.]+(\.[^.]+)?$/.test(stored));
+
 /** An absolute URL (any scheme: apps land on custom schemes too), or '' for none. */
 const parseSiteUrl = (raw: string): string => {
   if (raw === '' || URL.canParse(raw)) return raw;
@@ -161,6 +169,7 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'api.plan': { parse: parseBool, accepts: isBoolean, fallback: false },
   'api.extra_search_path': { parse: parseSearchPath, accepts: isStoredSearchPath, fallback: ['public', 'extensions'] },
   'api.max_rows': { parse: parseMaxRows, accepts: isStoredMaxRows, fallback: 1000 },
+  'api.pre_request': { parse: parsePreRequest, accepts: isStoredPreRequest, fallback: '' },
   'auth.autoconfirm': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.signing_alg': { parse: parseSigningAlg, accepts: isAccessTokenAlg, fallback: 'HS256' },
   'auth.disable_signup': { parse: parseBool, accepts: isBoolean, fallback: false },
@@ -217,6 +226,7 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'api.plan': pick('api.plan'),
     'api.extra_search_path': pick('api.extra_search_path'),
     'api.max_rows': pick('api.max_rows'),
+    'api.pre_request': pick('api.pre_request'),
     'auth.autoconfirm': pick('auth.autoconfirm'),
     'auth.signing_alg': pick('auth.signing_alg'),
     'auth.disable_signup': pick('auth.disable_signup'),

@@ -82,6 +82,8 @@ export interface RequestScope {
   readonly schema: string;
   readonly extraSearchPath: readonly string[];
   readonly timezone: string | null;
+  /** `api.pre_request`: `schema.name`, a bare name, or '' for none. */
+  readonly preRequest: string;
 }
 
 /** Who a request runs as in its transaction; `path` as `request.path` shows it (`/todos`, `/rpc/fn` as PostgREST; `/functions/v1/publish`). */
@@ -100,5 +102,6 @@ export function requestIdentity(
     cookies: cookiesJson(req.headers),
     searchPath: [scope.schema, ...scope.extraSearchPath].map(quoteIdent).join(', '),
     timezone: scope.timezone,
+    preRequest: scope.preRequest === '' ? null : scope.preRequest.split('.').map(quoteIdent).join('.'),
   };
 }

@@ -7,7 +7,8 @@ import type { ResultRow } from './sql/envelope.js';
 /** A response ready to write: PostgreSQL produced the body text; it is passed through unparsed. */
 export interface RestResponse {
   readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
+  /** A header set twice by `response.headers` (e.g. Set-Cookie) has each value. */
+  readonly headers: Readonly<Record<string, string | readonly string[]>>;
   readonly body: string | null;
 }
 
@@ -82,8 +83,59 @@ export function needsCommitDecision(req: ApiRequest, built: BuiltStatement): boo
   return req.preferences.tx === 'rollback' || req.media.kind === 'object' || (req.preferences.maxAffected !== null && req.preferences.handling === 'strict');
 }
 
+const BAD_HEADERS_GUC = 'response.headers guc must be a JSON array composed of objects with a single key and a string value';
+
+/** `response.headers` as PostgREST reads it: `[{"Name": "value"}, …]`, a name may come twice; 500 PGRST111 otherwise. */
+function gucHeaders(text: string): [string, string][] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError(500, 'PGRST111', BAD_HEADERS_GUC);
+  }
+  if (!Array.isArray(parsed)) throw new ApiError(500, 'PGRST111', BAD_HEADERS_GUC);
+  return parsed.map((item: unknown) => {
+    const entries = typeof item === 'object' && item !== null && !Array.isArray(item) ? Object.entries(item) : [];
+    const [entry] = entries;
+    if (entries.length !== 1 || typeof entry![1] !== 'string') throw new ApiError(500, 'PGRST111', BAD_HEADERS_GUC);
+    return entry as [string, string];
+  });
+}
+
+/**
+ * The response with what the statement's SQL asked for through `response.status` and `response.headers`
+ * (a function, a trigger, the pre-request function): the status replaces ours, a header replaces ours of the
+ * same name (so a trigger may rewrite `Location`, a pre-request function `Content-Type`).
+ */
+function withResponseGucs(response: RestResponse, row: ResultRow): RestResponse {
+  const headersText = row.response_headers ?? '';
+  const statusText = row.response_status ?? '';
+  if (headersText === '' && statusText === '') return response;
+  let status = response.status;
+  if (statusText !== '') {
+    status = Number(statusText);
+    if (!/^\d{3}$/.test(statusText) || status < 100 || status > 599) throw new ApiError(500, 'PGRST112', 'response.status guc must be a valid status code');
+  }
+  if (headersText === '') return { ...response, status };
+  const added = new Map<string, [string, string[]]>();
+  for (const [name, value] of gucHeaders(headersText)) {
+    const key = name.toLowerCase();
+    const entry = added.get(key) ?? [name, []];
+    entry[1].push(value);
+    added.set(key, entry);
+  }
+  const headers: Record<string, string | readonly string[]> = {};
+  for (const [name, value] of Object.entries(response.headers)) if (!added.has(name.toLowerCase())) headers[name] = value;
+  for (const [name, values] of added.values()) headers[name] = values.length === 1 ? values[0]! : values;
+  return { ...response, status, headers };
+}
+
 /** Status, headers and body of a successful statement, per PostgREST and the service document. */
 export function respond(req: ApiRequest, built: BuiltStatement, row: ResultRow, planned: number | null, location: (pk: string) => string | null): RestResponse {
+  return withResponseGucs(respondTo(req, built, row, planned, location), row);
+}
+
+function respondTo(req: ApiRequest, built: BuiltStatement, row: ResultRow, planned: number | null, location: (pk: string) => string | null): RestResponse {
   const pageCount = Number(row.page_count);
   const headers: Record<string, string> = { 'Content-Type': contentType(req, built) };
   const applied = preferenceApplied(req);
@@ -135,7 +187,7 @@ export function respond(req: ApiRequest, built: BuiltStatement, row: ResultRow, 
 
 export function writeResponse(res: ServerResponse, response: RestResponse): void {
   res.statusCode = response.status;
-  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value as string | string[]);
   if (response.body === null) {
     res.end();
     return;

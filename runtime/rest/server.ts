@@ -139,6 +139,7 @@ export function createRestHandler(
         schema: apiRequest.schema,
         extraSearchPath: ctx.settings['api.extra_search_path'],
         timezone: apiRequest.preferences.timezone,
+        preRequest: ctx.settings['api.pre_request'],
       });
       if (apiRequest.plan) {
         writeResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));

@@ -11,6 +11,9 @@ import type { MediaType } from '../parse/ast.js';
  *   rather than updated (201 vs 200); else null.
  * - `location` text|null: `return=headers-only` inserts into a table with a primary key: the
  *   first row's key columns as a JSON object (for the `Location` header); else null.
+ * - `response_headers`, `response_status` text|null: the `response.headers` and `response.status`
+ *   settings as the statement leaves them (set by a function, a trigger or the pre-request function);
+ *   read after the rows, so whatever ran for them has set them.
  */
 export interface ResultRow {
   readonly total_count: string | number | null;
@@ -18,6 +21,8 @@ export interface ResultRow {
   readonly body: string | null;
   readonly inserted_count: string | number | null;
   readonly location: string | null;
+  readonly response_headers: string | null;
+  readonly response_status: string | null;
   /** Only with BuildOptions.returnWritten: the written rows, whole, as a JSON array. */
   readonly written?: string;
 }
@@ -53,8 +58,11 @@ export interface EnvelopeParts {
   readonly written?: string;
 }
 
+const RESPONSE_GUCS = "pg_catalog.current_setting('response.headers', true) AS response_headers, "
+  + "pg_catalog.current_setting('response.status', true) AS response_status";
+
 export function envelopeSql(parts: EnvelopeParts): string {
   return `WITH ${parts.ctes.join(', ')} SELECT ${parts.total} AS total_count, pg_catalog.count(*) AS page_count, `
     + `${parts.body ?? 'NULL::text'} AS body, ${parts.inserted ?? 'NULL::bigint'} AS inserted_count, `
-    + `${parts.location ?? 'NULL::text'} AS location${parts.written ? `, ${parts.written} AS written` : ''} FROM ${parts.rows} AS ${ROW}`;
+    + `${parts.location ?? 'NULL::text'} AS location, ${RESPONSE_GUCS}${parts.written ? `, ${parts.written} AS written` : ''} FROM ${parts.rows} AS ${ROW}`;
 }

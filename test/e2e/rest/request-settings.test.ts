@@ -100,3 +100,42 @@ describe('api.max_rows', () => {
     await settle({ 'api.max_rows': 1000 });
   });
 });
+
+describe('response.status and response.headers', () => {
+  it('takes headers a function sets, a name twice included, and the status it sets', async () => {
+    const res = await call('/rpc/guc_headers', { method: 'POST', body: {} });
+    expect([res.status, res.json, res.headers.get('x-test'), res.headers.getSetCookie()]).toEqual([200, 1, 'a=1; b', ['one=1; Path=/', 'two=2; HttpOnly']]);
+    const denied = await call('/rpc/status_403', { method: 'POST', body: {} });
+    expect([denied.status, denied.json]).toEqual([403, { message: 'invalid user or password' }]);
+  });
+
+  it('takes what a trigger sets: the status and a Location replacing ours', async () => {
+    const res = await call('/queued', { method: 'POST', token: project.keys.service_key, body: { id: 7 }, headers: { Prefer: 'return=headers-only' } });
+    expect([res.status, res.headers.get('location')]).toEqual([202, '/queue/7']);
+  });
+
+  it('answers 500 PGRST111 / PGRST112 for settings of the wrong shape', async () => {
+    const headers = await call('/rpc/bad_headers', { method: 'POST', body: {} });
+    expect([headers.status, headers.json]).toEqual([500, errorBody('PGRST111', 'response.headers guc must be a JSON array composed of objects with a single key and a string value')]);
+    const status = await call('/rpc/bad_status', { method: 'POST', body: {} });
+    expect([status.status, status.json]).toEqual([500, errorBody('PGRST112', 'response.status guc must be a valid status code')]);
+  });
+});
+
+describe('api.pre_request', () => {
+  it('runs the function first in every request\'s transaction: it sees the request, may refuse it or set headers', async () => {
+    await settle({ 'api.pre_request': 'public.check_request' });
+    try {
+      const ok = await call('/timestamps?select=t&limit=1');
+      expect([ok.status, ok.headers.get('x-pre-request')]).toEqual([200, '/timestamps']);
+      const blocked = await call('/timestamps', { headers: { 'X-Block': 'yes' } });
+      expect([blocked.status, blocked.json]).toEqual([403, errorBody('PT403', 'blocked by the pre-request function')]);
+      const write = await call('/queued', { method: 'POST', token: project.keys.service_key, body: { id: 8 }, headers: { 'X-Block': 'yes' } });
+      expect(write.status).toBe(403);
+      expect((await call('/queued?id=eq.8', { token: project.keys.service_key })).json).toEqual([]);
+    } finally {
+      await settle({ 'api.pre_request': '' });
+    }
+    expect((await call('/timestamps?select=t&limit=1')).headers.get('x-pre-request')).toBeNull();
+  });
+});

@@ -144,6 +144,7 @@ describe('project bootstrap', () => {
       'api.plan': false,
       'api.extra_search_path': ['public', 'extensions'],
       'api.max_rows': 1000,
+      'api.pre_request': '',
       'auth.autoconfirm': true,
       'auth.signing_alg': 'HS256',
       'auth.disable_signup': false,

@@ -6,7 +6,7 @@ import { META } from './fixture-meta.js';
 import { errorOf, request, type RequestOptions } from './request-helper.js';
 
 const TAIL = 'SELECT NULL::bigint AS total_count, pg_catalog.count(*) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, '
-  + 'NULL::bigint AS inserted_count, NULL::text AS location FROM pgrst_source AS _postgrest_t';
+  + 'NULL::bigint AS inserted_count, NULL::text AS location, pg_catalog.current_setting(\'response.headers\', true) AS response_headers, pg_catalog.current_setting(\'response.status\', true) AS response_status FROM pgrst_source AS _postgrest_t';
 
 function read(table: string, query: string, options: RequestOptions = {}) {
   return buildRead(request('GET', table, query, options), META);

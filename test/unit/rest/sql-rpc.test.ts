@@ -12,7 +12,7 @@ function get(fn: string, query: string, headers: Record<string, string> = {}) {
 }
 
 const ENVELOPE = (total: string, body: string) => ` SELECT ${total} AS total_count, pg_catalog.count(*) AS page_count, ${body} AS body, `
-  + 'NULL::bigint AS inserted_count, NULL::text AS location FROM pgrst_source AS _postgrest_t';
+  + 'NULL::bigint AS inserted_count, NULL::text AS location, pg_catalog.current_setting(\'response.headers\', true) AS response_headers, pg_catalog.current_setting(\'response.status\', true) AS response_status FROM pgrst_source AS _postgrest_t';
 
 describe('RPC', () => {
   it('calls with named arguments converted by json_to_record with the parameter types', () => {

@@ -9,7 +9,7 @@ function build(method: string, table: string, query: string, body: string | null
 }
 
 const MINIMAL_TAIL = ') SELECT (SELECT pg_catalog.count(*) FROM pgrst_source) AS total_count, pg_catalog.count(*) AS page_count, '
-  + 'NULL::text AS body, NULL::bigint AS inserted_count, NULL::text AS location FROM pgrst_source AS _postgrest_t';
+  + 'NULL::text AS body, NULL::bigint AS inserted_count, NULL::text AS location, pg_catalog.current_setting(\'response.headers\', true) AS response_headers, pg_catalog.current_setting(\'response.status\', true) AS response_status FROM pgrst_source AS _postgrest_t';
 
 describe('insert', () => {
   it('inserts from the JSON body and returns the representation built by PostgreSQL', () => {
@@ -19,7 +19,7 @@ describe('insert', () => {
       + 'pgrst_body AS (SELECT "t1"."id" AS "id", row_to_json("j3".*) AS "directors" FROM pgrst_source AS "t1" '
       + 'LEFT JOIN LATERAL (SELECT "t2"."last_name" AS "last_name" FROM "public"."directors" AS "t2" WHERE "t2"."id" = "t1"."director_id") AS "j3" ON TRUE) '
       + 'SELECT (SELECT pg_catalog.count(*) FROM pgrst_source) AS total_count, pg_catalog.count(*) AS page_count, '
-      + 'coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, NULL::bigint AS inserted_count, NULL::text AS location FROM pgrst_body AS _postgrest_t');
+      + 'coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, NULL::bigint AS inserted_count, NULL::text AS location, pg_catalog.current_setting(\'response.headers\', true) AS response_headers, pg_catalog.current_setting(\'response.status\', true) AS response_status FROM pgrst_body AS _postgrest_t');
     expect(st.values).toEqual(['[{"id":1,"title":"x"}]']);
     expect(st).toMatchObject({ result: 'rows', readOnly: false });
   });
@@ -37,7 +37,7 @@ describe('insert', () => {
       + 'FROM json_populate_recordset(NULL::"public"."films", $1::json) AS "pgrst_r" RETURNING 1' + MINIMAL_TAIL);
     expect(build('POST', 'films', '', '{"id":1,"title":"x"}', { prefer: 'return=headers-only' }).text)
       .toContain('RETURNING "t0".*) SELECT (SELECT pg_catalog.count(*) FROM pgrst_source) AS total_count, pg_catalog.count(*) AS page_count, '
-        + 'NULL::text AS body, NULL::bigint AS inserted_count, (SELECT row_to_json(pgrst_l)::text FROM (SELECT "id" FROM pgrst_source LIMIT 1) AS pgrst_l) AS location');
+        + 'NULL::text AS body, NULL::bigint AS inserted_count, (SELECT row_to_json(pgrst_l)::text FROM (SELECT "id" FROM pgrst_source LIMIT 1) AS pgrst_l) AS location, pg_catalog.current_setting(\'response.headers\', true) AS response_headers, pg_catalog.current_setting(\'response.status\', true) AS response_status');
   });
 
   it('upserts with merge-duplicates (counting inserted rows) and ignore-duplicates, on the PK or on_conflict', () => {
