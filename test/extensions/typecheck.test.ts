@@ -39,15 +39,15 @@ describe('gen --check typechecks extensions', () => {
     expect(lines.slice(0, 2)).toEqual([`${ref}: up to date`, `${ref}: extensions do not typecheck`]);
     const file = `extensions/${ref}/index.ts`;
     expect(lines.slice(2).map((line) => line.replace(/ on type .*$/, ''))).toEqual([
-      `${file}:32:15 Property 'slug' does not exist`,
-      `${file}:32:34 Property 'slug' does not exist`,
-      `${file}:33:117 Property 'slug' does not exist`,
-      `${file}:34:93 Property 'slug' does not exist`,
-      `${file}:34:116 Property 'slug' does not exist`,
-      `${file}:39:19 Property 'slug' does not exist`,
-      `${file}:45:44 Property 'slug' does not exist`,
-      `${file}:50:39 Property 'slug' does not exist`,
-      `${file}:50:95 Property 'slug' does not exist`,
+      `${file}:33:15 Property 'slug' does not exist`,
+      `${file}:33:34 Property 'slug' does not exist`,
+      `${file}:34:117 Property 'slug' does not exist`,
+      `${file}:35:93 Property 'slug' does not exist`,
+      `${file}:35:116 Property 'slug' does not exist`,
+      `${file}:40:19 Property 'slug' does not exist`,
+      `${file}:46:44 Property 'slug' does not exist`,
+      `${file}:51:39 Property 'slug' does not exist`,
+      `${file}:51:95 Property 'slug' does not exist`,
     ]);
 
     const fix = (await blogExtension(ref)).replaceAll('row.slug', 'row.handle').replaceAll('patch.slug', 'patch.handle').replace('WHERE slug =', 'WHERE handle =');
