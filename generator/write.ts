@@ -39,6 +39,33 @@ async function readOrNull(file: string): Promise<string | null> {
   return fs.readFile(file, 'utf8').catch(() => null);
 }
 
+/** One file where a generated folder and the generator's output differ. */
+export interface FileDrift {
+  /** Relative to the project's folder. */
+  readonly path: string;
+  /** `added`: the generator writes a file the folder lacks; `modified`: the texts differ; `removed`: the folder holds a generated file the generator no longer writes. */
+  readonly change: 'added' | 'modified' | 'removed';
+  /** The folder's text (null when added) and the generator's (null when removed). */
+  readonly current: string | null;
+  readonly generated: string | null;
+}
+
+/** How `dir` differs from `files` (relative path -> text), in path order, removals last. */
+export async function driftFrom(dir: string, files: ReadonlyMap<string, string>): Promise<FileDrift[]> {
+  const existing = await readGenerated(dir);
+  const drift: FileDrift[] = [];
+  for (const [relative, text] of [...files].sort(([a], [b]) => compareCodePoints(a, b))) {
+    // A file without the generator's header is not in `existing`, but is still overwritten.
+    const current = existing.get(relative) ?? (await readOrNull(path.join(dir, relative)));
+    if (current === text) continue;
+    drift.push({ path: relative, change: current === null ? 'added' : 'modified', current, generated: text });
+  }
+  for (const [relative, current] of existing) {
+    if (!files.has(relative)) drift.push({ path: relative, change: 'removed', current, generated: null });
+  }
+  return drift;
+}
+
 /**
  * Brings `dir` in line with `files` (relative path -> text): writes new and changed
  * files (each through a temporary file and a rename, so a reader never sees half a
@@ -50,18 +77,12 @@ export async function writeGenerated(
   files: ReadonlyMap<string, string>,
   options: { check: boolean },
 ): Promise<WriteResult> {
-  const existing = await readGenerated(dir);
-  const changed: string[] = [];
-  const report: string[] = [];
-  for (const [relative, text] of [...files].sort(([a], [b]) => compareCodePoints(a, b))) {
-    // A file without the generator's header is not in `existing`, but is still overwritten.
-    const current = existing.get(relative) ?? (await readOrNull(path.join(dir, relative)));
-    if (current === text) continue;
-    changed.push(relative);
-    report.push(current === null ? `A ${relative}` : `M ${relative}\n${lineDiff(current, text)}`);
-  }
-  const removed = [...existing.keys()].filter((relative) => !files.has(relative));
-  for (const relative of removed) report.push(`D ${relative}`);
+  const drift = await driftFrom(dir, files);
+  const changed = drift.filter((d) => d.change !== 'removed').map((d) => d.path);
+  const removed = drift.filter((d) => d.change === 'removed').map((d) => d.path);
+  const report = drift.map((d) =>
+    d.change === 'added' ? `A ${d.path}` : d.change === 'removed' ? `D ${d.path}` : `M ${d.path}\n${lineDiff(d.current ?? '', d.generated ?? '')}`,
+  );
   if (!options.check) {
     for (const relative of changed) {
       const target = path.join(dir, relative);

@@ -2,9 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';
-import { typecheckExtensions } from '../../runtime/extensions/typecheck.js';
 import { applySchemaFiles, type SchemaFile } from '../../runtime/platform/bootstrap.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
+import { checkFromMigrations, committedProjects, typecheckAgainst } from '../check/gate.js';
+import { gatePasses, reportProject, reportText } from '../check/report.js';
 import { generateProject } from '../generate.js';
 import { compareGenerated, readGenerated } from '../write.js';
 import { CliError, type Output } from './output.js';
@@ -17,30 +18,50 @@ async function openProject(platform: Platform, ref: string | undefined): Promise
 }
 
 /**
- * The project's extensions typechecked against the code just generated (from memory: with --check it is not
- * written), one `extensions/<ref>/file.ts:LINE:COL message` line per problem.
+ * `gen --check [<ref> ...]`: the CI gate (check/gate.ts), from the committed migrations, on a scratch cluster:
+ * needs no GANTRY_HOME, no registry and no server. Exit 1 unless every project passes, and when there is none to
+ * check: a gate run in the wrong folder must not pass.
  */
-function checkExtensions(config: GantryConfig, ref: string, files: ReadonlyMap<string, string> | undefined): string[] {
-  const dir = path.join(config.generatedDir, ref);
-  const overrides = new Map([...(files ?? [])].map(([file, text]) => [path.join(dir, file), text]));
-  return typecheckExtensions({ extensionsDir: config.extensionsDir, ref, overrides });
+async function checkCommand(config: GantryConfig, refs: readonly string[], out: Output): Promise<number> {
+  const started = performance.now();
+  const wanted = refs.length > 0 ? refs : await committedProjects(config);
+  if (wanted.length === 0) {
+    throw new CliError('no_projects', `no project to check: neither ${config.generatedDir} nor ${config.migrationsDir} holds a project folder`);
+  }
+  const projects = (await checkFromMigrations(config, wanted)).map(reportProject);
+  const seconds = Math.round((performance.now() - started) / 100) / 10;
+  const passes = gatePasses(projects);
+  const failing = projects.filter((p) => p.status !== 'up_to_date' || p.extensions.length > 0).length;
+  const verdict = passes ? 'passes' : `fails: ${failing} of ${projects.length} project(s)`;
+  out.result(
+    { check: true, source: 'migrations', passes, seconds, projects },
+    `${reportText(projects)}
+gen --check ${verdict} (built from migrations in ${seconds} s)`,
+  );
+  return passes ? 0 : 1;
 }
 
 /**
- * `gantry gen <ref> | --all [--check]`, `gen --check` (every project). Returns the exit code: 1 when --check finds
- * drift, or when a project's extensions do not typecheck against its generated types.
+ * `gantry gen <ref> | --all`, `gen --check [<ref>]` (from migrations: checkCommand), `gen <ref> | --all --check --live`
+ * (against the live databases of the registry). Returns the exit code: 1 when a check finds drift, or when a
+ * project's extensions do not typecheck against its generated types.
  */
 export async function genCommand(args: string[], out: Output): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, all: { type: 'boolean' }, check: { type: 'boolean' } },
+    options: { json: { type: 'boolean' }, all: { type: 'boolean' }, check: { type: 'boolean' }, live: { type: 'boolean' } },
   });
   const check = values.check ?? false;
-  // `gen --check` alone checks every project (the contract lists it so); a bare `gen` must name what it rewrites.
+  if (values.live && !check) throw new CliError('usage', '--live goes with --check: usage: gantry gen <ref> | --all --check --live');
+  if (check && !values.live) {
+    if (values.all) throw new CliError('usage', 'usage: gantry gen --check [<ref> ...] (every project without a ref)');
+    return checkCommand(loadConfig(), positionals, out);
+  }
+  // `gen --check --live` alone checks every project; a bare `gen` must name what it rewrites.
   const all = values.all === true || (check && positionals.length === 0);
   if (positionals.length > 1 || (all ? positionals.length !== 0 : positionals.length !== 1)) {
-    throw new CliError('usage', 'usage: gantry gen <ref> | --all | --check [<ref>]');
+    throw new CliError('usage', 'usage: gantry gen <ref> | --all | --check [<ref> ...] | <ref> | --all --check --live');
   }
   const platform = await Platform.open(loadConfig());
   try {
@@ -48,7 +69,7 @@ export async function genCommand(args: string[], out: Output): Promise<number> {
     const results = [];
     for (const record of records) {
       const result = await generateProject(platform, record, { check });
-      const extensions = checkExtensions(platform.config, record.ref, result.files);
+      const extensions = typecheckAgainst(platform.config, record.ref, result.files ?? new Map());
       results.push({ ref: record.ref, changed: result.changed, removed: result.removed, diff: result.diff, extensions });
     }
     const drift = results.filter((r) => r.changed.length + r.removed.length > 0);

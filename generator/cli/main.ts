@@ -10,8 +10,10 @@ const USAGE = `usage: gantry <command>
   project list | keys <ref> | delete <ref> | config <ref> --set KEY=VALUE
   project keys rotate <ref> [--grace SECONDS] [--alg ES256|RS256]
   migrate <ref> F.sql                     run a migration and regenerate
-  gen <ref> | --all [--check]             regenerate generated/<ref>/
-  gen --check                             check every project's generated code
+  gen <ref> | --all                       regenerate generated/<ref>/ from the live database
+  gen --check [<ref> ...]                 CI gate: build each project from migrations/ on a scratch cluster,
+                                          compare with generated/, typecheck extensions/ (exit 1 on any difference)
+  gen <ref> | --all --check --live        compare with the live database instead
   diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--format text|markdown]
                                           the API change since the base, classed, with the migrations' lint
   calls key create --tenant <id> | calls key revoke <id>

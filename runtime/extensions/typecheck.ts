@@ -32,6 +32,13 @@ function tsFiles(dir: string): string[] {
     .sort();
 }
 
+/** The folders that hold `file`, nearest first. */
+function ancestors(file: string): string[] {
+  const found: string[] = [];
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) found.push(dir);
+  return found;
+}
+
 export interface TypecheckInput {
   readonly extensionsDir: string;
   readonly ref: string;
@@ -56,6 +63,10 @@ export function typecheckExtensions(input: TypecheckInput): string[] {
   const fileExists = host.fileExists.bind(host);
   host.readFile = (file) => overrides.get(path.resolve(file)) ?? readFile(file);
   host.fileExists = (file) => overrides.has(path.resolve(file)) || fileExists(file);
+  // Module resolution asks for the folder first: code generated only in memory (a checkout without generated/<ref>/) must resolve too.
+  const folders = new Set([...overrides.keys()].flatMap((file) => ancestors(path.resolve(file))));
+  const directoryExists = host.directoryExists?.bind(host);
+  host.directoryExists = (dir) => folders.has(path.resolve(dir)) || (directoryExists?.(dir) ?? true);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (file, language, onError, create) => {
     const text = overrides.get(path.resolve(file));

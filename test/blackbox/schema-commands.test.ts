@@ -86,14 +86,14 @@ describe('gantry gen <ref>', () => {
     dir = path.join(inst.generatedDir, keys.ref);
   });
 
-  it('gen --check exits 0 in sync, and 1 after a generated file is edited, leaving the file as edited', async () => {
-    const clean = await cli(['gen', keys.ref, '--check', '--json'], inst.env);
+  it('gen --check --live exits 0 in sync, and 1 after a generated file is edited, leaving the file as edited', async () => {
+    const clean = await cli(['gen', keys.ref, '--check', '--live', '--json'], inst.env);
     expect(clean.code).toBe(0);
     expect(jsonObject(clean)).toEqual({ check: true, projects: [{ ref: keys.ref, changed: [], removed: [], diff: '', extensions: [] }] });
     const file = path.join(dir, 'tables/products.ts');
     const edited = `${await fs.readFile(file, 'utf8')}// edited by hand\n`;
     await fs.writeFile(file, edited);
-    const drift = await cli(['gen', keys.ref, '--check', '--json'], inst.env);
+    const drift = await cli(['gen', keys.ref, '--check', '--live', '--json'], inst.env);
     expect(drift.code).toBe(1);
     expect(jsonObject(drift)).toMatchObject({ check: true, projects: [{ ref: keys.ref, changed: ['tables/products.ts'], removed: [] }] });
     expect(await fs.readFile(file, 'utf8')).toBe(edited);
@@ -111,7 +111,7 @@ describe('gantry gen <ref>', () => {
     expect([...report.projects[0]!.changed].sort()).toEqual(['openapi.json', 'tables/products.ts']);
     expect(await fs.readFile(edited, 'utf8')).not.toContain('// edited by hand');
     expect(JSON.parse(await fs.readFile(deleted, 'utf8'))).toHaveProperty('paths');
-    expect((await cli(['gen', keys.ref, '--check'], inst.env)).code).toBe(0);
+    expect((await cli(['gen', keys.ref, '--check', '--live'], inst.env)).code).toBe(0);
   });
 });
 

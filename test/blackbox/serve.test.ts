@@ -9,7 +9,7 @@ import { eventually, request, sqlFile } from './projects.js';
  * `gantry serve` as a user runs it with nothing set up: its own embedded cluster under
  * GANTRY_HOME (no DATABASE_URL), real ports, signals; the CLI beside it shares that
  * cluster through GANTRY_HOME/pg.json. The platform here holds only this file's
- * projects, so the commands over every project (`gen --all`, `gen --check`) run here.
+ * projects, so the commands over every project (`gen --all`, `gen --check --live`) run here.
  */
 
 // Every CLI run is a fresh Node process that loads the generator: seconds each on a loaded machine.
@@ -73,8 +73,8 @@ describe('gantry serve on its own embedded cluster', () => {
     expect([unknown.status, (unknown.body as { code?: string }).code]).toEqual([404, '42P01']);
   });
 
-  it('gen --check with no ref checks every project: 0 in sync, 1 naming the edited one, the file left as edited', async () => {
-    const clean = await cli(['gen', '--check', '--json'], inst.env);
+  it('gen --check --live with no ref checks every project: 0 in sync, 1 naming the edited one, the file left as edited', async () => {
+    const clean = await cli(['gen', '--check', '--live', '--json'], inst.env);
     expect(clean.code).toBe(0);
     const report = jsonObject(clean) as unknown as GenReport;
     expect(report.check).toBe(true);
@@ -86,7 +86,7 @@ describe('gantry serve on its own embedded cluster', () => {
     const original = await fs.readFile(file, 'utf8');
     const edited = `${original}// edited by hand\n`;
     await fs.writeFile(file, edited);
-    const drift = await cli(['gen', '--check'], inst.env);
+    const drift = await cli(['gen', '--check', '--live'], inst.env);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toMatch(/^demo: up to date\nlive_one: differs\n/);
     expect(await fs.readFile(file, 'utf8')).toBe(edited);
@@ -107,7 +107,7 @@ describe('gantry serve on its own embedded cluster', () => {
     ]);
     expect(JSON.parse(await fs.readFile(deleted, 'utf8'))).toHaveProperty('paths');
     expect(await fs.readFile(edited, 'utf8')).not.toContain('// edited by hand');
-    expect((await cli(['gen', '--check'], inst.env)).code).toBe(0);
+    expect((await cli(['gen', '--check', '--live'], inst.env)).code).toBe(0);
   });
 
   it('stops cleanly on SIGTERM, the embedded cluster with it', async () => {

@@ -130,10 +130,10 @@ export interface CliResult {
 }
 
 /** Runs `bin/gantry.mjs` as a user would, in its own process. */
-export function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+export function runCli(args: readonly string[], env: Record<string, string>, cwd = repoRoot): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), ...args], {
-      cwd: repoRoot,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

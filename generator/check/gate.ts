@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { GantryConfig } from '../../runtime/config.js';
+import { taskClient } from '../../runtime/db/pool-errors.js';
+import { typecheckExtensions } from '../../runtime/extensions/typecheck.js';
+import { readSchemaSnapshot } from '../../runtime/host/project-loader.js';
+import { createProject, deleteProject, ProjectError, REF_PATTERN } from '../../runtime/platform/bootstrap.js';
+import { DEFAULT_EXPOSED_SCHEMAS } from '../../runtime/platform/exposed-schemas.js';
+import { Platform } from '../../runtime/platform/platform.js';
+import { emitProject } from '../emit/project.js';
+import { extensionFunctionPaths } from '../generate.js';
+import { introspectProject } from '../introspect/introspect.js';
+import { displayPath } from '../migrations/apply.js';
+import { listLocalMigrations, type LocalMigration } from '../migrations/local-files.js';
+import { compareCodePoints } from '../model/sort.js';
+import { driftFrom, readGenerated, type FileDrift } from '../write.js';
+
+/**
+ * What the gate found for one project:
+ * - `up_to_date`: generated/<ref>/ is byte for byte what its migrations generate;
+ * - `differs`: some files differ (`drift`);
+ * - `no_generated_code`: migrations/<ref>/ has migrations, generated/<ref>/ no generated file (every file is in `drift` as added);
+ * - `no_migrations`: generated/<ref>/ exists, migrations/<ref>/ holds no migration: nothing can vouch for the code;
+ * - `migrations_fail`: a migration does not run on a fresh database (`error` says where).
+ * `extensions` holds the typecheck problems of extensions/<ref>/ against the code generated here, whatever the status.
+ */
+export interface ProjectCheck {
+  readonly ref: string;
+  readonly status: 'up_to_date' | 'differs' | 'no_generated_code' | 'no_migrations' | 'migrations_fail';
+  readonly migrations: number;
+  readonly drift: readonly FileDrift[];
+  readonly extensions: readonly string[];
+  readonly error: string | null;
+}
+
+/** Throwaway cluster settings: nothing built here outlives the check. */
+const SCRATCH_SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
+
+async function subfolders(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isDirectory() && REF_PATTERN.test(entry.name)).map((entry) => entry.name);
+}
+
+/** Every project the checkout holds: a `generated/<ref>/` with generated files, or a `migrations/<ref>/` with migrations. */
+export async function committedProjects(config: GantryConfig): Promise<string[]> {
+  const refs = new Set<string>();
+  for (const ref of await subfolders(config.generatedDir)) {
+    if ((await readGenerated(path.join(config.generatedDir, ref))).size > 0) refs.add(ref);
+  }
+  for (const ref of await subfolders(config.migrationsDir)) {
+    if ((await listLocalMigrations(config.migrationsDir, ref)).length > 0) refs.add(ref);
+  }
+  return [...refs].sort(compareCodePoints);
+}
+
+/**
+ * A cluster nobody else uses for the check: a new embedded one in a temporary GANTRY_HOME (durability off, removed
+ * afterwards), or, with DATABASE_URL, the databases of scratch projects in that cluster, deleted afterwards. The
+ * check never reads or writes the projects of the registry the user's GANTRY_HOME or DATABASE_URL holds.
+ */
+class ScratchCluster {
+  private constructor(
+    readonly platform: Platform,
+    private readonly home: string | null,
+  ) {}
+
+  static async open(config: GantryConfig): Promise<ScratchCluster> {
+    if (config.databaseUrl) return new ScratchCluster(await Platform.open(config), null);
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-check-'));
+    try {
+      return new ScratchCluster(await Platform.open({ ...config, gantryHome: home }, { settings: SCRATCH_SETTINGS }), home);
+    } catch (error) {
+      await fs.rm(home, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.platform.close();
+    } finally {
+      if (this.home) await fs.rm(this.home, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The exposed schemas the committed code was generated for (schema.json records them), else the default. */
+async function committedSchemas(config: GantryConfig, ref: string): Promise<readonly string[]> {
+  const text = await fs.readFile(path.join(config.generatedDir, ref, 'schema.json'), 'utf8').catch(() => null);
+  return (text === null ? null : readSchemaSnapshot(text)?.schemas) ?? DEFAULT_EXPOSED_SCHEMAS;
+}
+
+/**
+ * Builds the project from its migrations on the scratch cluster, as `project create` bootstraps a database (auth
+ * schema, grants, event triggers, then the files in version order), under a scratch ref, and generates its code in
+ * memory under its own ref. The seed is not run: it adds rows, and generated code depends on the schema alone.
+ */
+async function generateFromMigrations(
+  scratch: ScratchCluster,
+  config: GantryConfig,
+  ref: string,
+  migrations: readonly LocalMigration[],
+): Promise<Map<string, string>> {
+  const scratchRef = `check_${randomBytes(6).toString('hex')}`;
+  const { platform } = scratch;
+  const record = await createProject(platform, { ref: scratchRef, schemaFiles: migrations.map((m) => ({ name: displayPath(m.path), sql: m.sql })) });
+  try {
+    const client = taskClient(platform.cluster.urlFor(record.databaseName));
+    await client.connect();
+    try {
+      const model = await introspectProject(client, { schemas: await committedSchemas(config, ref) });
+      return emitProject(model, { ref, functionPaths: await extensionFunctionPaths(config.extensionsDir, ref) });
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await deleteProject(platform, scratchRef);
+  }
+}
+
+/** The extensions of `ref` typechecked against `files` as if they were generated/<ref>/. */
+export function typecheckAgainst(config: GantryConfig, ref: string, files: ReadonlyMap<string, string>): string[] {
+  const dir = path.join(config.generatedDir, ref);
+  const overrides = new Map([...files].map(([file, text]) => [path.join(dir, file), text]));
+  return typecheckExtensions({ extensionsDir: config.extensionsDir, ref, overrides });
+}
+
+async function checkProject(scratch: () => Promise<ScratchCluster>, config: GantryConfig, ref: string): Promise<ProjectCheck> {
+  const migrations = await listLocalMigrations(config.migrationsDir, ref);
+  const dir = path.join(config.generatedDir, ref);
+  const base = { ref, migrations: migrations.length, drift: [], extensions: [], error: null };
+  if (migrations.length === 0) return { ...base, status: 'no_migrations' };
+  let files: Map<string, string>;
+  try {
+    files = await generateFromMigrations(await scratch(), config, ref, migrations);
+  } catch (error) {
+    if (error instanceof ProjectError && error.code === 'schema_failed') return { ...base, status: 'migrations_fail', error: error.message };
+    throw error;
+  }
+  const drift = await driftFrom(dir, files);
+  const committed = (await readGenerated(dir)).size > 0;
+  const status = !committed ? 'no_generated_code' : drift.length > 0 ? 'differs' : 'up_to_date';
+  return { ...base, status, drift, extensions: typecheckAgainst(config, ref, files) };
+}
+
+/**
+ * The CI gate: each project (all the checkout holds, or `refs`) built from its migrations on one scratch cluster,
+ * started once for all of them and only when some project has migrations, its code generated in memory and compared
+ * byte for byte with generated/<ref>/, its extensions typechecked against that code. Nothing is written.
+ */
+export async function checkFromMigrations(config: GantryConfig, refs: readonly string[]): Promise<ProjectCheck[]> {
+  const cluster: { opened: Promise<ScratchCluster> | null } = { opened: null };
+  const scratch = (): Promise<ScratchCluster> => (cluster.opened ??= ScratchCluster.open(config));
+  try {
+    const results: ProjectCheck[] = [];
+    for (const ref of refs) results.push(await checkProject(scratch, config, ref));
+    return results;
+  } finally {
+    if (cluster.opened) await (await cluster.opened).close();
+  }
+}
