@@ -30,7 +30,7 @@ function group(entries: readonly (readonly [string, string])[], indent: string):
 
 function relationshipList(relationships: readonly Relationship[], indent: string): string {
   const forward = sortByKey(
-    relationships.filter((r) => r.forward && r.join),
+    relationships.filter((r) => r.forward && r.join && !r.internalKey),
     (r) => [r.constraint, r.targetName, ...(r.join?.from ?? [])],
   );
   if (forward.length === 0) return '[]';

@@ -1,7 +1,7 @@
 import type { SchemaModel } from '../model/types.js';
 import { buildComputed } from './build-computed.js';
 import { buildFunctions } from './build-functions.js';
-import { buildPartitions, buildRelations } from './build-relations.js';
+import { buildInternalTables, buildPartitions, buildRelations } from './build-relations.js';
 import { buildCompositeTypes, buildEnums } from './build-types.js';
 import type { RawCatalog } from './raw-catalog.js';
 import { TypeRefs } from './type-refs.js';
@@ -10,11 +10,14 @@ import { TypeRefs } from './type-refs.js';
 export function buildSchemaModel(raw: RawCatalog): SchemaModel {
   const types = new TypeRefs(raw.introspection, raw.typeTexts);
   const partitions = buildPartitions(raw, types);
+  const relations = buildRelations(raw, types);
+  const internalTables = buildInternalTables(raw, relations);
   return {
     modelVersion: 1,
     schemas: [...raw.schemas],
-    relations: buildRelations(raw, types),
+    relations,
     ...(partitions.length > 0 ? { partitions } : {}),
+    ...(internalTables.length > 0 ? { internalTables } : {}),
     functions: buildFunctions(raw, types),
     computed: buildComputed(raw, types),
     enums: buildEnums(raw),

@@ -5,6 +5,7 @@ import type {
   ColumnModel,
   ColumnSource,
   ForeignKeyModel,
+  InternalTableModel,
   KeyModel,
   PolicyModel,
   ReferentialAction,
@@ -75,11 +76,8 @@ function buildRelationModels(raw: RawCatalog, types: TypeRefs, partitions: boole
     .map((cls): RelationModel => {
       const schema = cls.getNamespace()?.nspname ?? '';
       const kind = relationKinds[cls.relkind] as RelationKind;
-      // Foreign keys cloned onto partitions (of the referencing or the referenced table) repeat
-      // their parent; a partition's own keys stay (postgres-meta reads them for isOneToOne).
-      const constraints = cls.getConstraints().filter((c) => c.contype !== 'f' || !c.conparentid || c.conparentid === '0');
-      const pk = constraints.find((constraint) => constraint.contype === 'p');
-      const keyNames = new Set(constraints.filter((c) => c.contype === 'p' || c.contype === 'u').map((c) => c.conname));
+      const keys = tableKeys(cls);
+      const constraintNames = new Set([keys.primaryKey?.name ?? '', ...keys.uniqueConstraints.map((key) => key.name)]);
       const mask = cls.updatable_mask ?? 0;
       return {
         schema,
@@ -87,13 +85,7 @@ function buildRelationModels(raw: RawCatalog, types: TypeRefs, partitions: boole
         kind,
         comment: cls.getDescription() ?? null,
         columns: liveAttributes(cls).map((attribute) => buildColumn(cls, attribute, texts, types)),
-        primaryKey: pk ? { name: pk.conname, columns: columnNames(cls, pk.conkey) } : null,
-        uniqueConstraints: sortByKey(
-          constraints
-            .filter((constraint) => constraint.contype === 'u')
-            .map((constraint): KeyModel => ({ name: constraint.conname, columns: columnNames(cls, constraint.conkey) })),
-          (key) => [key.name],
-        ),
+        ...keys,
         uniqueIndexes: sortByKey(
           cls
             .getIndexes()
@@ -102,25 +94,8 @@ function buildRelationModels(raw: RawCatalog, types: TypeRefs, partitions: boole
               const keys = index.indkey.slice(0, index.indnkeyatts ?? index.indkey.length);
               return { name: index.getIndexClass()?.relname ?? '', columns: columnNames(cls, keys) };
             })
-            .filter((key) => !keyNames.has(key.name)),
+            .filter((key) => !constraintNames.has(key.name)),
           (key) => [key.name],
-        ),
-        foreignKeys: sortByKey(
-          constraints
-            .filter((constraint) => constraint.contype === 'f')
-            .map((constraint): ForeignKeyModel => {
-              const target = constraint.getForeignClass();
-              return {
-                name: constraint.conname,
-                columns: columnNames(cls, constraint.conkey),
-                targetSchema: target?.getNamespace()?.nspname ?? '',
-                targetName: target?.relname ?? '',
-                targetColumns: target ? columnNames(target, constraint.confkey) : [],
-                onUpdate: actions[constraint.confupdtype ?? 'a'] ?? 'no action',
-                onDelete: actions[constraint.confdeltype ?? 'a'] ?? 'no action',
-              };
-            }),
-          (fk) => [fk.name, ...fk.columns],
         ),
         columnSources: kind === 'table' ? [] : resolveColumnSources(introspection, cls, lineage),
         updatable: {
@@ -134,6 +109,57 @@ function buildRelationModels(raw: RawCatalog, types: TypeRefs, partitions: boole
       };
     });
   return sortByKey(relations, (relation) => [relation.schema, relation.name]);
+}
+
+type TableKeys = Pick<InternalTableModel, 'primaryKey' | 'uniqueConstraints' | 'foreignKeys'>;
+
+/** Primary key, unique constraints and foreign keys of a table, sorted. */
+function tableKeys(cls: PgClass): TableKeys {
+  // Foreign keys cloned onto partitions (of the referencing or the referenced table) repeat
+  // their parent; a partition's own keys stay (postgres-meta reads them for isOneToOne).
+  const constraints = cls.getConstraints().filter((c) => c.contype !== 'f' || !c.conparentid || c.conparentid === '0');
+  const pk = constraints.find((constraint) => constraint.contype === 'p');
+  return {
+    primaryKey: pk ? { name: pk.conname, columns: columnNames(cls, pk.conkey) } : null,
+    uniqueConstraints: sortByKey(
+      constraints
+        .filter((constraint) => constraint.contype === 'u')
+        .map((constraint): KeyModel => ({ name: constraint.conname, columns: columnNames(cls, constraint.conkey) })),
+      (key) => [key.name],
+    ),
+    foreignKeys: sortByKey(
+      constraints
+        .filter((constraint) => constraint.contype === 'f')
+        .map((constraint): ForeignKeyModel => {
+          const target = constraint.getForeignClass();
+          return {
+            name: constraint.conname,
+            columns: columnNames(cls, constraint.conkey),
+            targetSchema: target?.getNamespace()?.nspname ?? '',
+            targetName: target?.relname ?? '',
+            targetColumns: target ? columnNames(target, constraint.confkey) : [],
+            onUpdate: actions[constraint.confupdtype ?? 'a'] ?? 'no action',
+            onDelete: actions[constraint.confdeltype ?? 'a'] ?? 'no action',
+          };
+        }),
+      (fk) => [fk.name, ...fk.columns],
+    ),
+  };
+}
+
+/**
+ * The tables outside the exposed schemas that exposed views read key columns from: their
+ * foreign keys reach the views, and through them the API (PostgREST's view key dependencies).
+ */
+export function buildInternalTables(raw: RawCatalog, relations: readonly RelationModel[]): InternalTableModel[] {
+  const exposed = new Set(raw.schemas);
+  const wanted = new Set(
+    relations.flatMap((relation) => relation.columnSources.filter((s) => !exposed.has(s.schema)).map((s) => `${s.schema}.${s.table}`)),
+  );
+  const tables = raw.introspection.classes
+    .filter((cls) => wanted.has(`${cls.getNamespace()?.nspname ?? ''}.${cls.relname}`))
+    .map((cls): InternalTableModel => ({ schema: cls.getNamespace()?.nspname ?? '', name: cls.relname, ...tableKeys(cls) }));
+  return sortByKey(tables, (table) => [table.schema, table.name]);
 }
 
 function buildColumn(

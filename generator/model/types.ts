@@ -48,6 +48,18 @@ export interface ForeignKeyModel {
   readonly onDelete: ReferentialAction;
 }
 
+/**
+ * A table outside the exposed schemas that an exposed view reads columns from: its keys carry
+ * over to the view, as PostgREST's schema cache lets views inherit their base tables' keys.
+ */
+export interface InternalTableModel {
+  readonly schema: string;
+  readonly name: string;
+  readonly primaryKey: KeyModel | null;
+  readonly uniqueConstraints: readonly KeyModel[];
+  readonly foreignKeys: readonly ForeignKeyModel[];
+}
+
 export type ReferentialAction = 'no action' | 'restrict' | 'cascade' | 'set null' | 'set default';
 
 export interface ColumnSource {
@@ -176,6 +188,8 @@ export interface SchemaModel {
    * without partitions keeps its fingerprint.
    */
   readonly partitions?: readonly RelationModel[];
+  /** Base tables of exposed views in other schemas, sorted as relations; absent when there are none (same fingerprint). */
+  readonly internalTables?: readonly InternalTableModel[];
   readonly functions: readonly FunctionModel[];
   /** Sorted by source relation, then function name. */
   readonly computed: readonly ComputedModel[];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findAmbiguities } from '../../../generator/model/ambiguity.js';
 import { buildRelationships } from '../../../generator/model/relationships.js';
+import type { InternalTableModel, RelationModel } from '../../../generator/model/types.js';
 import { column, fk, int4, model, table } from './model-fixtures.js';
 
 const summary = (m: ReturnType<typeof model>, key: string): string[] =>
@@ -66,6 +67,7 @@ describe('buildRelationships', () => {
     expect(summary(m, 'public.my_orders')).toEqual([
       'one-to-many order_items items_order_fkey id->order_id',
       'one-to-many orders orders_parent_id_fkey id->parent_id',
+      'many-to-many products items_product_fkey via order_items',
       'many-to-one users orders_user_id_fkey buyer->id',
     ]);
     const junction = buildRelationships(m).get('public.products')?.find((r) => r.kind === 'many-to-many');
@@ -99,7 +101,74 @@ describe('buildRelationships', () => {
       ...(buildRelationships(m).get('public.products') ?? []),
       ...(buildRelationships(m).get('public.products') ?? []).map((r) => ({ ...r, constraint: 'other' })),
     ]);
-    expect(many[1]?.details[0]?.relationship).toBe('order_items using items_product_fkey(product_id) and items_order_fkey(order_id)');
-    expect(many[1]?.options[0]).toBe('orders!order_items');
+    const toOrders = many.find((a) => a.target === 'orders');
+    expect(toOrders?.details[0]?.relationship).toBe('order_items using items_product_fkey(product_id) and items_order_fkey(order_id)');
+    expect(toOrders?.options[0]).toBe('orders!order_items');
+  });
+
+  describe('through views of tables in another schema', () => {
+    const privateTable = (name: string, extra: Partial<InternalTableModel> = {}): InternalTableModel => ({
+      schema: 'private',
+      name,
+      primaryKey: { name: `${name}_pkey`, columns: ['id'] },
+      uniqueConstraints: [],
+      foreignKeys: [],
+      ...extra,
+    });
+    const privateFk = (name: string, columns: string[], targetName: string) => ({ ...fk(name, columns, targetName), targetSchema: 'private' });
+    const over = (name: string, base: string, columns: string[]): RelationModel =>
+      table(name, {
+        kind: 'view',
+        primaryKey: null,
+        columns: columns.map((c) => column(c, int4)),
+        columnSources: columns.map((c) => ({ column: c, schema: 'private', table: base, sourceColumn: c })),
+      });
+    const internalTables = [
+      privateTable('authors'),
+      privateTable('books', { foreignKeys: [privateFk('books_author_id_fkey', ['author_id'], 'authors')] }),
+      privateTable('job', { foreignKeys: [privateFk('parent_fk', ['parent_id'], 'job')] }),
+      privateTable('labels'),
+      privateTable('screens'),
+      privateTable('label_screen', {
+        primaryKey: { name: 'label_screen_pkey', columns: ['label_id', 'screen_id'] },
+        foreignKeys: [privateFk('label_fk', ['label_id'], 'labels'), privateFk('screen_fk', ['screen_id'], 'screens')],
+      }),
+      privateTable('junction', {
+        primaryKey: { name: 'junction_pkey', columns: ['end_1_id', 'end_2_id'] },
+        foreignKeys: [fk('junction_end_1_fkey', ['end_1_id'], 'end_1'), fk('junction_end_2_fkey', ['end_2_id'], 'end_2')],
+      }),
+    ];
+    const views = model(
+      [
+        over('authors', 'authors', ['id', 'name']),
+        over('books', 'books', ['id', 'author_id']),
+        table('end_1'),
+        table('end_2'),
+        over('job', 'job', ['id', 'parent_id']),
+        over('label_screen', 'label_screen', ['label_id', 'screen_id']),
+        over('labels', 'labels', ['id']),
+        over('screens', 'screens', ['id']),
+      ],
+      { internalTables },
+    );
+    const all = buildRelationships(views);
+
+    it('relates the views as their base tables are related, the key marked as internal', () => {
+      expect(summary(views, 'public.books')).toEqual(['many-to-one authors books_author_id_fkey author_id->id']);
+      expect(summary(views, 'public.authors')).toEqual(['one-to-many books books_author_id_fkey id->author_id']);
+      expect(summary(views, 'public.job')).toEqual([
+        'many-to-one job parent_fk parent_id->id',
+        'one-to-many job parent_fk id->parent_id',
+      ]);
+      expect(all.get('public.books')?.every((r) => r.internalKey)).toBe(true);
+    });
+
+    it('joins many-to-many through an exposed view of a junction, never through an internal junction', () => {
+      expect(summary(views, 'public.screens')).toEqual([
+        'one-to-many label_screen screen_fk id->screen_id',
+        'many-to-many labels label_fk via label_screen',
+      ]);
+      expect(summary(views, 'public.end_1')).toEqual([]);
+    });
   });
 });

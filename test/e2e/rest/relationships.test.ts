@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestProject, fixtureSchema, readGenerated, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { errorBody, restCaller } from './http.js';
+
+/**
+ * Relationships PostgREST infers beyond the foreign keys of exposed tables
+ * (test/fixtures/schemas/rest-relationships.sql): views over tables of an unexposed schema,
+ * a self-referencing view embedded by its FK column, many-to-many through a view of a private
+ * junction, a materialized view, and a table and a view junction making an embed ambiguous.
+ * Requests and answers are those of PostgREST's own spec (EmbedDisambiguationSpec,
+ * EmbedInnerJoinSpec, QuerySpec), with `order` added where its fixture relies on heap order.
+ */
+
+let host: TestHost;
+let project: TestProject;
+let call: ReturnType<typeof restCaller>;
+
+beforeAll(async () => {
+  host = await startTestHost();
+  project = await createTestProject(host.platform, { host: host.host, sql: await fixtureSchema('rest-relationships.sql'), generate: true });
+  call = restCaller(project);
+});
+afterAll(() => host?.close());
+
+const get = async (path: string): Promise<[number, unknown]> => {
+  const res = await call(path);
+  return [res.status, res.json];
+};
+
+describe('views over tables of another schema', () => {
+  it('embeds a view in a view through the foreign key of their private base tables', async () => {
+    expect(await get('/books?select=title,authors!inner(name)&authors.name=eq.George%20Orwell')).toEqual([
+      200,
+      [{ title: '1984', authors: { name: 'George Orwell' } }],
+    ]);
+    expect(await get('/books?select=title,author:authors(name)&id=eq.5')).toEqual([
+      200,
+      [{ title: 'Farenheit 451', author: { name: 'Ray Bradbury' } }],
+    ]);
+    expect(await get('/forties_books?select=title,author:authors(name)&order=id&limit=1')).toEqual([
+      200,
+      [{ title: '1984', author: { name: 'George Orwell' } }],
+    ]);
+    expect(await get('/authors?select=name,books(title)&id=eq.1')).toEqual([200, [{ name: 'George Orwell', books: [{ title: '1984' }] }]]);
+  });
+
+  it('counts an inner embed through views', async () => {
+    const res = await call('/books?select=title,authors!inner(name)&authors.name=eq.George%20Orwell', {
+      method: 'HEAD',
+      headers: { Prefer: 'count=exact' },
+    });
+    expect([res.status, res.headers.get('content-range'), res.text]).toEqual([200, '0-0/1', '']);
+  });
+
+  it('embeds a view and a table related by a composite foreign key to the private table, both ways', async () => {
+    expect(await get('/player_view?select=id,contract(purchase_price)&id=in.(1,3,5,7)&order=id')).toEqual([
+      200,
+      [
+        { id: 1, contract: [{ purchase_price: 10 }] },
+        { id: 3, contract: [{ purchase_price: 30 }] },
+        { id: 5, contract: [{ purchase_price: 50 }] },
+        { id: 7, contract: [] },
+      ],
+    ]);
+    expect(await get('/contract?select=tournament,player_view(first_name)&order=tournament&limit=3')).toEqual([
+      200,
+      [
+        { tournament: 'tournament_1', player_view: { first_name: 'first_name_1' } },
+        { tournament: 'tournament_2', player_view: { first_name: 'first_name_2' } },
+        { tournament: 'tournament_3', player_view: { first_name: 'first_name_3' } },
+      ],
+    ]);
+  });
+
+  it('embeds a self-referencing view by the FK column (parent) and by name with the column as hint (children)', async () => {
+    expect(await get('/job?select=id,parent_id(*),children:job!parent_id(id,parent_id)&order=id')).toEqual([
+      200,
+      [
+        { id: 1, parent_id: null, children: [{ id: 2, parent_id: 1 }] },
+        { id: 2, parent_id: { id: 1, parent_id: null }, children: [] },
+      ],
+    ]);
+  });
+});
+
+describe('many-to-many', () => {
+  it('goes through an exposed view of a private junction', async () => {
+    expect(await get('/screens?select=labels(name)&order=id&labels.order=id')).toEqual([
+      200,
+      [{ labels: [{ name: 'fruit' }] }, { labels: [{ name: 'vehicles' }] }, { labels: [{ name: 'vehicles' }, { name: 'fruit' }] }],
+    ]);
+  });
+
+  it('does not go through a junction that is only in an unexposed schema', async () => {
+    expect(await get('/end_1?select=end_2(*)')).toEqual([
+      400,
+      errorBody(
+        'PGRST200',
+        "Could not find a relationship between 'end_1' and 'end_2' in the schema cache",
+        "Searched for a foreign key relationship between 'end_1' and 'end_2' in the schema 'public', but no matches were found.",
+      ),
+    ]);
+  });
+
+  it('reaches a materialized view through the junction of its base table, and its to-one parent', async () => {
+    expect(await get('/materialized_projects?select=*,users(*)&order=id&users.order=id')).toEqual([
+      200,
+      [
+        { id: 1, name: 'Windows 7', client_id: 1, users: [{ id: 1, name: 'Angela Martin' }, { id: 3, name: 'Dwight Schrute' }] },
+        { id: 2, name: 'Windows 10', client_id: 1, users: [{ id: 1, name: 'Angela Martin' }] },
+        { id: 3, name: 'IOS', client_id: 2, users: [{ id: 2, name: 'Michael Scott' }, { id: 3, name: 'Dwight Schrute' }] },
+        { id: 4, name: 'OSX', client_id: 2, users: [{ id: 2, name: 'Michael Scott' }] },
+        { id: 5, name: 'Orphan', client_id: null, users: [] },
+      ],
+    ]);
+    expect(await get('/materialized_projects?select=name,clients(name)&id=in.(1,5)&order=id')).toEqual([
+      200,
+      [{ name: 'Windows 7', clients: { name: 'Microsoft' } }, { name: 'Orphan', clients: null }],
+    ]);
+  });
+});
+
+describe('ambiguity', () => {
+  it('answers 300 PGRST201 listing the to-one key and both junctions, a table and a view of it', async () => {
+    const res = await call('/sites?select=*,big_projects(*)');
+    expect([res.status, res.json]).toEqual([
+      300,
+      {
+        code: 'PGRST201',
+        details: [
+          {
+            cardinality: 'many-to-one',
+            embedding: 'sites with big_projects',
+            relationship: 'main_project using sites(main_project_id) and big_projects(big_project_id)',
+          },
+          {
+            cardinality: 'many-to-many',
+            embedding: 'sites with big_projects',
+            relationship: 'jobs using jobs_site_id_fkey(site_id) and jobs_big_project_id_fkey(big_project_id)',
+          },
+          {
+            cardinality: 'many-to-many',
+            embedding: 'sites with big_projects',
+            relationship: 'main_jobs using jobs_site_id_fkey(site_id) and jobs_big_project_id_fkey(big_project_id)',
+          },
+        ],
+        hint: "Try changing 'big_projects' to one of the following: 'big_projects!main_project', 'big_projects!jobs', 'big_projects!main_jobs'. Find the desired relationship in the 'details' key.",
+        message: "Could not embed because more than one relationship was found for 'sites' and 'big_projects'",
+      },
+    ]);
+    // PostgREST's answer is 828 bytes long: same keys, same wording.
+    expect(res.headers.get('content-length')).toBe('828');
+  });
+
+  it('is resolved by naming the view junction', async () => {
+    expect(await get('/sites?select=*,big_projects!main_jobs(name)&site_id=in.(1,2)&order=site_id')).toEqual([
+      200,
+      [
+        { site_id: 1, name: 'site 1', main_project_id: 1, big_projects: [{ name: 'big project 1' }] },
+        { site_id: 2, name: 'site 2', main_project_id: null, big_projects: [] },
+      ],
+    ]);
+  });
+});
+
+describe('database.types.ts', () => {
+  it('lists the relationships of keys in the exposed schema only, as supabase gen types', async () => {
+    const types = await readGenerated(host.platform, project, 'database.types.ts');
+    // A public key to a private table reaches the view over it.
+    expect(types).toContain(`        Relationships: [
+          {
+            foreignKeyName: "contract_last_name_id_first_name_birth_date_fkey";
+            columns: ["last_name", "id", "first_name", "birth_date"];
+            isOneToOne: false;
+            referencedRelation: "player_view";
+            referencedColumns: ["last_name", "id", "first_name", "birth_date"];
+          },
+        ];`);
+    // postgres-meta reads the keys of the exposed schemas only: the private key between books and authors is not typed.
+    expect(types).not.toContain('books_author_id_fkey');
+  });
+});
