@@ -45,12 +45,16 @@ export type JwtErrorCode =
   | 'jwt_bad_signature'
   | 'jwt_expired'
   | 'jwt_not_yet_valid'
-  | 'jwt_missing_claim';
+  | 'jwt_missing_claim'
+  /** A registered claim of the wrong type (`exp`, `nbf`, `iat` not numbers; `aud` not a string or strings). */
+  | 'jwt_invalid_claim';
 
 export class JwtError extends Error {
   constructor(
     readonly code: JwtErrorCode,
     message: string,
+    /** What PostgREST words its answer by: the segments counted, the claim of the wrong type, the alg refused. */
+    readonly detail: { readonly parts?: number; readonly claim?: string; readonly alg?: unknown } = {},
   ) {
     super(message);
     this.name = 'JwtError';
@@ -160,9 +164,24 @@ function asymmetricKey(keys: ProjectKeys, header: Record<string, unknown>, nowSe
   return key;
 }
 
+function isNumericDate(value: unknown): boolean {
+  return value === undefined || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** Registered claims must have their registered types (RFC 7519 §4.1), as PostgREST and golang-jwt require. */
+function checkClaimTypes(payload: Record<string, unknown>): void {
+  for (const claim of ['exp', 'nbf', 'iat']) {
+    if (!isNumericDate(payload[claim])) throw new JwtError('jwt_invalid_claim', `${claim} claim must be a number`, { claim });
+  }
+  const aud = payload.aud;
+  if (aud !== undefined && typeof aud !== 'string' && !(Array.isArray(aud) && aud.every((item) => typeof item === 'string'))) {
+    throw new JwtError('jwt_invalid_claim', 'aud claim must be a string or an array of strings', { claim: 'aud' });
+  }
+}
+
 function verifyUncached(token: string, keys: ProjectKeys, nowSeconds: number): CacheEntry {
   const parts = token.split('.');
-  if (parts.length !== 3) throw new JwtError('jwt_malformed', 'token is not a well-formed JWT');
+  if (parts.length !== 3) throw new JwtError('jwt_malformed', 'token contains an invalid number of segments', { parts: parts.length });
   const [headerSegment, payloadSegment, signatureSegment] = parts as [string, string, string];
   const header = decodeSegment(headerSegment);
   if (!isRecord(header)) throw new JwtError('jwt_malformed', 'token header is not an object');
@@ -180,10 +199,11 @@ function verifyUncached(token: string, keys: ProjectKeys, nowSeconds: number): C
       throw new JwtError('jwt_bad_signature', 'signature is invalid');
     }
   } else {
-    throw new JwtError('jwt_unsupported_alg', `signing method ${String(header.alg)} is not allowed`);
+    throw new JwtError('jwt_unsupported_alg', `signing method ${String(header.alg)} is not allowed`, { alg: header.alg });
   }
   const payload = decodeSegment(payloadSegment);
   if (!isRecord(payload)) throw new JwtError('jwt_malformed', 'token payload is not an object');
+  checkClaimTypes(payload);
   if (typeof payload.exp !== 'number') throw new JwtError('jwt_missing_claim', 'token has no exp claim');
   if (typeof payload.role !== 'string' || payload.role === '') {
     throw new JwtError('jwt_missing_claim', 'token has no role claim');

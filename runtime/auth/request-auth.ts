@@ -34,6 +34,7 @@ function unverifiable(error: JwtError): AuthError {
     jwt_expired: 'token has invalid claims: token is expired',
     jwt_not_yet_valid: 'token has invalid claims: token is not valid yet',
     jwt_missing_claim: `token has invalid claims: ${error.message}`,
+    jwt_invalid_claim: `token has invalid claims: ${error.message}`,
   };
   return authErrors.badJwt(`invalid JWT: unable to parse or verify signature, ${reasons[error.code]}`);
 }

@@ -1,5 +1,5 @@
 import { parseCookie } from 'cookie';
-import { JwtError, verifyProjectToken, type ProjectClaims, type ProjectKeys } from '../auth/jwt.js';
+import { CLOCK_SKEW_SECONDS, JwtError, verifyProjectToken, type ProjectClaims, type ProjectKeys } from '../auth/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
 import { ApiError } from './errors.js';
 import type { RequestHeaders } from './parse/headers.js';
@@ -7,9 +7,10 @@ import { firstHeader } from './parse/headers.js';
 import { quoteIdent } from './sql/identifiers.js';
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
+const EMPTY_BEARER = /^bearer\s*$/i;
 
-function unauthorized(code: string, message: string, description: string): ApiError {
-  return new ApiError(401, code, message, null, null, {
+function unauthorized(code: string, message: string, description: string, details: string | null = null): ApiError {
+  return new ApiError(401, code, message, details, null, {
     'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"`,
   });
 }
@@ -19,8 +20,55 @@ function unauthorized(code: string, message: string, description: string): ApiEr
  * a token of the project; the bearer token decides the role, and a given apikey must
  * be valid too. Neither: 401.
  */
-export function authenticate(headers: RequestHeaders, keys: ProjectKeys, apikeyParam: string | null): ProjectClaims {
+/** PostgREST's names for the registered claims' types. */
+const CLAIM_TYPE: Readonly<Record<string, string>> = {
+  exp: "The JWT 'exp' claim must be a number",
+  nbf: "The JWT 'nbf' claim must be a number",
+  iat: "The JWT 'iat' claim must be a number",
+  aud: "The JWT 'aud' claim must be a string or an array of strings",
+};
+
+/** A token that does not verify, answered in PostgREST's words (PGRST301 for the token, PGRST303 for its claims). */
+function rejected(error: JwtError): ApiError {
+  switch (error.code) {
+    case 'jwt_expired':
+      return unauthorized('PGRST303', 'JWT expired', 'JWT expired');
+    case 'jwt_not_yet_valid':
+      return unauthorized('PGRST303', 'JWT not yet valid', 'JWT not yet valid');
+    case 'jwt_invalid_claim': {
+      const message = CLAIM_TYPE[error.detail.claim ?? ''] ?? 'Parsing claims failed';
+      return unauthorized('PGRST303', message, message);
+    }
+    // PostgREST 13's words for a kid its key set lacks (a rotated-out key after its grace period), or a signature no key verifies.
+    case 'jwt_unknown_key':
+      return unauthorized('PGRST301', 'No suitable key or wrong key type', 'No suitable key or wrong key type');
+    case 'jwt_bad_signature':
+      return unauthorized('PGRST301', 'No suitable key or wrong key type', 'No suitable key or wrong key type', 'None of the keys was able to decode the JWT');
+    case 'jwt_unsupported_alg': {
+      const why = error.detail.alg === 'none' ? "JWT is unsecured but expected 'alg' was not 'none'" : error.message;
+      return unauthorized('PGRST301', 'Wrong or unsupported encoding algorithm', 'Wrong or unsupported encoding algorithm', why);
+    }
+    case 'jwt_malformed':
+      if (error.detail.parts !== undefined) {
+        const message = `Expected 3 parts in JWT; got ${error.detail.parts}`;
+        return unauthorized('PGRST301', message, message);
+      }
+      return unauthorized('PGRST301', 'JWT cryptographic operation failed', 'JWT cryptographic operation failed');
+    case 'jwt_missing_claim':
+      return unauthorized('PGRST301', `Invalid JWT: ${error.message}`, error.message);
+  }
+}
+
+/**
+ * The request's verified claims. `apikey` and `Authorization: Bearer` may each carry
+ * a token of the project; the bearer token decides the role, and a given apikey must
+ * be valid too. Neither: 401.
+ */
+export function authenticate(headers: RequestHeaders, keys: ProjectKeys, apikeyParam: string | null, nowSeconds = Math.floor(Date.now() / 1000)): ProjectClaims {
   const authorization = firstHeader(headers, 'authorization');
+  if (authorization !== undefined && EMPTY_BEARER.test(authorization)) {
+    throw unauthorized('PGRST301', 'Empty JWT is sent in Authorization header', 'Empty JWT is sent in Authorization header');
+  }
   const bearer = authorization === undefined ? null : BEARER.exec(authorization)?.[1] ?? null;
   if (authorization !== undefined && bearer === null) {
     throw unauthorized('PGRST301', 'Authorization header is not of the form "Bearer <token>"', 'malformed authorization header');
@@ -33,13 +81,14 @@ export function authenticate(headers: RequestHeaders, keys: ProjectKeys, apikeyP
   for (const token of [apikey, bearer]) {
     if (!token) continue;
     try {
-      claims = verifyProjectToken(token, keys);
+      claims = verifyProjectToken(token, keys, nowSeconds);
     } catch (error) {
       if (!(error instanceof JwtError)) throw error;
-      if (error.code === 'jwt_expired') throw unauthorized('PGRST303', 'JWT expired', 'JWT expired');
-      // PostgREST 13's words for a kid its key set lacks (a rotated-out key after its grace period).
-      if (error.code === 'jwt_unknown_key') throw unauthorized('PGRST301', 'No suitable key or wrong key type', 'No suitable key or wrong key type');
-      throw unauthorized('PGRST301', `Invalid JWT: ${error.message}`, error.message);
+      throw rejected(error);
+    }
+    // PostgREST refuses a token issued in the future (beyond the clock skew it allows); GoTrue does not look.
+    if (typeof claims.iat === 'number' && claims.iat > nowSeconds + CLOCK_SKEW_SECONDS) {
+      throw unauthorized('PGRST303', 'JWT issued at future', 'JWT issued at future');
     }
   }
   // The role claim is checked where PostgREST checks it: switching to it in the request's
