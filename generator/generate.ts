@@ -18,12 +18,13 @@ import { writeGenerated, type WriteResult } from './write.js';
  * Introspects the schemas the project exposes (its `api.schemas` setting) and writes
  * (or, with check, compares) `generated/<ref>/`. With `unlessCurrent`, stops after the
  * introspection when the project's schema.json was generated from this very schema: the
- * host calls it before every load, and emitting is the larger half of the work.
+ * host calls it before every load, and emitting is the larger half of the work. With
+ * `inTransaction`, `client` is inside a transaction of the caller's, whose schema it reads.
  */
 export async function generateProject(
   platform: Platform,
   record: ProjectRecord,
-  options: { check?: boolean; unlessCurrent?: boolean; client?: pg.ClientBase } = {},
+  options: { check?: boolean; unlessCurrent?: boolean; client?: pg.ClientBase; inTransaction?: boolean } = {},
 ): Promise<WriteResult & { readonly files?: ReadonlyMap<string, string>; readonly fingerprint: string }> {
   const dir = path.join(platform.config.generatedDir, record.ref);
   // A host passes a connection it already holds (one of its budget's) rather than opening another.
@@ -31,7 +32,7 @@ export async function generateProject(
   await own?.connect();
   const client = options.client ?? own!;
   try {
-    const model = await introspectProject(client, { schemas: record.settings['api.schemas'] });
+    const model = await introspectProject(client, { schemas: record.settings['api.schemas'], inTransaction: options.inTransaction });
     const fingerprint = schemaFingerprint(model);
     if (options.unlessCurrent && (await generatedFingerprint(platform.config.generatedDir, record.ref)) === fingerprint) {
       return { changed: [], removed: [], diff: '', fingerprint };

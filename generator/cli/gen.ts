@@ -1,13 +1,10 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';
-import { applySchemaFiles, type SchemaFile } from '../../runtime/platform/bootstrap.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { checkFromMigrations, committedProjects, typecheckAgainst } from '../check/gate.js';
 import { gatePasses, reportProject, reportText } from '../check/report.js';
 import { generateProject } from '../generate.js';
-import { compareGenerated, readGenerated } from '../write.js';
 import { CliError, type Output } from './output.js';
 
 async function openProject(platform: Platform, ref: string | undefined): Promise<ProjectRecord> {
@@ -84,36 +81,6 @@ export async function genCommand(args: string[], out: Output): Promise<number> {
       .join('\n');
     out.result({ check, projects: results }, text);
     return (check && drift.length > 0) || broken.length > 0 ? 1 : 0;
-  } finally {
-    await platform.close();
-  }
-}
-
-/** `gantry migrate <ref> F.sql`: all or nothing, then regenerate. */
-export async function migrateCommand(args: string[], out: Output): Promise<void> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
-  const [ref, file] = positionals;
-  if (!ref || !file || positionals.length !== 2) throw new CliError('usage', 'usage: gantry migrate <ref> FILE.sql');
-  let migration: SchemaFile;
-  try {
-    migration = { name: file, sql: await fs.readFile(file, 'utf8') };
-  } catch (error) {
-    throw new CliError('schema_unreadable', `cannot read ${file}: ${(error as Error).message}`);
-  }
-  const platform = await Platform.open(loadConfig());
-  try {
-    const record = await openProject(platform, ref);
-    // A running server regenerates on the same DDL at the same time; comparing with the code as
-    // it was before the migration reports the migration's effect whoever wrote each file first.
-    const dir = path.join(platform.config.generatedDir, ref);
-    const before = await readGenerated(dir);
-    await applySchemaFiles(platform, record.databaseName, [migration]);
-    await generateProject(platform, record);
-    const result = compareGenerated(before, await readGenerated(dir));
-    out.result(
-      { ref, migrated: file, changed: result.changed, removed: result.removed },
-      `migrated ${ref} with ${file}; regenerated ${result.changed.length} file(s), removed ${result.removed.length}`,
-    );
   } finally {
     await platform.close();
   }

@@ -9,7 +9,12 @@ const USAGE = `usage: gantry <command>
   project create <ref> [--schema F.sql ...] [--autoconfirm] [--signing-alg HS256|ES256|RS256]
   project list | keys <ref> | delete <ref> | config <ref> --set KEY=VALUE
   project keys rotate <ref> [--grace SECONDS] [--alg ES256|RS256]
-  migrate <ref> F.sql                     run a migration and regenerate
+  migrate <ref> [F.sql] [--force]         apply pending migrations (F.sql: added as the newest first), regenerate
+  migration new <ref> <name>              create migrations/<ref>/<version>_<name>.sql
+  migration list <ref>                    local and applied migrations, with their state
+  migration repair <ref> <version> --status applied|reverted
+  migration import <ref> DIR              copy a Supabase CLI supabase/migrations/ folder in
+  db reset <ref> [--yes]                  rebuild the database from migrations/<ref>/ and seed.sql
   gen <ref> | --all                       regenerate generated/<ref>/ from the live database
   gen --check [<ref> ...]                 CI gate: build each project from migrations/ on a scratch cluster,
                                           compare with generated/, typecheck extensions/ (exit 1 on any difference)
@@ -40,7 +45,13 @@ export async function main(argv: string[]): Promise<number> {
       case 'diff':
         return await (await import('./diff.js')).diffCommand(rest, out);
       case 'migrate':
-        await (await import('./gen.js')).migrateCommand(rest, out);
+        await (await import('./migrate.js')).migrateCommand(rest, out);
+        return 0;
+      case 'migration':
+        await (await import('./migration.js')).migrationCommand(rest, out);
+        return 0;
+      case 'db':
+        await (await import('./db.js')).dbCommand(rest, out);
         return 0;
       default:
         out.failure('usage', USAGE);

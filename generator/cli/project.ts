@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../runtime/config.js';
-import { createProject, deleteProject, readSchemaFiles } from '../../runtime/platform/bootstrap.js';
+import { deleteProject, readSchemaFiles } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { formatSetting, parseSetting } from '../../runtime/platform/settings.js';
@@ -55,7 +55,8 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       const signingAlg = createSigningAlg(values['signing-alg']);
       const schemaFiles = await readSchemaFiles(values.schema ?? []);
       const keys = await withPlatform(async (platform) => {
-        const record = await createProject(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined, signingAlg });
+        const { createProjectWithHistory } = await import('../migrations/create.js');
+        const { record } = await createProjectWithHistory(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined, signingAlg });
         const { generateProject } = await import('../generate.js');
         await generateProject(platform, record);
         return projectKeys(config, record);

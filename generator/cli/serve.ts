@@ -1,18 +1,20 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import * as runtime from '../../runtime/index.js';
 import { loadConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/logger.js';
 import { startHost } from '../../runtime/host/start.js';
-import { createProject, ProjectError } from '../../runtime/platform/bootstrap.js';
+import { ProjectError } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';
 import type { ClusterEvent } from '../../runtime/platform/cluster.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { codeSync, generateProject } from '../generate.js';
+import { createProjectWithHistory } from '../migrations/create.js';
+import { copyMigrations, listLocalMigrations } from '../migrations/local-files.js';
 
 export const DEMO_REF = 'demo';
-const demoSchema = path.resolve(import.meta.dirname, '../../runtime/platform/demo/schema.sql');
+/** The demo's committed history, copied into GANTRY_MIGRATIONS_DIR when that is elsewhere and has none. */
+const builtInMigrations = path.resolve(import.meta.dirname, '../../migrations');
 
 function reportCluster(log: Logger, event: ClusterEvent): void {
   if (event.kind === 'postmaster-died') log.error({ pid: event.pid }, 'embedded PostgreSQL died; restarting it');
@@ -28,7 +30,11 @@ function reportCluster(log: Logger, event: ClusterEvent): void {
 async function createDemo(platform: Platform, log: Logger): Promise<ProjectRecord> {
   log.info('creating the demo project');
   try {
-    const demo = await createProject(platform, { ref: DEMO_REF, schemaFiles: [{ name: demoSchema, sql: await fs.readFile(demoSchema, 'utf8') }] });
+    const { migrationsDir } = platform.config;
+    if ((await listLocalMigrations(migrationsDir, DEMO_REF)).length === 0) {
+      await copyMigrations(migrationsDir, DEMO_REF, await listLocalMigrations(builtInMigrations, DEMO_REF));
+    }
+    const { record: demo } = await createProjectWithHistory(platform, { ref: DEMO_REF, schemaFiles: [] });
     await generateProject(platform, demo);
     return demo;
   } catch (error) {

@@ -24,13 +24,19 @@ import { IntrospectionError } from './errors.js';
 export interface IntrospectOptions {
   /** Exposed schemas, the default profile first. Defaults to `['public']`. */
   readonly schemas?: readonly string[];
+  /**
+   * The client is inside a transaction of the caller's (a migration's, before its COMMIT): read the
+   * schema as that transaction sees it, in a savepoint that is rolled back afterwards (with the
+   * search_path set for the reading).
+   */
+  readonly inTransaction?: boolean;
 }
 
 /**
  * Reads the exposed schemas of a project database into a SchemaModel. Runs every query
  * in one read-only repeatable-read transaction so the model is one consistent snapshot,
  * with `search_path = pg_catalog` so `format_type` qualifies every non-catalog type.
- * The client must not be inside a transaction.
+ * The client must not be inside a transaction, unless `inTransaction` says so.
  */
 export async function introspectProject(client: pg.ClientBase, options: IntrospectOptions = {}): Promise<SchemaModel> {
   const schemas = [...(options.schemas ?? ['public'])];
@@ -38,7 +44,8 @@ export async function introspectProject(client: pg.ClientBase, options: Introspe
   if (forbidden.length > 0) {
     throw new IntrospectionError('forbidden_schema', `These schemas can never be exposed: ${forbidden.join(', ')}`);
   }
-  await client.query('begin transaction isolation level repeatable read read only');
+  const nested = options.inTransaction ?? false;
+  await client.query(nested ? 'savepoint gantry_introspect' : 'begin transaction isolation level repeatable read read only');
   try {
     await client.query(`select pg_catalog.set_config('search_path', 'pg_catalog', true)`);
     const present = await client.query<{ nspname: string }>(
@@ -65,11 +72,11 @@ export async function introspectProject(client: pg.ClientBase, options: Introspe
       functionGrants: await rows<FunctionGrantRow>(functionGrantQuery),
       viewRules: await rows<ViewRuleRow>(viewRuleQuery, []),
     });
-    await client.query('commit');
+    await client.query(nested ? 'rollback to savepoint gantry_introspect; release savepoint gantry_introspect' : 'commit');
     return model;
   } catch (error) {
     // A failed rollback (a lost connection) must not hide why introspection failed.
-    await client.query('rollback').catch(() => undefined);
+    await client.query(nested ? 'rollback to savepoint gantry_introspect' : 'rollback').catch(() => undefined);
     throw error;
   }
 }

@@ -89,8 +89,12 @@ export function projectMigrationsDir(migrationsDir: string, ref: string): string
  * Every `.sql` file but seed.sql must be named `<version>_<name>.sql` (a misnamed file is an error,
  * not silently skipped), and no two may share a version. Other files (a README, .gitkeep) are left alone.
  */
-export async function listLocalMigrations(migrationsDir: string, ref: string): Promise<LocalMigration[]> {
-  const dir = projectMigrationsDir(migrationsDir, ref);
+export function listLocalMigrations(migrationsDir: string, ref: string): Promise<LocalMigration[]> {
+  return listMigrationsIn(projectMigrationsDir(migrationsDir, ref));
+}
+
+/** The migrations of any folder named as migrations/<ref>/ is (a Supabase CLI `supabase/migrations/`). */
+export async function listMigrationsIn(dir: string): Promise<LocalMigration[]> {
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
     throw error;
@@ -131,4 +135,31 @@ export async function writeMigration(migrationsDir: string, ref: string, version
     throw error.code === 'EEXIST' ? new MigrationError('migration_exists', `${file} already exists`) : error;
   });
   return { version, name, path: file, sql, checksum: migrationChecksum(sql) };
+}
+
+/**
+ * Copies migrations into migrations/<ref>/ under their own file names: a file already there with
+ * the same content is kept (two hosts seeding the demo at once, an import run twice), one with
+ * other content or another name for the version is an error. Returns the ones written.
+ */
+export async function copyMigrations(migrationsDir: string, ref: string, migrations: readonly LocalMigration[]): Promise<LocalMigration[]> {
+  const existing = new Map((await listLocalMigrations(migrationsDir, ref)).map((m) => [m.version, m]));
+  const clashes = migrations.filter((m) => {
+    const there = existing.get(m.version);
+    return there !== undefined && (there.name !== m.name || there.checksum !== m.checksum);
+  });
+  if (clashes.length > 0) {
+    const names = clashes.map((m) => existing.get(m.version)!.path).join(', ');
+    throw new MigrationError('migration_exists', `${names}: already there with other content; nothing was copied`);
+  }
+  const written: LocalMigration[] = [];
+  for (const m of migrations.filter((m) => !existing.has(m.version))) {
+    written.push(await writeMigration(migrationsDir, ref, m.version, m.name, m.sql).catch(async (error: unknown) => {
+      // Another process wrote the same file meanwhile: what counts is that it holds this content.
+      const there = (await listLocalMigrations(migrationsDir, ref)).find((l) => l.version === m.version);
+      if (there?.checksum === m.checksum && there.name === m.name) return there;
+      throw error;
+    }));
+  }
+  return written;
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { Platform, ProjectRecord } from './platform.js';
-import { newSecret } from './platform.js';
+import { newSecret, PROJECTS_CHANNEL } from './platform.js';
 import { splitStatements } from './sql-statements.js';
 import { recordProjectMigrations } from './migrations.js';
 import { taskClient } from '../db/pool-errors.js';
@@ -104,6 +104,8 @@ export interface CreateProjectOptions {
   readonly autoconfirm?: boolean;
   /** What its access tokens are signed with; default HS256 with its jwt_secret, as the service document says. */
   readonly signingAlg?: AccessTokenAlg;
+  /** Runs last in the transaction that runs the schema files: the generator records them as the project's first migrations. */
+  readonly finish?: (client: pg.ClientBase) => Promise<void>;
 }
 
 /**
@@ -129,7 +131,7 @@ export async function createProject(platform: Platform, options: CreateProjectOp
       throw error;
     }
     try {
-      await initialiseDatabase(platform, databaseName, options.schemaFiles);
+      await initialiseDatabase(platform, databaseName, options.schemaFiles, options.finish);
       const signingAlg = options.signingAlg ?? 'HS256';
       const settings = { 'auth.autoconfirm': options.autoconfirm ?? platform.config.authAutoconfirm, 'auth.signing_alg': signingAlg };
       const register = `INSERT INTO projects (ref, database_name, jwt_secret, settings) VALUES ($1, $2, $3, $4) RETURNING ref`;
@@ -158,11 +160,44 @@ export async function createProject(platform: Platform, options: CreateProjectOp
   return record;
 }
 
-async function initialiseDatabase(platform: Platform, databaseName: string, schemaFiles: readonly SchemaFile[]): Promise<void> {
+async function initialiseDatabase(
+  platform: Platform,
+  databaseName: string,
+  schemaFiles: readonly SchemaFile[],
+  finish?: (client: pg.ClientBase) => Promise<void>,
+): Promise<void> {
   const bootstrap = await Promise.all(
     bootstrapFiles.map(async (name) => ({ name, sql: await fs.readFile(path.join(sqlDir, name), 'utf8') })),
   );
-  await applySchemaFiles(platform, databaseName, [...bootstrap, ...schemaFiles], recordProjectMigrations);
+  await applySchemaFiles(platform, databaseName, [...bootstrap, ...schemaFiles], async (client) => {
+    await recordProjectMigrations(client);
+    await finish?.(client);
+  });
+}
+
+/**
+ * Drops a project's database (closing its connections) and creates it again, bootstrapped and
+ * with the given schema files, in one transaction; the registry row, and so the project's keys
+ * and settings, stay as they are. A host serving the project sees another database (its schema
+ * version names the database's OID) once told through the registry channel.
+ */
+export async function recreateDatabase(
+  platform: Platform,
+  record: ProjectRecord,
+  schemaFiles: readonly SchemaFile[],
+  finish?: (client: pg.ClientBase) => Promise<void>,
+): Promise<void> {
+  const admin = taskClient(platform.cluster.urlFor('postgres'));
+  await admin.connect();
+  try {
+    const name = admin.escapeIdentifier(record.databaseName);
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  await initialiseDatabase(platform, record.databaseName, schemaFiles, finish);
+  await platform.pool.query('SELECT pg_notify($1, $2)', [PROJECTS_CHANNEL, record.ref]);
 }
 
 /**

@@ -11,6 +11,7 @@ import { startHost, type RunningHost } from '../../runtime/host/start.js';
 import type { CodeSync } from '../../runtime/host/project-directory.js';
 import type { AccessTokenAlg } from '../../runtime/auth/keyring.js';
 import { codeSync, generateProject } from '../../generator/generate.js';
+import { listLocalMigrations } from '../../generator/migrations/local-files.js';
 import { createProject } from '../../runtime/platform/bootstrap.js';
 import { projectKeys, type ProjectKeys } from '../../runtime/platform/keys.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
@@ -72,6 +73,11 @@ export async function createTestProject(
 /** A file the generator wrote for a project (`generate: true`), as text. */
 export function readGenerated(platform: Platform, project: TestProject, file: string): Promise<string> {
   return fs.readFile(path.join(platform.config.generatedDir, project.record.ref, file), 'utf8');
+}
+
+/** The demo project's committed migrations (migrations/demo/), in order, as one SQL text. */
+export async function demoSchemaSql(): Promise<string> {
+  return (await listLocalMigrations(path.join(repoRoot, 'migrations'), 'demo')).map((m) => m.sql).join('\n');
 }
 
 /** A schema of test/fixtures/schemas/, as SQL text. */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { createTestProject, demoSchemaSql, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { EXTRA_SCHEMA_SQL, generateExposing } from '../../helpers/several-schemas.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -31,7 +31,7 @@ const requested: string[] = [];
 beforeAll(async () => {
   if (!hasChromium) return;
   test = await startTestHost();
-  const demo = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
+  const demo = await demoSchemaSql();
   project = await createTestProject(test.platform, { sql: demo, host: test.host, generate: true });
   await test.host.directory.reload(project.record.ref);
   profile = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-chromium-'));
@@ -100,7 +100,7 @@ describe.skipIf(!hasChromium)('the docs page in Chromium', () => {
 
 describe.skipIf(!hasChromium)('the docs page of a project exposing two schemas, in Chromium', () => {
   it('offers both schemas in the selector, and "try it" on the second sends its profile header and returns its rows', async () => {
-    const demo = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
+    const demo = await demoSchemaSql();
     const several = await createTestProject(test.platform, { sql: `${demo}\n${EXTRA_SCHEMA_SQL}` });
     await generateExposing(test.platform, several.record, ['public', 'extra']);
     await test.host.directory.reload(several.record.ref);

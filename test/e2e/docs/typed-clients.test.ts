@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { createTestProject, demoSchemaSql, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { compileStrict } from '../../helpers/typescript.js';
 
 /**
@@ -106,7 +106,7 @@ let dir: string;
 
 beforeAll(async () => {
   test = await startTestHost();
-  const demo = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
+  const demo = await demoSchemaSql();
   project = await createTestProject(test.platform, { sql: demo, host: test.host, generate: true, autoconfirm: true });
   await test.host.directory.reload(project.record.ref);
   dir = path.join(repoRoot, 'test-output', 'typed-clients', project.record.ref);

@@ -1,9 +1,7 @@
-import fs from 'node:fs/promises';
 import http from 'node:http';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../../../runtime/auth/jwt.js';
-import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { createTestProject, demoSchemaSql, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { errorBody, restCaller, userToken, type ApiResponse } from './http.js';
 
 /**
@@ -20,7 +18,7 @@ const BOB = '00000000-0000-0000-0000-00000000000b';
 
 beforeAll(async () => {
   host = await startTestHost();
-  const sql = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
+  const sql = await demoSchemaSql();
   project = await createTestProject(host.platform, { host: host.host, sql, generate: true });
   call = restCaller(project);
   service = project.keys.service_key;

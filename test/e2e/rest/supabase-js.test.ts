@@ -1,9 +1,7 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { createTestProject, demoSchemaSql, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { userToken } from './http.js';
 
 /** supabase-js, unchanged, against the demo project's data API. */
@@ -24,7 +22,7 @@ function client(key: string, token?: string): SupabaseClient {
 
 beforeAll(async () => {
   host = await startTestHost();
-  const sql = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
+  const sql = await demoSchemaSql();
   project = await createTestProject(host.platform, { host: host.host, sql, generate: true });
   anon = client(project.keys.anon_key);
   admin = client(project.keys.service_key);

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -9,7 +8,7 @@ import { extensionFunctionPaths } from '../../../generator/generate.js';
 import { introspectProject } from '../../../generator/introspect/introspect.js';
 import { writeGenerated } from '../../../generator/write.js';
 import { Platform } from '../../../runtime/platform/platform.js';
-import { createTestProject, repoRoot, testConfig } from '../../helpers/platform.js';
+import { createTestProject, demoSchemaSql, repoRoot, testConfig } from '../../helpers/platform.js';
 
 const execFileAsync = promisify(execFile);
 let platform: Platform;
@@ -23,7 +22,7 @@ afterAll(async () => {
 
 describe('generated/demo', () => {
   it('is exactly what the generator emits for the committed demo schema and extensions/demo', async () => {
-    const sql = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
+    const sql = await demoSchemaSql();
     const { record } = await createTestProject(platform, { sql });
     const client = new pg.Client(platform.cluster.urlFor(record.databaseName));
     await client.connect();

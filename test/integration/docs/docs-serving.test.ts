@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProject } from '../../../generator/generate.js';
 import { signApiKey } from '../../../runtime/auth/jwt.js';
-import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { createTestProject, demoSchemaSql, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 
 const EXTRA_SQL = `
 CREATE TABLE hidden (id int PRIMARY KEY, secret text);
@@ -20,7 +20,7 @@ let project: TestProject;
 
 beforeAll(async () => {
   test = await startTestHost();
-  const demo = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
+  const demo = await demoSchemaSql();
   project = await createTestProject(test.platform, { sql: `${demo}\n${EXTRA_SQL}`, host: test.host, generate: true });
   await test.host.directory.reload(project.record.ref);
 });

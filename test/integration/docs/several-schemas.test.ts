@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitProject } from '../../../generator/emit/project.js';
 import { introspectProject } from '../../../generator/introspect/introspect.js';
-import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { createTestProject, demoSchemaSql, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { EXTRA_SCHEMA_SQL, generateExposing } from '../../helpers/several-schemas.js';
 import { compileStrict } from '../../helpers/typescript.js';
 
@@ -48,7 +48,7 @@ let dir: string;
 
 beforeAll(async () => {
   test = await startTestHost();
-  const demo = await fs.readFile(path.join(repoRoot, 'runtime/platform/demo/schema.sql'), 'utf8');
+  const demo = await demoSchemaSql();
   project = await createTestProject(test.platform, { sql: `${demo}\n${EXTRA_SCHEMA_SQL}` });
   generated = await generateExposing(test.platform, project.record, ['public', 'extra']);
   await test.host.directory.reload(project.record.ref);

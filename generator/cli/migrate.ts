@@ -1,0 +1,116 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type pg from 'pg';
+import { loadConfig, type GantryConfig } from '../../runtime/config.js';
+import { taskClient } from '../../runtime/db/pool-errors.js';
+import { typecheckExtensions } from '../../runtime/extensions/typecheck.js';
+import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
+import { generateProject } from '../generate.js';
+import { applyMigrations, displayPath } from '../migrations/apply.js';
+import { MigrationError } from '../migrations/errors.js';
+import { listLocalMigrations, migrationChecksum, migrationNameFrom, nextVersions, writeMigration, type LocalMigration } from '../migrations/local-files.js';
+import { compareGenerated, readGenerated } from '../write.js';
+import { CliError, type Output } from './output.js';
+
+const USAGE = 'usage: gantry migrate <ref> [FILE.sql] [--force]';
+
+async function readFileArgument(file: string): Promise<string> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError('schema_unreadable', `cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Before a migration commits: the project's code generated into memory from the schema as the open
+ * transaction sees it (same connection), and extensions/<ref>/ typechecked against it; a problem rolls
+ * the migration back, so a running host never meets a schema its extension does not compile against.
+ */
+function extensionGate(platform: Platform, record: ProjectRecord): (client: pg.ClientBase, migration: LocalMigration) => Promise<void> {
+  return async (client, migration) => {
+    if (!(await hasExtensions(platform.config, record.ref))) return;
+    const { files } = await generateProject(platform, record, { check: true, client, inTransaction: true });
+    const dir = path.join(platform.config.generatedDir, record.ref);
+    const overrides = new Map([...(files ?? [])].map(([file, text]) => [path.join(dir, file), text]));
+    const problems = typecheckExtensions({ extensionsDir: platform.config.extensionsDir, ref: record.ref, overrides });
+    if (problems.length === 0) return;
+    throw new MigrationError(
+      'extensions_broken',
+      `${displayPath(migration.path)} breaks extensions/${record.ref}/; rolled back, nothing recorded:\n${problems.join('\n')}\n` +
+        `fix the extension in the same change (or apply anyway with --force)`,
+    );
+  };
+}
+
+async function hasExtensions(config: GantryConfig, ref: string): Promise<boolean> {
+  const entries = await fs.readdir(path.join(config.extensionsDir, ref), { recursive: true }).catch(() => []);
+  return entries.some((name) => String(name).endsWith('.ts'));
+}
+
+/**
+ * `gantry migrate <ref> [FILE.sql] [--force]`: applies every pending migration of migrations/<ref>/,
+ * in version order, each in its own transaction and refused when it breaks extensions/<ref>/ (unless
+ * --force); with FILE.sql, first copies the file into the folder as the newest version (removed
+ * again when it fails). Then regenerates generated/<ref>/.
+ */
+export async function migrateCommand(args: string[], out: Output): Promise<void> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, force: { type: 'boolean' } } });
+  const [ref, file] = positionals;
+  if (!ref || positionals.length > 2) throw new CliError('usage', USAGE);
+  const sql = file === undefined ? null : await readFileArgument(file);
+  const platform = await Platform.open(loadConfig());
+  try {
+    const record = await platform.getProject(ref);
+    if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
+    const { migrationsDir } = platform.config;
+    const local = await listLocalMigrations(migrationsDir, ref);
+    let added: LocalMigration | null = null;
+    if (file !== undefined && sql !== null) {
+      const [version] = nextVersions(new Date(), local.map((m) => m.version), 1);
+      added = await writeMigration(migrationsDir, ref, version!, migrationNameFrom(file), sql);
+      // Errors name the file the user gave, not the copy.
+      local.push({ ...added, path: file, checksum: migrationChecksum(sql) });
+    }
+    // A running server regenerates on the same DDL at the same time; comparing with the code as it
+    // was before the migration reports the migration's effect whoever wrote each file first.
+    const dir = path.join(platform.config.generatedDir, ref);
+    const before = await readGenerated(dir);
+    const client = taskClient(platform.cluster.urlFor(record.databaseName));
+    await client.connect();
+    let applied: readonly LocalMigration[];
+    let missing: readonly string[];
+    try {
+      const result = await applyMigrations(client, local, values.force ? {} : { beforeCommit: extensionGate(platform, record) });
+      applied = result.applied;
+      missing = result.missingLocally.map((m) => m.version);
+    } catch (error) {
+      if (added) await fs.rm(added.path, { force: true });
+      throw error;
+    } finally {
+      await client.end();
+    }
+    await generateProject(platform, record);
+    const generated = compareGenerated(before, await readGenerated(dir));
+    const names = applied.map((m) => `${m.version}_${m.name}`);
+    const lines = [
+      applied.length === 0 ? `${ref}: no pending migrations` : `migrated ${ref}: applied ${names.join(', ')}`,
+      `regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`,
+      ...(missing.length > 0 ? [`recorded but not in ${displayPath(path.join(migrationsDir, ref))}: ${missing.join(', ')}`] : []),
+    ];
+    out.result(
+      {
+        ref,
+        ...(file !== undefined ? { migrated: file, version: added!.version, path: added!.path } : {}),
+        applied: applied.map((m) => ({ version: m.version, name: m.name })),
+        missing_locally: missing,
+        changed: generated.changed,
+        removed: generated.removed,
+      },
+      lines.join('\n'),
+    );
+  } finally {
+    await platform.close();
+  }
+}

@@ -1,0 +1,304 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { migrationChecksum } from '../../generator/migrations/local-files.js';
+import { repoRoot } from '../helpers/platform.js';
+import { cli, cliOk, jsonObject, servedInstallation, shutDown, type Installation, type Server } from '../helpers/serve-process.js';
+import { createProject, eventually, getProject, request, SHOP_SQL, sqlFile, type PrintedKeys as Keys } from './projects.js';
+
+/**
+ * The schema history as a team drives it: `migration new|list|repair|import`, `migrate <ref>` and
+ * `db reset`, each its own process beside a running `gantry serve`, asserted through the files of
+ * migrations/<ref>/, the CLI's JSON, the server's HTTP answers and (as psql would) the database.
+ */
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
+
+let server: Server;
+let inst: Installation;
+
+beforeAll(async () => {
+  server = await servedInstallation();
+  inst = server.inst;
+});
+afterAll(async () => {
+  await shutDown(server);
+});
+
+const migrationsOf = (ref: string) => path.join(inst.home, 'migrations', ref);
+
+/** Runs SQL on a project's database as the superuser, as psql would. */
+async function psql<T extends pg.QueryResultRow>(ref: string, sql: string): Promise<T[]> {
+  const url = new URL(inject('databaseUrl'));
+  url.pathname = `/project_${ref}`;
+  const client = new pg.Client(url.toString());
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+interface Listed {
+  version: string;
+  name: string | null;
+  state: string;
+  applied_at: string | null;
+  local_checksum: string | null;
+  applied_checksum: string | null;
+}
+
+async function list(ref: string): Promise<Listed[]> {
+  return (jsonObject(await cliOk(['migration', 'list', ref, '--json'], inst.env)) as { migrations: Listed[] }).migrations;
+}
+
+/** `migration new` and the file filled with `sql`; its version. */
+async function newMigration(ref: string, name: string, sql: string): Promise<{ path: string; version: string }> {
+  const created = jsonObject(await cliOk(['migration', 'new', ref, name, '--json'], inst.env)) as { path: string; version: string };
+  await fs.writeFile(created.path, sql);
+  return created;
+}
+
+describe('project create and migration new', () => {
+  it('create records its schema files as the first migrations; new adds an empty, later-versioned file', async () => {
+    const keys = await createProject(inst, ['--schema', SHOP_SQL]);
+    const files = await fs.readdir(migrationsOf(keys.ref));
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^\d{14}_shop\.sql$/);
+    const shopSql = await fs.readFile(SHOP_SQL, 'utf8');
+    expect(await fs.readFile(path.join(migrationsOf(keys.ref), files[0]!), 'utf8')).toBe(shopSql);
+    const [first] = await list(keys.ref);
+    expect(first).toMatchObject({ version: files[0]!.slice(0, 14), name: 'shop', state: 'applied', local_checksum: migrationChecksum(shopSql), applied_checksum: migrationChecksum(shopSql) });
+    expect(Date.now() - Date.parse(first!.applied_at!)).toBeLessThan(120_000);
+
+    const created = jsonObject(await cliOk(['migration', 'new', keys.ref, 'add_stock', '--json'], inst.env)) as { path: string; version: string };
+    expect(Object.keys(created).sort()).toEqual(['path', 'version']);
+    expect(created.version).toMatch(/^\d{14}$/);
+    expect(created.version > first!.version).toBe(true);
+    expect(created.path).toBe(path.join(migrationsOf(keys.ref), `${created.version}_add_stock.sql`));
+    expect(await fs.readFile(created.path, 'utf8')).toBe('');
+    expect((await list(keys.ref)).map((m) => [m.name, m.state])).toEqual([['shop', 'applied'], ['add_stock', 'pending']]);
+
+    const bad = await cli(['migration', 'new', keys.ref, 'add stock', '--json'], inst.env);
+    expect(bad.code).toBe(1);
+    expect(jsonObject(bad)).toEqual({ error: { code: 'invalid_migration_name', message: 'invalid migration name "add stock": use letters, digits, "_", "-" or "."' } });
+  });
+
+  it('the first start applied migrations/demo/ and recorded it', async () => {
+    const builtIn = await fs.readdir(path.join(repoRoot, 'migrations/demo'));
+    expect((await fs.readdir(migrationsOf('demo'))).sort()).toEqual(builtIn.sort());
+    expect((await list('demo')).map((m) => [`${m.version}_${m.name}.sql`, m.state])).toEqual(builtIn.sort().map((f) => [f, 'applied']));
+  });
+});
+
+describe('gantry migrate <ref>', () => {
+  let keys: Keys;
+  beforeAll(async () => {
+    keys = await createProject(inst, ['--schema', SHOP_SQL]);
+    await eventually(2000, () => getProject(keys, 'rest/v1/products?select=id'), (a) => a.status === 200);
+  });
+
+  it('applies the pending files in version order, records them, and the server serves the result within 2 s', async () => {
+    const a = await newMigration(keys.ref, 'add_stock', 'ALTER TABLE products ADD COLUMN stock int NOT NULL DEFAULT 3;\n');
+    const b = await newMigration(keys.ref, 'stock_ten', 'UPDATE products SET stock = stock * 10;\n');
+    const run = await cli(['migrate', keys.ref, '--json'], inst.env);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(jsonObject(run)).toMatchObject({
+      ref: keys.ref,
+      applied: [{ version: a.version, name: 'add_stock' }, { version: b.version, name: 'stock_ten' }],
+      missing_locally: [],
+    });
+    const served = await eventually(2000, () => getProject(keys, 'rest/v1/products?select=id,stock&order=id'), (r) => r.status === 200);
+    expect(served.body).toEqual([{ id: 1, stock: 30 }, { id: 2, stock: 30 }]);
+    expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'applied', 'applied']);
+    const again = jsonObject(await cliOk(['migrate', keys.ref, '--json'], inst.env));
+    expect(again).toMatchObject({ applied: [], changed: [], removed: [] });
+  });
+
+  it('refuses an applied file that was edited, with both checksums; repair records it deliberately', async () => {
+    const [, stock] = await list(keys.ref);
+    const file = path.join(migrationsOf(keys.ref), `${stock!.version}_add_stock.sql`);
+    const original = await fs.readFile(file, 'utf8');
+    const edited = 'ALTER TABLE products ADD COLUMN stock int NOT NULL DEFAULT 4;\n';
+    await fs.writeFile(file, edited);
+    const pending = await newMigration(keys.ref, 'colour', 'ALTER TABLE products ADD COLUMN colour text;\n');
+    expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'modified', 'applied', 'pending']);
+
+    const run = await cli(['migrate', keys.ref, '--json'], inst.env);
+    expect(run.code).toBe(1);
+    const error = (jsonObject(run) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('migration_modified');
+    expect(error.message).toContain(`${file}: applied with checksum ${migrationChecksum(original)}, the file now has checksum ${migrationChecksum(edited)}`);
+    expect((await getProject(keys, 'rest/v1/products?select=colour')).status).toBe(400);
+
+    const repaired = await cli(['migration', 'repair', keys.ref, stock!.version, '--status', 'applied', '--json'], inst.env);
+    expect(repaired.code).toBe(0);
+    expect(jsonObject(repaired)).toEqual({ ref: keys.ref, version: stock!.version, status: 'applied', changed: true });
+    expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'applied', 'applied', 'pending']);
+    expect(jsonObject(await cliOk(['migrate', keys.ref, '--json'], inst.env))).toMatchObject({ applied: [{ version: pending.version, name: 'colour' }] });
+    expect((await getProject(keys, 'rest/v1/products?select=colour&id=eq.1')).body).toEqual([{ colour: null }]);
+  });
+
+  it('repair --status reverted forgets a record; a recorded version without its file is missing-locally', async () => {
+    const listed = await list(keys.ref);
+    const last = listed.at(-1)!;
+    const reverted = jsonObject(await cliOk(['migration', 'repair', keys.ref, last.version, '--status', 'reverted', '--json'], inst.env));
+    expect(reverted).toEqual({ ref: keys.ref, version: last.version, status: 'reverted', changed: true });
+    expect((await list(keys.ref)).at(-1)).toMatchObject({ version: last.version, state: 'pending', applied_at: null, applied_checksum: null });
+    await cliOk(['migration', 'repair', keys.ref, last.version, '--status', 'applied'], inst.env);
+    await fs.rm(path.join(migrationsOf(keys.ref), `${last.version}_colour.sql`));
+    expect((await list(keys.ref)).at(-1)).toMatchObject({ version: last.version, name: 'colour', state: 'missing-locally', local_checksum: null });
+  });
+
+  it('FILE.sql (the earlier contract) becomes the newest version, applied; a failing one leaves no file behind', async () => {
+    const file = await sqlFile(inst, 'Add Size.sql', 'ALTER TABLE products ADD COLUMN size int;\n');
+    const run = jsonObject(await cliOk(['migrate', keys.ref, file, '--json'], inst.env)) as { migrated: string; version: string; path: string; applied: unknown[] };
+    expect(run.migrated).toBe(file);
+    expect(run.path).toBe(path.join(migrationsOf(keys.ref), `${run.version}_add_size.sql`));
+    expect(run.applied).toEqual([{ version: run.version, name: 'add_size' }]);
+    expect(await fs.readFile(run.path, 'utf8')).toBe('ALTER TABLE products ADD COLUMN size int;\n');
+    expect((await list(keys.ref)).find((m) => m.version === run.version)?.state).toBe('applied');
+
+    const before = await fs.readdir(migrationsOf(keys.ref));
+    const broken = await sqlFile(inst, 'broken.sql', 'ALTER TABLE nowhere ADD COLUMN x int;\n');
+    const failed = await cli(['migrate', keys.ref, broken, '--json'], inst.env);
+    expect(failed.code).toBe(1);
+    expect(jsonObject(failed)).toEqual({ error: { code: 'schema_failed', message: `${broken}:1: relation "nowhere" does not exist (SQLSTATE 42P01)` } });
+    expect(await fs.readdir(migrationsOf(keys.ref))).toEqual(before);
+  });
+
+  it('two migrate processes at once apply each file once', async () => {
+    const other = await createProject(inst, ['--schema', SHOP_SQL]);
+    const slow = await newMigration(other.ref, 'slow', 'SELECT pg_sleep(1);\nCREATE TABLE audit (id serial PRIMARY KEY, note text);\nINSERT INTO audit (note) VALUES (\'once\');\n');
+    const [one, two] = await Promise.all([cli(['migrate', other.ref, '--json'], inst.env), cli(['migrate', other.ref, '--json'], inst.env)]);
+    expect([one.code, two.code, one.stderr, two.stderr]).toEqual([0, 0, '', '']);
+    const applied = [...(jsonObject(one).applied as { version: string }[]), ...(jsonObject(two).applied as { version: string }[])];
+    expect(applied.map((m) => m.version)).toEqual([slow.version]);
+    expect(await psql(other.ref, 'SELECT note FROM audit')).toEqual([{ note: 'once' }]);
+    expect(await psql(other.ref, `SELECT count(*)::int AS n FROM supabase_migrations.schema_migrations WHERE version = '${slow.version}'`)).toEqual([{ n: 1 }]);
+    // The history table is neither served nor generated.
+    expect((await getProject(other, 'rest/v1/schema_migrations')).status).toBe(404);
+    const generated = await fs.readdir(path.join(inst.generatedDir, other.ref), { recursive: true });
+    expect(generated.map(String).filter((f) => f.includes('migration'))).toEqual([]);
+  });
+
+  it('a project from before the history: list shows its files pending; repair marks what it already has', async () => {
+    const old = await createProject(inst, ['--schema', SHOP_SQL]);
+    await psql(old.ref, 'DROP SCHEMA supabase_migrations CASCADE');
+    const [file] = await list(old.ref);
+    expect(file).toMatchObject({ name: 'shop', state: 'pending', applied_at: null });
+    await cliOk(['migration', 'repair', old.ref, file!.version, '--status', 'applied'], inst.env);
+    expect((await list(old.ref)).map((m) => m.state)).toEqual(['applied']);
+    expect(jsonObject(await cliOk(['migrate', old.ref, '--json'], inst.env))).toMatchObject({ applied: [] });
+  });
+});
+
+describe('gantry migration import', () => {
+  it('copies a Supabase CLI migrations folder as is; versions its history table holds count as applied', async () => {
+    const keys = await createProject(inst, []);
+    const dir = path.join(inst.home, 'supabase', 'migrations');
+    await fs.mkdir(dir, { recursive: true });
+    const first = 'CREATE TABLE todos (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, task text NOT NULL);\n';
+    const second = 'ALTER TABLE todos ADD COLUMN done boolean NOT NULL DEFAULT false;\n';
+    await fs.writeFile(path.join(dir, '20240101120000_create-todos.sql'), first);
+    await fs.writeFile(path.join(dir, '20240102120000_todos_done.sql'), second);
+    // The database was migrated by the Supabase CLI up to the first file (its table in place of Gantry's).
+    await psql(keys.ref, `${first}
+      DROP SCHEMA supabase_migrations CASCADE;
+      CREATE SCHEMA supabase_migrations;
+      CREATE TABLE supabase_migrations.schema_migrations (version text NOT NULL PRIMARY KEY, statements text[], name text);
+      INSERT INTO supabase_migrations.schema_migrations VALUES ('20240101120000', ARRAY['CREATE TABLE todos (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, task text NOT NULL)'], 'create-todos');`);
+
+    const run = jsonObject(await cliOk(['migration', 'import', keys.ref, dir, '--json'], inst.env));
+    expect(run).toEqual({
+      ref: keys.ref,
+      found: 2,
+      imported: [
+        { version: '20240101120000', name: 'create-todos', path: path.join(migrationsOf(keys.ref), '20240101120000_create-todos.sql') },
+        { version: '20240102120000', name: 'todos_done', path: path.join(migrationsOf(keys.ref), '20240102120000_todos_done.sql') },
+      ],
+    });
+    expect((await list(keys.ref)).map((m) => [m.version, m.state])).toEqual([['20240101120000', 'applied'], ['20240102120000', 'pending']]);
+    expect(jsonObject(await cliOk(['migrate', keys.ref, '--json'], inst.env))).toMatchObject({ applied: [{ version: '20240102120000', name: 'todos_done' }] });
+    const served = await eventually(2000, () => getProject(keys, 'rest/v1/todos?select=id,task,done'), (a) => a.status === 200);
+    expect(served.body).toEqual([]);
+    expect((await list(keys.ref)).map((m) => [m.state, m.applied_checksum])).toEqual([['applied', migrationChecksum(first)], ['applied', migrationChecksum(second)]]);
+    // Again: nothing new, nothing clobbered.
+    expect(jsonObject(await cliOk(['migration', 'import', keys.ref, dir, '--json'], inst.env))).toMatchObject({ imported: [], found: 2 });
+  });
+});
+
+describe('gantry migrate and extensions/<ref>/', () => {
+  it('refuses a migration that breaks the extension, printing file:line:col, and applies it with --force', async () => {
+    const keys = await createProject(inst, ['--schema', SHOP_SQL]);
+    const dir = path.join(inst.home, 'extensions', keys.ref);
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, 'index.ts'), [
+      `import { defineExtension } from '${path.join(repoRoot, 'runtime/index.js')}';`,
+      `import type { Database } from '../../generated/${keys.ref}/database.types.js';`,
+      'export default defineExtension<Database>()({',
+      '  tables: { products: { beforeInsert: (rows) => rows.map((row) => ({ ...row, name: row.name.trim() })) } },',
+      '});',
+      '',
+    ].join('\n'));
+    const rename = await newMigration(keys.ref, 'rename_name', 'ALTER TABLE products RENAME COLUMN name TO title;\n');
+    const run = await cli(['migrate', keys.ref], inst.env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`gantry: ${rename.path} breaks extensions/${keys.ref}/; rolled back, nothing recorded:\n`);
+    expect(run.stderr).toMatch(new RegExp(`extensions/${keys.ref}/index\\.ts:4:\\d+ Property 'name' does not exist`));
+    expect((await getProject(keys, 'rest/v1/products?select=name&id=eq.1')).body).toEqual([{ name: 'Kettle' }]);
+    expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'pending']);
+
+    const forced = await cli(['migrate', keys.ref, '--force', '--json'], inst.env);
+    expect(forced.code).toBe(0);
+    expect(jsonObject(forced)).toMatchObject({ applied: [{ version: rename.version, name: 'rename_name' }] });
+    expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'applied']);
+    expect(await psql(keys.ref, `SELECT title FROM products WHERE id = 1`)).toEqual([{ title: 'Kettle' }]);
+  });
+});
+
+describe('gantry db reset', () => {
+  it('refuses without --yes while tables hold rows; rebuilds from migrations and seed.sql, keeping keys, served at once', async () => {
+    const keys = await createProject(inst, ['--schema', SHOP_SQL]);
+    await eventually(2000, () => getProject(keys, 'rest/v1/products?select=id'), (a) => a.status === 200);
+    await fs.writeFile(path.join(migrationsOf(keys.ref), 'seed.sql'), "INSERT INTO products VALUES (3, 'Mug', 6);\n");
+    await psql(keys.ref, "INSERT INTO products VALUES (9, 'Added by hand', 1)");
+
+    const refused = await cli(['db', 'reset', keys.ref, '--json'], inst.env);
+    expect(refused.code).toBe(1);
+    expect(jsonObject(refused)).toEqual({
+      error: { code: 'database_not_empty', message: `${keys.ref}: public.products hold rows that a reset deletes; run again with --yes to reset anyway` },
+    });
+    expect((await getProject(keys, 'rest/v1/products?select=id&order=id')).body).toEqual([{ id: 1 }, { id: 2 }, { id: 9 }]);
+
+    const oid = (await psql<{ oid: string }>(keys.ref, 'SELECT oid::text FROM pg_database WHERE datname = current_database()'))[0]!.oid;
+    const reset = await cli(['db', 'reset', keys.ref, '--yes', '--json'], inst.env);
+    expect(reset.stderr).toBe('');
+    expect(reset.code).toBe(0);
+    expect(jsonObject(reset)).toMatchObject({ ref: keys.ref, seeded: true, migrations: [{ name: 'shop' }] });
+    expect((await psql<{ oid: string }>(keys.ref, 'SELECT oid::text FROM pg_database WHERE datname = current_database()'))[0]!.oid).not.toBe(oid);
+    // The same anon key still works: keys and settings were not touched.
+    const served = await eventually(2000, () => getProject(keys, 'rest/v1/products?select=id&order=id'), (a) => a.status === 200 && JSON.stringify(a.body) !== '[{"id":1},{"id":2},{"id":9}]');
+    expect(served.body).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    expect(jsonObject(await cliOk(['project', 'keys', keys.ref, '--json'], inst.env))).toEqual(keys);
+    expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied']);
+    const signup = await request(`${keys.url}/auth/v1/signup`, {
+      method: 'POST',
+      headers: { apikey: keys.anon_key, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'after-reset@example.com', password: 'a-long-password-1' }),
+    });
+    expect(signup.status).toBe(200);
+  });
+
+  it('resets an empty project without --yes', async () => {
+    const keys = await createProject(inst, []);
+    await newMigration(keys.ref, 'notes', 'CREATE TABLE notes (id int PRIMARY KEY);\n');
+    const run = jsonObject(await cliOk(['db', 'reset', keys.ref, '--json'], inst.env));
+    expect(run).toMatchObject({ ref: keys.ref, seeded: false, migrations: [{ name: 'notes' }] });
+    const served = await eventually(2000, () => getProject(keys, 'rest/v1/notes?select=id'), (a) => a.status === 200);
+    expect(served.body).toEqual([]);
+  });
+});
