@@ -11,6 +11,11 @@ import { applyMigrations, displayPath } from '../migrations/apply.js';
 import { MigrationError } from '../migrations/errors.js';
 import { listLocalMigrations, migrationChecksum, migrationNameFrom, nextVersions, writeMigration, type LocalMigration } from '../migrations/local-files.js';
 import { compareGenerated, readGenerated } from '../write.js';
+import type { ApiReport } from '../api-diff/api-report.js';
+import { emptyApiDescription } from '../api-diff/diff-api.js';
+import { parseApiDescription } from '../api-diff/load-description.js';
+import { makeApiReport } from '../api-diff/make-report.js';
+import { renderText } from '../api-diff/render-text.js';
 import { CliError, type Output } from './output.js';
 
 const USAGE = 'usage: gantry migrate <ref> [FILE.sql] [--force]';
@@ -42,6 +47,27 @@ function extensionGate(platform: Platform, record: ProjectRecord): (client: pg.C
         `fix the extension in the same change (or apply anyway with --force)`,
     );
   };
+}
+
+/** The API change report (as `gantry diff` prints it) from the code before the run to the code after it, with the lint of the files applied. */
+async function appliedReport(
+  ref: string,
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  applied: readonly LocalMigration[],
+): Promise<ApiReport> {
+  const describe = (files: ReadonlyMap<string, string>, origin: string) => {
+    const text = files.get('schema.json');
+    return text === undefined ? emptyApiDescription : parseApiDescription(text, origin);
+  };
+  return makeApiReport({
+    ref,
+    baseLabel: 'before migrate',
+    headLabel: 'after migrate',
+    base: describe(before, `generated/${ref}/schema.json before migrate`),
+    head: describe(after, `generated/${ref}/schema.json`),
+    migrationFiles: applied.map((m) => ({ path: m.path, name: displayPath(m.path) })),
+  });
 }
 
 async function hasExtensions(config: GantryConfig, ref: string): Promise<boolean> {
@@ -92,12 +118,15 @@ export async function migrateCommand(args: string[], out: Output): Promise<void>
       await client.end();
     }
     await generateProject(platform, record);
-    const generated = compareGenerated(before, await readGenerated(dir));
+    const after = await readGenerated(dir);
+    const generated = compareGenerated(before, after);
+    const report = applied.length === 0 ? null : await appliedReport(ref, before, after, applied);
     const names = applied.map((m) => `${m.version}_${m.name}`);
     const lines = [
       applied.length === 0 ? `${ref}: no pending migrations` : `migrated ${ref}: applied ${names.join(', ')}`,
       `regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`,
       ...(missing.length > 0 ? [`recorded but not in ${displayPath(path.join(migrationsDir, ref))}: ${missing.join(', ')}`] : []),
+      ...(report ? ['', renderText(report)] : []),
     ];
     out.result(
       {
@@ -107,6 +136,7 @@ export async function migrateCommand(args: string[], out: Output): Promise<void>
         missing_locally: missing,
         changed: generated.changed,
         removed: generated.removed,
+        report,
       },
       lines.join('\n'),
     );

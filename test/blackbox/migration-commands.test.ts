@@ -106,16 +106,20 @@ describe('gantry migrate <ref>', () => {
     const run = await cli(['migrate', keys.ref, '--json'], inst.env);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(jsonObject(run)).toMatchObject({
+    const printed = jsonObject(run) as { report: { base: string; head: string; changes: { kind: string; severity: string; target: string }[]; lint: { files: string[] } } };
+    expect(printed).toMatchObject({
       ref: keys.ref,
       applied: [{ version: a.version, name: 'add_stock' }, { version: b.version, name: 'stock_ten' }],
       missing_locally: [],
     });
+    // The API change report of `gantry diff`, for what this run applied.
+    expect(printed.report.changes.map((c) => [c.kind, c.severity, c.target])).toEqual([['column_added', 'compatible', 'public.products.stock']]);
+    expect(printed.report.lint.files).toEqual([a.path, b.path]);
     const served = await eventually(2000, () => getProject(keys, 'rest/v1/products?select=id,stock&order=id'), (r) => r.status === 200);
     expect(served.body).toEqual([{ id: 1, stock: 30 }, { id: 2, stock: 30 }]);
     expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'applied', 'applied']);
     const again = jsonObject(await cliOk(['migrate', keys.ref, '--json'], inst.env));
-    expect(again).toMatchObject({ applied: [], changed: [], removed: [] });
+    expect(again).toMatchObject({ applied: [], changed: [], removed: [], report: null });
   });
 
   it('refuses an applied file that was edited, with both checksums; repair records it deliberately', async () => {
