@@ -1,4 +1,4 @@
-import { renderMail, type MailKind } from '../mail/render.js';
+import { renderMail, type MailKind, type MailVariables } from '../mail/render.js';
 import type { AuthDeps } from './auth-deps.js';
 import { inBackground } from './http.js';
 import type { IssuedOneTimeToken } from './one-time-tokens.js';
@@ -10,6 +10,7 @@ const LINK_TYPE: Readonly<Record<LinkMailKind, LinkType>> = {
   confirmation: 'signup',
   recovery: 'recovery',
   email_change: 'email_change',
+  email_change_current: 'email_change',
   magic_link: 'magiclink',
   invite: 'invite',
 };
@@ -20,8 +21,6 @@ export interface LinkMail {
   readonly to: string;
   readonly issued: IssuedOneTimeToken;
   readonly redirectTo: string | null;
-  /** The account's current address when the mail goes to another one (e-mail change); '' for an anonymous account's first. */
-  readonly accountEmail?: string;
 }
 
 /** A lifetime in the largest whole unit: "1 hour", "24 hours", "5 minutes", "90 seconds". */
@@ -31,12 +30,12 @@ export function describeLifetime(seconds: number): string {
 }
 
 /** Sends a mail with a verify link and its code after the response has gone out. */
-export function mailLink(deps: AuthDeps, mail: LinkMail): void {
+export function mailLink(deps: AuthDeps, mail: LinkMail, variables: Partial<Pick<MailVariables, 'email' | 'newEmail'>> = {}): void {
   const { kind, to, issued } = mail;
   const link = verifyLink(deps.ctx.config.publicUrl, deps.ctx.ref, issued.token, LINK_TYPE[kind], mail.redirectTo);
   const rendered = renderMail(kind, {
-    email: mail.accountEmail ?? to,
-    ...(mail.accountEmail === undefined ? {} : { newEmail: to }),
+    email: to,
+    ...variables,
     projectRef: deps.ctx.ref,
     link,
     code: issued.code,
@@ -45,6 +44,22 @@ export function mailLink(deps: AuthDeps, mail: LinkMail): void {
   inBackground(deps, `${kind} mail`, () => deps.mailer.send({ ...rendered, ref: deps.ctx.ref, kind, to }));
 }
 
+/** The mails of a requested e-mail change: to the new address, and (secure e-mail change) to the current one. */
+export interface EmailChangeMails {
+  /** The account's current address; '' for an anonymous account linking its first. */
+  readonly account: string;
+  readonly newEmail: string;
+  readonly token: IssuedOneTimeToken | null;
+  readonly currentToken: IssuedOneTimeToken | null;
+  readonly redirectTo: string | null;
+}
+
+export function mailEmailChange(deps: AuthDeps, mails: EmailChangeMails): void {
+  const variables = { email: mails.account, newEmail: mails.newEmail };
+  const { redirectTo } = mails;
+  if (mails.token !== null) mailLink(deps, { kind: 'email_change', to: mails.newEmail, issued: mails.token, redirectTo }, variables);
+  if (mails.currentToken !== null) mailLink(deps, { kind: 'email_change_current', to: mails.account, issued: mails.currentToken, redirectTo }, variables);
+}
 
 /** Sends a reauthentication nonce: a code, no link. */
 export function mailNonce(deps: AuthDeps, to: string, issued: IssuedOneTimeToken): void {

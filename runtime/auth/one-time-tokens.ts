@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import type { Queryable } from '../db/transaction.js';
 import { generateOpaqueToken, hashToken, looksLikeOpaqueToken, tokenHashesEqual } from './opaque-tokens.js';
 
-export type OneTimeTokenType = 'confirmation' | 'recovery' | 'email_change' | 'magiclink' | 'reauthentication';
+/** `email_change` goes to the new address, `email_change_current` (secure e-mail change) to the current one. */
+export type OneTimeTokenType = 'confirmation' | 'recovery' | 'email_change' | 'email_change_current' | 'magiclink' | 'reauthentication';
 
 /** Lifetimes when the caller names none; magic links and codes take the project's `auth.otp_expiry`. */
 export const ONE_TIME_TOKEN_LIFETIME_SECONDS: Readonly<Record<OneTimeTokenType, number>> = {
@@ -10,6 +11,7 @@ export const ONE_TIME_TOKEN_LIFETIME_SECONDS: Readonly<Record<OneTimeTokenType, 
   recovery: 3600,
   // GoTrue's MAILER_OTP_EXP, as for confirmation links.
   email_change: 24 * 3600,
+  email_change_current: 24 * 3600,
   magiclink: 3600,
   reauthentication: 3600,
 };

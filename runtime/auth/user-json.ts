@@ -14,6 +14,8 @@ export interface UserRow {
   /** Absent (undefined) in a database bootstrapped before e-mail changes, until its first one. */
   readonly new_email?: string | null;
   readonly email_change_sent_at?: Date | null;
+  /** Secure e-mail change: 1 once one of the two addresses confirmed the pending change (absent until migrated). */
+  readonly email_change_confirm_status?: number;
   /** Absent in a database bootstrapped before invites and reauthentication, until migrated. */
   readonly invited_at?: Date | null;
   readonly reauthentication_sent_at?: Date | null;

@@ -87,6 +87,7 @@ export interface UserChange {
   readonly recovery_sent_at?: Date | null;
   readonly new_email?: string | null;
   readonly email_change_sent_at?: Date | null;
+  readonly email_change_confirm_status?: number;
   readonly invited_at?: Date | null;
   readonly reauthentication_sent_at?: Date | null;
   readonly last_sign_in_at?: Date | null;
@@ -104,6 +105,7 @@ const CHANGEABLE_COLUMNS: ReadonlyArray<keyof UserChange> = [
   'recovery_sent_at',
   'new_email',
   'email_change_sent_at',
+  'email_change_confirm_status',
   'invited_at',
   'reauthentication_sent_at',
   'last_sign_in_at',

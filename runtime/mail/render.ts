@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 
-export type MailKind = 'confirmation' | 'recovery' | 'email_change' | 'magic_link' | 'invite' | 'reauthentication';
+export type MailKind = 'confirmation' | 'recovery' | 'email_change' | 'email_change_current' | 'magic_link' | 'invite' | 'reauthentication';
 
 export interface MailVariables {
   /** The account's (current) address. */
   readonly email: string;
-  /** The address an e-mail change mail goes to and asks to confirm; only that template uses it. */
+  /** The address an e-mail change asks for; only the two e-mail change templates use it. */
   readonly newEmail?: string;
   readonly projectRef: string;
   /** The verify link (the only place the token appears); '' in a mail that carries only a code. */

@@ -30,6 +30,8 @@ export interface ProjectSettings {
   readonly 'auth.redirect_allow_list': readonly string[];
   /** GoTrue's MAILER_OTP_EXP: seconds a magic link or e-mail OTP code (and a reauthentication nonce) stays valid. */
   readonly 'auth.otp_expiry': number;
+  /** GoTrue's MAILER_SECURE_EMAIL_CHANGE_ENABLED (default on): an e-mail change is confirmed by the current address and the new one. */
+  readonly 'auth.secure_email_change': boolean;
   /** GoTrue's SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: a session older than 24 h changes its password only with a nonce from GET /reauthenticate. */
   readonly 'auth.update_password_require_reauthentication': boolean;
   /** GoTrue's refresh-token reuse grace window, in seconds (0 = none). */

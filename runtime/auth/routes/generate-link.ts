@@ -14,13 +14,14 @@ import { userJson, type UserRow } from '../user-json.js';
 import { findUserByEmail, mergeMetadata, updateUser } from '../users.js';
 import { acceptEmail, acceptRedirect } from './signup.js';
 
-type GeneratedType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change_new';
+type GeneratedType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change_current' | 'email_change_new';
 
 const LINK_TYPE: Readonly<Record<GeneratedType, LinkType>> = {
   signup: 'signup',
   invite: 'invite',
   magiclink: 'magiclink',
   recovery: 'recovery',
+  email_change_current: 'email_change',
   email_change_new: 'email_change',
 };
 
@@ -65,6 +66,25 @@ async function signInLink(deps: AuthDeps, db: Queryable, user: UserRow, type: 'm
   return { user: updated, issued: await issueOneTimeToken(db, user.id, type, now, { lifetimeSeconds }), type };
 }
 
+/**
+ * One of the two links of an e-mail change to `new_email` (GoTrue's email_change_current and
+ * email_change_new); nothing is mailed. The current address's needs secure e-mail change.
+ */
+async function emailChangeLink(
+  deps: AuthDeps,
+  db: Queryable,
+  user: UserRow,
+  type: 'email_change_current' | 'email_change_new',
+  request: LinkRequest,
+): Promise<Generated> {
+  const secure = deps.ctx.settings['auth.secure_email_change'];
+  if (type === 'email_change_current' && !secure) throw authErrors.validation('Enable secure email change to generate link for current email');
+  const newEmail = acceptEmail(request.body.new_email);
+  const only = type === 'email_change_new' ? 'email_change' : 'email_change_current';
+  const change = await requestEmailChange(db, user, { newEmail, immediate: false, secure, only, pkce: null, ip: request.ip, now: request.now });
+  return { user: change.user, issued: (change.token ?? change.currentToken) as IssuedOneTimeToken, type };
+}
+
 /** GoTrue's adminGenerateLink switch, in its order: a magic link for an unknown address becomes a sign-up link. */
 async function generate(deps: AuthDeps, db: Queryable, request: LinkRequest): Promise<Generated> {
   const user = await findUserByEmail(db, request.email);
@@ -84,13 +104,8 @@ async function generate(deps: AuthDeps, db: Queryable, request: LinkRequest): Pr
       return { ...invitation, type: 'invite' };
     }
     case 'email_change_current':
-      // Gantry's e-mail change confirms the new address only (GoTrue with secure e-mail change off).
-      throw authErrors.validation('Enable secure email change to generate link for current email');
-    case 'email_change_new': {
-      const newEmail = acceptEmail(request.body.new_email);
-      const change = await requestEmailChange(db, user as UserRow, { newEmail, immediate: false, pkce: null, ip: request.ip, now: request.now });
-      return { user: change.user, issued: change.token as IssuedOneTimeToken, type };
-    }
+    case 'email_change_new':
+      return emailChangeLink(deps, db, user as UserRow, type, request);
     default:
       throw authErrors.validation(`Invalid email action link type requested: ${type}`);
   }
@@ -110,7 +125,8 @@ export function registerGenerateLink(router: Router, deps: AuthDeps): void {
       const email = acceptEmail(body.email);
       const type = typeof body.type === 'string' ? body.type : '';
       const requested = body.redirect_to;
-      const redirectTo = (typeof requested === 'string' ? allowedRedirect(deps.redirects, requested) : null) ?? acceptRedirect(req, deps);
+      // GoTrue's referrer: always a URL (the site URL, here PUBLIC_URL when none is set), in the answer and in action_link.
+      const redirectTo = (typeof requested === 'string' ? allowedRedirect(deps.redirects, requested) : null) ?? acceptRedirect(req, deps) ?? deps.redirects.siteUrl;
       const needsPassword = type === 'signup' && (await findUserByEmail(deps.ctx.adminPool, email)) === null;
       const passwordHash = needsPassword ? await deps.passwords.hash(acceptNewPassword(body.password, 'Signup requires a valid password')) : null;
       const request: LinkRequest = { type, email, body, passwordHash, actor, ip: clientIp(req), now: deps.now() };
@@ -121,7 +137,7 @@ export function registerGenerateLink(router: Router, deps: AuthDeps): void {
         email_otp: generated.issued.code,
         hashed_token: generated.issued.token,
         verification_type: generated.type,
-        redirect_to: redirectTo ?? deps.redirects.siteUrl,
+        redirect_to: redirectTo,
       });
     }),
   );

@@ -4,7 +4,7 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, inBackground } from '../http.js';
-import { mailLink } from '../mail-out.js';
+import { mailEmailChange, mailLink } from '../mail-out.js';
 import { issueOneTimeToken } from '../one-time-tokens.js';
 import { reissueEmailChange } from '../email-change.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
@@ -37,9 +37,9 @@ async function resendConfirmation(deps: AuthDeps, email: string, redirectTo: str
 async function resendEmailChange(deps: AuthDeps, email: string, redirectTo: string | null, ip: string | null, now: Date): Promise<void> {
   const reissued = await inTransaction(deps.ctx.adminPool, async (db) => {
     const user = await findUserByEmail(db, email);
-    return user === null ? null : reissueEmailChange(db, user, ip, now);
+    return user === null ? null : reissueEmailChange(db, user, deps.ctx.settings['auth.secure_email_change'], ip, now);
   });
-  if (reissued !== null) mailLink(deps, { kind: 'email_change', to: reissued.newEmail, issued: reissued.token, redirectTo, accountEmail: email });
+  if (reissued !== null) mailEmailChange(deps, { account: email, ...reissued, redirectTo });
 }
 
 /**

@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { cancelPendingEmailChange, requestEmailChange } from '../email-change.js';
 import { authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http.js';
-import { mailLink } from '../mail-out.js';
+import { mailEmailChange } from '../mail-out.js';
 import { consumeUserTokens } from '../one-time-tokens.js';
 import { acceptNewPassword } from '../password-input.js';
 import { acceptPkceParams } from '../pkce.js';
@@ -80,11 +80,12 @@ export function registerUser(router: Router, deps: AuthDeps): void {
           await writeAudit(db, { event: 'user_updated_password', userId: user.id, ip, payload: { via: 'user' }, at: now });
         }
         if (data !== undefined) await writeAudit(db, { event: 'user_modified', userId: user.id, ip, payload: { fields: ['user_metadata'] }, at: now });
-        if (newEmail === undefined) return { user: row, token: null };
-        return requestEmailChange(db, row, { newEmail, immediate: deps.ctx.settings['auth.autoconfirm'], pkce, ip, now });
+        if (newEmail === undefined) return { user: row, token: null, currentToken: null };
+        const { settings } = deps.ctx;
+        return requestEmailChange(db, row, { newEmail, immediate: settings['auth.autoconfirm'], secure: settings['auth.secure_email_change'], pkce, ip, now });
       });
-      if (outcome.token !== null && newEmail !== undefined) {
-        mailLink(deps, { kind: 'email_change', to: newEmail, issued: outcome.token, redirectTo, accountEmail: user.email ?? '' });
+      if (newEmail !== undefined) {
+        mailEmailChange(deps, { account: user.email ?? '', newEmail, token: outcome.token, currentToken: outcome.currentToken, redirectTo });
       }
       res.status(200).json(userJson(outcome.user));
     }),

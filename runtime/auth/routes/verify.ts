@@ -25,7 +25,7 @@ import { openSession, type AmrMethod } from '../sessions.js';
 import { sessionJson, type SessionJson } from '../session-response.js';
 import type { UserRow } from '../user-json.js';
 import { findUserByEmail, findUserById, findUsersByAnyEmail, isBanned, updateUser } from '../users.js';
-import { confirmEmailChange } from '../email-change.js';
+import { confirmEmailChange, type ChangeTokenType } from '../email-change.js';
 import { acceptRedirect, isBlank } from './signup.js';
 import { normaliseEmail } from '../email-address.js';
 
@@ -63,9 +63,19 @@ const PAGE_HEADERS = {
 
 const REQUESTED_TYPES: ReadonlySet<string> = new Set(['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email']);
 
-function acceptType(value: unknown): RequestedType {
-  if (value === undefined || value === null || value === '') throw authErrors.validation('Verify requires a verification type');
-  if (typeof value === 'string' && REQUESTED_TYPES.has(value)) return value as RequestedType;
+/** GoTrue's VerifyParams.Validate: a type is required; which types exist is each path's question. */
+function acceptType(value: unknown): string {
+  if (isBlank(value)) throw authErrors.validation('Verify requires a verification type');
+  return String(value);
+}
+
+function isRequestedType(type: string): type is RequestedType {
+  return REQUESTED_TYPES.has(type);
+}
+
+/** A link token (token_hash) of a type no e-mail link has, as GoTrue's verifyTokenHash answers it. */
+function linkType(type: string): RequestedType {
+  if (isRequestedType(type)) return type;
   throw authErrors.validation('Invalid email verification type');
 }
 
@@ -76,7 +86,7 @@ const TOKEN_TYPES: Readonly<Record<RequestedType, readonly OneTimeTokenType[]>> 
   email: ['confirmation', 'magiclink'],
   magiclink: ['magiclink'],
   recovery: ['recovery'],
-  email_change: ['email_change'],
+  email_change: ['email_change', 'email_change_current'],
 };
 const CONSUMED_TYPE: Readonly<Record<VerifyType, OneTimeTokenType>> = {
   signup: 'confirmation',
@@ -97,6 +107,8 @@ function effectiveType(requested: RequestedType, found: ValidOneTimeToken): Veri
 interface Redeemable {
   readonly user: UserRow;
   readonly type: VerifyType;
+  /** Which token it was: an e-mail change tells the new address's from the current one's. */
+  readonly tokenType: OneTimeTokenType;
   readonly flowStateId: string | null;
 }
 
@@ -105,7 +117,7 @@ async function lockUser(db: PoolClient, found: ValidOneTimeToken | null, request
   const user = await findUserById(db, found.userId, true);
   if (user === null) throw invalid();
   if (isBanned(user, now)) throw authErrors.userBanned(403);
-  return { user, type: effectiveType(requested, found), flowStateId: found.flowStateId };
+  return { user, type: effectiveType(requested, found), tokenType: found.type, flowStateId: found.flowStateId };
 }
 
 /** A link token (GET /verify `token`, POST /verify `token_hash`). */
@@ -114,32 +126,59 @@ async function byLink(db: PoolClient, requested: RequestedType, token: unknown, 
   return lockUser(db, found, requested, authErrors.otpExpired, now);
 }
 
+/** An e-mail change code is checked against the address it was mailed to: the new one's, or the current one's. */
+function codeTypes(requested: RequestedType, user: UserRow, email: string): readonly OneTimeTokenType[] {
+  if (requested !== 'email_change') return TOKEN_TYPES[requested];
+  if (user.new_email?.toLowerCase() === email) return ['email_change'];
+  return user.email?.toLowerCase() === email ? ['email_change_current'] : [];
+}
+
 /** A mailed code with the address it went to (the new one, or the current, for an e-mail change). */
 async function byCode(db: PoolClient, requested: RequestedType, email: string, code: string, now: Date): Promise<Redeemable> {
   const candidates = requested === 'email_change' ? await findUsersByAnyEmail(db, email) : [await findUserByEmail(db, email)];
   for (const user of candidates) {
     if (user === null) continue;
-    const found = await findOneTimeTokenByCode(db, user.id, code, TOKEN_TYPES[requested], now);
+    const found = await findOneTimeTokenByCode(db, user.id, code, codeTypes(requested, user, email), now);
     if (found !== null) return lockUser(db, found, requested, authErrors.otpInvalid, now);
   }
   throw authErrors.otpInvalid();
 }
 
+/** What consuming a token did; `done` false: the first of a secure e-mail change's two confirmations. */
+interface Consumed {
+  readonly user: UserRow;
+  readonly done: boolean;
+}
+
 /**
  * Consumes the token: the e-mail is confirmed either way (following the link
- * proves the address); an e-mail change link also sets the new address.
+ * proves the address); an e-mail change link also sets the new address, with
+ * secure e-mail change once both addresses have confirmed.
  */
-async function consume(db: PoolClient, found: Redeemable, ip: string | null, now: Date): Promise<UserRow> {
-  if (found.type === 'email_change') return confirmEmailChange(db, found.user, ip, now);
+async function consume(deps: AuthDeps, db: PoolClient, found: Redeemable, ip: string | null, now: Date): Promise<Consumed> {
+  if (found.type === 'email_change') {
+    const used: ChangeTokenType = found.tokenType === 'email_change_current' ? 'email_change_current' : 'email_change';
+    const confirmed = await confirmEmailChange(db, found.user, used, deps.ctx.settings['auth.secure_email_change'], ip, now);
+    return { user: confirmed.user, done: confirmed.changed };
+  }
   await consumeUserTokens(db, found.user.id, now, CONSUMED_TYPE[found.type]);
-  return found.user;
+  return { user: found.user, done: true };
+}
+
+/** GoTrue's answer when one address of a secure e-mail change has confirmed and the other has yet to. */
+const SINGLE_CONFIRMATION_ACCEPTED = 'Confirmation link accepted. Please proceed to confirm link sent to the other email';
+
+/** GoTrue's JSON for it: `code` is the status as a string. */
+function singleConfirmationJson(): { readonly msg: string; readonly code: string } {
+  return { msg: SINGLE_CONFIRMATION_ACCEPTED, code: '200' };
 }
 
 type Locate = (db: PoolClient) => Promise<Redeemable>;
 
 interface Redeemed {
   readonly type: VerifyType;
-  readonly session: SessionJson;
+  /** Null: one of two e-mail change confirmations, no session yet. */
+  readonly session: SessionJson | null;
 }
 
 /** Redeems the token and opens a session with it. */
@@ -147,7 +186,8 @@ async function redeem(deps: AuthDeps, locate: Locate, ip: string | null): Promis
   const now = deps.now();
   const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
     const found = await locate(db);
-    const user = await consume(db, found, ip, now);
+    const { user, done } = await consume(deps, db, found, ip, now);
+    if (!done) return null;
     const updated =
       (await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now, last_sign_in_at: now }, now)) ?? user;
     const opened = await openSession(db, user.id, AMR[found.type], now);
@@ -155,18 +195,20 @@ async function redeem(deps: AuthDeps, locate: Locate, ip: string | null): Promis
     await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: AMR[found.type], via: found.type, session_id: opened.session.id }, at: now });
     return { type: found.type, user: updated, ...opened };
   });
+  if (issued === null) return { type: 'email_change', session: null };
   return { type: issued.type, session: sessionJson(deps, issued.user, issued.session, issued.refreshToken) };
 }
 
 /** POST /verify: `token_hash` alone, or a mailed `token` (code) with its `email`, as GoTrue's VerifyParams.Validate. */
-function locateFromBody(body: Record<string, unknown>, requested: RequestedType, now: Date): Locate {
+function locateFromBody(body: Record<string, unknown>, requested: string, now: Date): Locate {
   const hasToken = !isBlank(body.token);
   if (hasToken === !isBlank(body.token_hash)) throw authErrors.validation('Verify requires either a token or a token hash');
   if (!hasToken) {
     if (!isBlank(body.email) || !isBlank(body.phone) || !isBlank(body.redirect_to)) {
       throw authErrors.validation('Only the token_hash and type should be provided');
     }
-    return (db) => byLink(db, requested, body.token_hash, now);
+    const type = linkType(requested);
+    return (db) => byLink(db, type, body.token_hash, now);
   }
   if (isBlank(body.email) && !isBlank(body.phone)) {
     // No account has a phone number here, so no phone code can match.
@@ -178,6 +220,8 @@ function locateFromBody(body: Record<string, unknown>, requested: RequestedType,
   const email = normaliseEmail(body.email);
   if (email === null) throw new AuthError(422, 'validation_failed', 'Invalid email format');
   const code = String(body.token);
+  // Any other type (sms, phone_change, a typo) finds no e-mail code: GoTrue answers it as a wrong code.
+  if (!isRequestedType(requested)) return () => Promise.reject(authErrors.otpInvalid());
   return (db) => byCode(db, requested, email, code, now);
 }
 
@@ -188,16 +232,25 @@ function redirectError(res: Response, redirectTo: string, error: AuthError, pkce
   res.redirect(303, redirectWithFragment(pkce ? redirectWithQuery(redirectTo, params) : redirectTo, params));
 }
 
+/** GoTrue's prepRedirectURL: the message in the fragment, and for a PKCE link in the query too. */
+function redirectMessage(res: Response, redirectTo: string, message: string, pkce: boolean): void {
+  const target = new URL(pkce ? redirectWithQuery(redirectTo, { message }) : redirectTo);
+  target.hash = new URLSearchParams({ message }).toString();
+  res.redirect(303, target.href);
+}
+
 /**
  * A PKCE link: the token is redeemed (the address confirmed, the change made) but
  * the session waits for POST /token grant_type=pkce with the code and the verifier.
+ * Null: the first of a secure e-mail change's two confirmations, no code yet.
  */
-async function redeemForCode(deps: AuthDeps, type: RequestedType, token: string, ip: string | null): Promise<string> {
+async function redeemForCode(deps: AuthDeps, type: RequestedType, token: string, ip: string | null): Promise<string | null> {
   const now = deps.now();
   return inTransaction(deps.ctx.adminPool, async (db) => {
     const found = await byLink(db, type, token, now);
     if (found.flowStateId === null) throw new AuthError(422, 'flow_state_not_found', 'No valid flow state found for user.');
-    const user = await consume(db, found, ip, now);
+    const { user, done } = await consume(deps, db, found, ip, now);
+    if (!done) return null;
     if (user.email_confirmed_at === null) {
       await updateUser(db, user.id, { email_confirmed_at: now }, now);
       await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, payload: { via: found.type }, at: now });
@@ -207,7 +260,7 @@ async function redeemForCode(deps: AuthDeps, type: RequestedType, token: string,
 }
 
 async function verifyPkceLink(res: Response, deps: AuthDeps, type: RequestedType, token: string, redirectTo: string, ip: string | null): Promise<void> {
-  let code: string;
+  let code: string | null;
   try {
     code = await redeemForCode(deps, type, token, ip);
   } catch (error) {
@@ -215,7 +268,8 @@ async function verifyPkceLink(res: Response, deps: AuthDeps, type: RequestedType
     redirectError(res, redirectTo, error, true);
     return;
   }
-  res.redirect(303, redirectWithQuery(redirectTo, { code }));
+  if (code === null) redirectMessage(res, redirectTo, SINGLE_CONFIRMATION_ACCEPTED, true);
+  else res.redirect(303, redirectWithQuery(redirectTo, { code }));
 }
 
 function wantsHtml(req: Request): boolean {
@@ -232,15 +286,15 @@ function sendPage(res: Response, status: number, html: string): void {
  */
 async function confirmForBrowser(res: Response, deps: AuthDeps, type: 'signup' | 'email_change', token: string, ip: string | null): Promise<void> {
   const now = deps.now();
-  let email: string;
+  let consumed: Consumed;
   try {
-    email = await inTransaction(deps.ctx.adminPool, async (db) => {
-      const user = await consume(db, await byLink(db, type, token, now), ip, now);
+    consumed = await inTransaction(deps.ctx.adminPool, async (db) => {
+      const result = await consume(deps, db, await byLink(db, type, token, now), ip, now);
       if (type === 'signup') {
-        await updateUser(db, user.id, { email_confirmed_at: user.email_confirmed_at ?? now }, now);
-        await writeAudit(db, { event: 'user_confirmed', userId: user.id, ip, at: now });
+        await updateUser(db, result.user.id, { email_confirmed_at: result.user.email_confirmed_at ?? now }, now);
+        await writeAudit(db, { event: 'user_confirmed', userId: result.user.id, ip, at: now });
       }
-      return user.email ?? '';
+      return result;
     });
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;
@@ -250,7 +304,9 @@ async function confirmForBrowser(res: Response, deps: AuthDeps, type: 'signup' |
   const page =
     type === 'signup'
       ? { title: 'E-mail address confirmed', message: 'Your e-mail address is confirmed. You can sign in now.' }
-      : { title: 'E-mail address changed', message: `Your account's e-mail address is now ${email}. Use it to sign in from now on.` };
+      : consumed.done
+        ? { title: 'E-mail address changed', message: `Your account's e-mail address is now ${consumed.user.email ?? ''}. Use it to sign in from now on.` }
+        : { title: 'Confirmation accepted', message: SINGLE_CONFIRMATION_ACCEPTED };
   sendPage(res, 200, messagePage({ ...page, error: false }));
 }
 
@@ -293,10 +349,18 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
       checkPresentApiKey(req, deps);
       await enforceRateLimit(req, deps, 'verify');
       const token = queryString(req, 'token');
-      const type = acceptType(queryString(req, 'type'));
-      if (token === undefined || token === '') throw authErrors.validation('Verify requires a token');
+      const requested = acceptType(queryString(req, 'type'));
+      if (token === undefined || token === '') throw authErrors.validation('Verify requires a token or a token hash');
       const redirectTo = acceptRedirect(req, deps);
       const ip = clientIp(req);
+      if (!isRequestedType(requested)) {
+        // GoTrue finds the link first, so a type no link has is an error it redirects with.
+        const error = authErrors.validation('Invalid email verification type');
+        if (redirectTo === null) throw error;
+        redirectError(res, redirectTo, error, isPkceLinkToken(token));
+        return;
+      }
+      const type = requested;
       if (isPkceLinkToken(token)) {
         await verifyPkceLink(res, deps, type, token, redirectTo ?? deps.redirects.siteUrl, ip);
         return;
@@ -320,6 +384,11 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
         throw error;
       }
       const { session } = redeemed;
+      if (session === null) {
+        if (redirectTo === null) res.status(200).json(singleConfirmationJson());
+        else redirectMessage(res, redirectTo, SINGLE_CONFIRMATION_ACCEPTED, false);
+        return;
+      }
       if (redirectTo === null) {
         res.status(200).json(session);
         return;
@@ -347,7 +416,8 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
       const body = bodyOf(req);
       const type = acceptType(body.type);
       const locate = locateFromBody(body, type, deps.now());
-      res.status(200).json((await redeem(deps, locate, clientIp(req))).session);
+      const { session } = await redeem(deps, locate, clientIp(req));
+      res.status(200).json(session ?? singleConfirmationJson());
     }),
   );
 }

@@ -18,9 +18,11 @@ CREATE TABLE auth.users (
   email_confirmed_at timestamptz,
   confirmation_sent_at timestamptz,
   recovery_sent_at timestamptz,
-  -- A requested e-mail change waiting for the new address to confirm it.
+  -- A requested e-mail change waiting for confirmation (by the new address; with secure e-mail change by the current one too).
   new_email text,
   email_change_sent_at timestamptz,
+  -- Secure e-mail change: 1 once one of the two addresses confirmed the pending change.
+  email_change_confirm_status smallint NOT NULL DEFAULT 0 CHECK (email_change_confirm_status IN (0, 1)),
   invited_at timestamptz,
   reauthentication_sent_at timestamptz,
   last_sign_in_at timestamptz,
@@ -93,7 +95,7 @@ CREATE INDEX flow_state_user_idx ON auth.flow_state (user_id);
 CREATE TABLE auth.one_time_tokens (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
-  token_type text NOT NULL CHECK (token_type IN ('confirmation', 'recovery', 'email_change', 'magiclink', 'reauthentication')),
+  token_type text NOT NULL CHECK (token_type IN ('confirmation', 'recovery', 'email_change', 'email_change_current', 'magiclink', 'reauthentication')),
   token_hash text NOT NULL UNIQUE,
   otp_hash text,
   flow_state_id uuid REFERENCES auth.flow_state (id) ON DELETE SET NULL,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthSuite, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
-import { linkFrom } from '../../integration/auth/smtp-capture.js';
+import { codeFrom, linkFrom } from '../../integration/auth/smtp-capture.js';
 import { authClient as client } from './client.js';
 
 let suite: AuthSuite;
@@ -123,7 +123,7 @@ describe('supabase-js auth against Gantry', () => {
     expect(suite.smtp.countTo(email)).toBe(0);
   });
 
-  it('changes the e-mail address with updateUser: pending until the mailed link is redeemed with verifyOtp(email_change)', async () => {
+  it('changes the e-mail address with updateUser (secure e-mail change): pending until both addresses confirm with verifyOtp(email_change)', async () => {
     const admin = client(confirmOn, confirmOn.serviceKey).auth.admin;
     const email = uniqueEmail('sbjs-old');
     expect((await admin.createUser({ email, password: 'secret-pw-1', email_confirm: true })).error).toBeNull();
@@ -134,6 +134,12 @@ describe('supabase-js auth against Gantry', () => {
     const requested = await supabase.auth.updateUser({ email: newEmail });
     expect(requested.error).toBeNull();
     expect(requested.data.user).toMatchObject({ email, new_email: newEmail, email_change_sent_at: expect.any(String) });
+
+    const fromCurrent = codeFrom(await suite.smtp.waitFor(email, 'Confirm the change of your e-mail address'));
+    const halfway = await supabase.auth.verifyOtp({ type: 'email_change', email, token: fromCurrent });
+    expect(halfway.error).toBeNull();
+    expect(halfway.data.session).toBeNull();
+    expect((await supabase.auth.getUser()).data.user).toMatchObject({ email, new_email: newEmail });
 
     const token = linkFrom(await suite.smtp.waitFor(newEmail, 'Confirm your new')).searchParams.get('token') as string;
     const verified = await supabase.auth.verifyOtp({ type: 'email_change', token_hash: token });

@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthSuite, decodeJwt, followToFragment, uniqueEmail, type AuthProject } from './harness.js';
-import { linkFrom } from './smtp-capture.js';
+import { codeFrom, linkFrom } from './smtp-capture.js';
 
 let suite: AuthSuite;
+/** Secure e-mail change off: the new address alone confirms. */
 let confirmOn: AuthProject;
+/** The defaults: secure e-mail change on, as GoTrue's MAILER_SECURE_EMAIL_CHANGE_ENABLED. */
+let secure: AuthProject;
 
 beforeAll(async () => {
   suite = await AuthSuite.open();
-  confirmOn = await suite.project();
+  [confirmOn, secure] = await Promise.all([suite.project({ settings: { 'auth.secure_email_change': false } }), suite.project()]);
 });
 afterAll(() => suite?.close());
 
@@ -38,7 +41,66 @@ async function signInStatus(project: AuthProject, email: string): Promise<number
   return (await project.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } })).status;
 }
 
-describe('PUT /user {email} with confirmation on', () => {
+const ACCEPTED = 'Confirmation link accepted. Please proceed to confirm link sent to the other email';
+
+describe('PUT /user {email} with secure e-mail change (the default)', () => {
+  it('mails a link and code to each address; the first one used only records it, the second changes the address', async () => {
+    const user = await signedIn(secure, 'secure');
+    const newEmail = uniqueEmail('securenew');
+    const res = await changeEmail(secure, user, newEmail);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: user.id, email: user.email, new_email: newEmail });
+    const toNew = await suite.smtp.waitFor(newEmail, 'Confirm your new e-mail address');
+    const toCurrent = await suite.smtp.waitFor(user.email, 'Confirm the change of your e-mail address');
+    expect(toCurrent.text).toContain(`the account ${user.email} on ${secure.ref} asked to change its e-mail address to ${newEmail}`);
+    const [newLink, currentLink] = [linkFrom(toNew), linkFrom(toCurrent)];
+    expect([newLink.searchParams.get('type'), currentLink.searchParams.get('type')]).toEqual(['email_change', 'email_change']);
+    expect(newLink.searchParams.get('token')).not.toBe(currentLink.searchParams.get('token'));
+
+    // The current address's code, with the current address.
+    const first = await secure.call('POST', '/verify', { body: { type: 'email_change', email: user.email, token: codeFrom(toCurrent) }, headers: V });
+    expect([first.status, first.body]).toEqual([200, { msg: ACCEPTED, code: '200' }]);
+    const { rows } = await secure.db.query('SELECT email, new_email, email_change_confirm_status FROM auth.users WHERE id = $1', [user.id]);
+    expect(rows).toEqual([{ email: user.email, new_email: newEmail, email_change_confirm_status: 1 }]);
+    expect(await signInStatus(secure, user.email)).toBe(200);
+    const reused = await fetch(currentLink, { headers: V });
+    expect([reused.status, await reused.json()]).toEqual([403, { code: 'otp_expired', message: 'Email link is invalid or has expired' }]);
+
+    const second = await fetch(newLink, { headers: V });
+    expect(second.status).toBe(200);
+    const session = (await second.json()) as { access_token: string; user: Record<string, unknown> };
+    expect(session.user).toMatchObject({ id: user.id, email: newEmail });
+    expect(session.user).not.toHaveProperty('new_email');
+    expect(await signInStatus(secure, newEmail)).toBe(200);
+    expect(await signInStatus(secure, user.email)).toBe(400);
+    const { rows: after } = await secure.db.query('SELECT email_change_confirm_status FROM auth.users WHERE id = $1', [user.id]);
+    expect(after).toEqual([{ email_change_confirm_status: 0 }]);
+  });
+
+  it('with redirect_to: the first link redirects with GoTrue message fragment, the second with the session; in a browser the first shows that message', async () => {
+    const user = await signedIn(secure, 'secureredir');
+    const newEmail = uniqueEmail('secureredirnew');
+    const target = `${new URL(secure.authUrl).origin}/welcome`;
+    expect((await changeEmail(secure, user, newEmail, `/user?redirect_to=${encodeURIComponent(target)}`)).status).toBe(200);
+    const newLink = linkFrom(await suite.smtp.waitFor(newEmail, 'Confirm your new e-mail address'));
+    const currentLink = linkFrom(await suite.smtp.waitFor(user.email, 'Confirm the change of your e-mail address'));
+    const first = await fetch(newLink, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe(`${target}#message=Confirmation+link+accepted.+Please+proceed+to+confirm+link+sent+to+the+other+email`);
+    const second = await followToFragment(currentLink);
+    expect([second.status, second.target, second.fragment.get('type')]).toEqual([303, target, 'email_change']);
+    expect(decodeJwt(second.fragment.get('access_token') as string)).toMatchObject({ email: newEmail });
+
+    const other = await signedIn(secure, 'securepage');
+    const otherNew = uniqueEmail('securepagenew');
+    expect((await changeEmail(secure, other, otherNew)).status).toBe(200);
+    const page = await fetch(linkFrom(await suite.smtp.waitFor(other.email, 'Confirm the change')), { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(ACCEPTED);
+  });
+});
+
+describe('PUT /user {email} with confirmation on and secure e-mail change off', () => {
   it('keeps the address until the link mailed to the new one is followed, then switches it (single use)', async () => {
     const user = await signedIn(confirmOn, 'change');
     const newEmail = uniqueEmail('changed');

@@ -6,13 +6,18 @@ import { codeFrom, linkFrom } from './smtp-capture.js';
 
 let suite: AuthSuite;
 let project: AuthProject;
+/** No site URL, secure e-mail change off. */
+let bare: AuthProject;
 
 const V = { 'X-Supabase-Api-Version': '2024-01-01' };
 const APP = 'https://app.example.com';
 
 beforeAll(async () => {
   suite = await AuthSuite.open();
-  project = await suite.project({ settings: { 'auth.site_url': APP, 'auth.redirect_allow_list': ['https://other.example.com/**'] } });
+  [project, bare] = await Promise.all([
+    suite.project({ settings: { 'auth.site_url': APP, 'auth.redirect_allow_list': ['https://other.example.com/**'] } }),
+    suite.project({ settings: { 'auth.secure_email_change': false } }),
+  ]);
 });
 afterAll(() => suite?.close());
 
@@ -135,14 +140,57 @@ describe('POST /admin/generate_link', () => {
     expect(decodeJwt(verified.body.access_token).amr).toEqual([{ method: 'recovery', timestamp: expect.any(Number) }]);
   });
 
-  it('email_change_new sets the pending address; its link switches it', async () => {
+  it('email_change_current and email_change_new (secure e-mail change, the default): the address changes once both are verified', async () => {
     const user = await confirmedUser('genchange');
     const newEmail = uniqueEmail('genchanged');
-    const res = await admin('/admin/generate_link', { type: 'email_change_new', email: user.email, new_email: newEmail });
-    expect(res.body).toMatchObject({ id: user.id, email: user.email, new_email: newEmail, verification_type: 'email_change_new' });
-    expect(new URL(res.body.action_link).searchParams.get('type')).toBe('email_change');
-    const verified = await project.call('POST', '/verify', { body: { type: 'email_change', email: newEmail, token: res.body.email_otp } });
+    const current = await admin('/admin/generate_link', { type: 'email_change_current', email: user.email, new_email: newEmail });
+    expect(current.status).toBe(200);
+    expect(current.body).toMatchObject({ id: user.id, email: user.email, new_email: newEmail, verification_type: 'email_change_current', redirect_to: APP });
+    const next = await admin('/admin/generate_link', { type: 'email_change_new', email: user.email, new_email: newEmail });
+    expect(next.body).toMatchObject({ id: user.id, email: user.email, new_email: newEmail, verification_type: 'email_change_new' });
+    for (const generated of [current, next]) {
+      const link = new URL(generated.body.action_link);
+      expect([link.searchParams.get('token'), link.searchParams.get('type'), link.searchParams.get('redirect_to')]).toEqual([
+        generated.body.hashed_token,
+        'email_change',
+        APP,
+      ]);
+    }
+    // Each code goes with its own address: the new address's code does not verify with the current address.
+    const crossed = await project.call('POST', '/verify', { body: { type: 'email_change', email: user.email, token: next.body.email_otp }, headers: V });
+    expect([crossed.status, crossed.body]).toEqual([403, { code: 'otp_expired', message: 'Token has expired or is invalid' }]);
+    const first = await project.call('POST', '/verify', { body: { type: 'email_change', email: newEmail, token: next.body.email_otp }, headers: V });
+    expect([first.status, first.body]).toEqual([200, { msg: 'Confirmation link accepted. Please proceed to confirm link sent to the other email', code: '200' }]);
+    const halfway = await project.call('GET', `/admin/users/${user.id}`, { bearer: project.serviceKey });
+    expect(halfway.body).toMatchObject({ email: user.email, new_email: newEmail });
+    const second = await project.call('POST', '/verify', { body: { type: 'email_change', token_hash: current.body.hashed_token }, headers: V });
+    expect(second.status).toBe(200);
+    expect(second.body.user).toMatchObject({ id: user.id, email: newEmail });
+    expect(second.body.user).not.toHaveProperty('new_email');
+  });
+
+  it('email_change_new alone switches the address where secure e-mail change is off; email_change_current is refused there', async () => {
+    const email = uniqueEmail('genbare');
+    await bare.call('POST', '/admin/users', { bearer: bare.serviceKey, body: { email, password: 'secret1', email_confirm: true } });
+    const newEmail = uniqueEmail('genbarenew');
+    const current = await bare.call('POST', '/admin/generate_link', { bearer: bare.serviceKey, body: { type: 'email_change_current', email, new_email: newEmail }, headers: V });
+    expect([current.status, current.body]).toEqual([400, { code: 'validation_failed', message: 'Enable secure email change to generate link for current email' }]);
+    const res = await bare.call('POST', '/admin/generate_link', { bearer: bare.serviceKey, body: { type: 'email_change_new', email, new_email: newEmail }, headers: V });
+    expect(res.body).toMatchObject({ email, new_email: newEmail, verification_type: 'email_change_new' });
+    const verified = await bare.call('POST', '/verify', { body: { type: 'email_change', email: newEmail, token: res.body.email_otp } });
     expect(verified.body.user.email).toBe(newEmail);
+  });
+
+  it('puts redirect_to in action_link as GoTrue does, also where no site URL is set (PUBLIC_URL stands in)', async () => {
+    const email = uniqueEmail('genredirect');
+    await bare.call('POST', '/admin/users', { bearer: bare.serviceKey, body: { email, password: 'secret1', email_confirm: true } });
+    const res = await bare.call('POST', '/admin/generate_link', { bearer: bare.serviceKey, body: { type: 'magiclink', email }, headers: V });
+    expect(res.status).toBe(200);
+    const publicUrl = new URL(res.body.action_link).origin;
+    expect(res.body.redirect_to).toBe(publicUrl);
+    expect(res.body.action_link).toBe(
+      `${publicUrl}/v1/${bare.ref}/auth/v1/verify?token=${res.body.hashed_token}&type=magiclink&redirect_to=${encodeURIComponent(publicUrl)}`,
+    );
   });
 
   it.each<[Record<string, unknown>, number, string, string]>([
@@ -154,11 +202,5 @@ describe('POST /admin/generate_link', () => {
   ])('%j -> %i %s', async (body, status, code, message) => {
     const res = await admin('/admin/generate_link', body);
     expect([res.status, res.body]).toEqual([status, { code, message }]);
-  });
-
-  it('email_change_current needs secure e-mail change, which Gantry does not have', async () => {
-    const user = await confirmedUser('gencurrent');
-    const res = await admin('/admin/generate_link', { type: 'email_change_current', email: user.email, new_email: uniqueEmail() });
-    expect([res.status, res.body]).toEqual([400, { code: 'validation_failed', message: 'Enable secure email change to generate link for current email' }]);
   });
 });

@@ -10,18 +10,21 @@ let shortLived: AuthProject;
 let autoconfirm: AuthProject;
 let closed: AuthProject;
 let limited: AuthProject;
+/** Short-lived codes and room for many verify calls from one address. */
+let verifier: AuthProject;
 
 const V = { 'X-Supabase-Api-Version': '2024-01-01' };
 const APP = 'https://app.example.com';
 
 beforeAll(async () => {
   suite = await AuthSuite.open();
-  [project, shortLived, autoconfirm, closed, limited] = await Promise.all([
+  [project, shortLived, autoconfirm, closed, limited, verifier] = await Promise.all([
     suite.project({ settings: { 'auth.site_url': APP } }),
     suite.project({ settings: { 'auth.otp_expiry': 120 } }),
     suite.project({ autoconfirm: true }),
     suite.project({ settings: { 'auth.disable_signup': true } }),
     suite.project({ settings: { 'auth.rate_limit.otp': 2 } }),
+    suite.project({ settings: { 'auth.site_url': APP, 'auth.otp_expiry': 120, 'auth.rate_limit.verify': 1000 } }),
   ]);
 });
 afterAll(() => suite?.close());
@@ -248,5 +251,62 @@ describe('request validation as GoTrue', () => {
   ])('POST /verify %j -> %i %s', async (body, status, code, message) => {
     const res = await verifyCode(project, body);
     expect([res.status, res.body]).toEqual([status, { code, message }]);
+  });
+});
+
+describe('wrong and expired codes and links answer as GoTrue, on every verify path', () => {
+  const WRONG_CODE = { code: 'otp_expired', message: 'Token has expired or is invalid' };
+  const WRONG_LINK = { code: 'otp_expired', message: 'Email link is invalid or has expired' };
+  const NO_SUCH_TYPE = { code: 'validation_failed', message: 'Invalid email verification type' };
+
+  it.each<[string, number, Record<string, string>, number, Record<string, string>]>([
+    ['email', 403, WRONG_CODE, 403, WRONG_LINK],
+    ['magiclink', 403, WRONG_CODE, 403, WRONG_LINK],
+    ['signup', 403, WRONG_CODE, 403, WRONG_LINK],
+    ['recovery', 403, WRONG_CODE, 403, WRONG_LINK],
+    ['invite', 403, WRONG_CODE, 403, WRONG_LINK],
+    ['email_change', 403, WRONG_CODE, 403, WRONG_LINK],
+    // Types no e-mail has: a code finds nothing (as GoTrue), a link's type is refused.
+    ['sms', 403, WRONG_CODE, 400, NO_SUCH_TYPE],
+    ['phone_change', 403, WRONG_CODE, 400, NO_SUCH_TYPE],
+    ['emails', 403, WRONG_CODE, 400, NO_SUCH_TYPE],
+  ])('type %s: a wrong code, a wrong token_hash', async (type, codeStatus, codeBody, hashStatus, hashBody) => {
+    const user = await confirmedUser(verifier, `wrong-${type}`);
+    const byCode = await verifyCode(verifier, { type, email: user.email, token: '000000' });
+    expect([byCode.status, byCode.body]).toEqual([codeStatus, codeBody]);
+    const byHash = await verifyCode(verifier, { type, token_hash: 'A'.repeat(43) });
+    expect([byHash.status, byHash.body]).toEqual([hashStatus, hashBody]);
+  });
+
+  it('an expired code and link: 403 otp_expired, by code, token_hash and GET link (redirected to the site URL)', async () => {
+    const user = await confirmedUser(verifier, 'expired');
+    expect((await verifier.call('POST', '/otp', { body: { email: user.email }, headers: V })).status).toBe(200);
+    const mail = await suite.smtp.waitFor(user.email, 'Your sign-in link');
+    verifier.clock.advance(121);
+    for (const type of ['email', 'magiclink']) {
+      const byCode = await verifyCode(verifier, { type, email: user.email, token: codeFrom(mail) });
+      expect([byCode.status, byCode.body]).toEqual([403, WRONG_CODE]);
+    }
+    const link = linkFrom(mail);
+    const byHash = await verifyCode(verifier, { type: 'magiclink', token_hash: link.searchParams.get('token') });
+    expect([byHash.status, byHash.body]).toEqual([403, WRONG_LINK]);
+    const opened = await fetch(link, { headers: V, redirect: 'manual' });
+    expect([opened.status, opened.headers.get('location')]).toEqual([
+      303,
+      `${APP}/#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired&sb=`,
+    ]);
+  });
+
+  it('GET /verify: a missing type or token answers as GoTrue; a type no link has redirects to the site URL with the error', async () => {
+    const base = `${verifier.authUrl}/verify`;
+    const noType = await fetch(`${base}?token=x`, { headers: V });
+    expect([noType.status, await noType.json()]).toEqual([400, { code: 'validation_failed', message: 'Verify requires a verification type' }]);
+    const noToken = await fetch(`${base}?type=signup`, { headers: V });
+    expect([noToken.status, await noToken.json()]).toEqual([400, { code: 'validation_failed', message: 'Verify requires a token or a token hash' }]);
+    const sms = await fetch(`${base}?type=sms&token=x`, { headers: V, redirect: 'manual' });
+    expect([sms.status, sms.headers.get('location')]).toEqual([
+      303,
+      `${APP}#error=invalid_request&error_code=validation_failed&error_description=Invalid+email+verification+type&sb=`,
+    ]);
   });
 });

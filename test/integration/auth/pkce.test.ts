@@ -120,12 +120,15 @@ describe('recover, /otp and e-mail change with a code challenge', () => {
     expect(decodeJwt(session.body.access_token)).toMatchObject({ sub: user.id, amr: [{ method: 'magiclink', timestamp: expect.any(Number) }] });
   });
 
-  it('PUT /user {email}: the link to the new address changes it and redirects with a code', async () => {
+  it('PUT /user {email}: the first link (current address) redirects with the message in query and fragment, the second with a code', async () => {
     const user = await confirmedUser('pkcechange');
     const login = await project.call('POST', '/token?grant_type=password', { body: { email: user.email, password: 'secret1' } });
     const newEmail = uniqueEmail('pkcenew');
     const put = await project.call('PUT', '/user', { bearer: login.body.access_token, body: { email: newEmail, ...S256 } });
     expect([put.status, put.body.new_email]).toEqual([200, newEmail]);
+    const first = await fetch(linkFrom(await suite.smtp.waitFor(user.email, 'Confirm the change of your e-mail address')), { redirect: 'manual' });
+    const message = 'Confirmation+link+accepted.+Please+proceed+to+confirm+link+sent+to+the+other+email';
+    expect([first.status, first.headers.get('location')]).toEqual([303, `${APP}/?message=${message}#message=${message}`]);
     const code = await codeOf(linkFrom(await suite.smtp.waitFor(newEmail, 'Confirm your new e-mail address')));
     const session = await exchange(code, VERIFIER);
     expect(session.body.user).toMatchObject({ id: user.id, email: newEmail });

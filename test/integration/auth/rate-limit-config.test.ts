@@ -46,6 +46,7 @@ describe('project config --set auth.rate_limit.*', () => {
         'auth.site_url': '',
         'auth.redirect_allow_list': [],
         'auth.otp_expiry': 3600,
+        'auth.secure_email_change': true,
         'auth.update_password_require_reauthentication': false,
         'auth.refresh_reuse_interval': 0,
         'auth.rate_limit.token_refresh': 150,
@@ -82,7 +83,7 @@ describe('project config --set auth.rate_limit.*', () => {
     });
     const unknown = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.signup=5'], host.env);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('unknown setting "auth.rate_limit.signup" (known: api.aggregates, api.extra_search_path, api.max_rows, api.plan, api.pre_request, api.schemas, auth.anonymous_users, auth.autoconfirm, auth.disable_signup, auth.otp_expiry, auth.rate_limit.anonymous_users, auth.rate_limit.otp, auth.rate_limit.token_refresh, auth.rate_limit.verify, auth.redirect_allow_list, auth.refresh_reuse_interval, auth.signing_alg, auth.site_url, auth.update_password_require_reauthentication)');
+    expect(unknown.stderr).toContain('unknown setting "auth.rate_limit.signup" (known: api.aggregates, api.extra_search_path, api.max_rows, api.plan, api.pre_request, api.schemas, auth.anonymous_users, auth.autoconfirm, auth.disable_signup, auth.otp_expiry, auth.rate_limit.anonymous_users, auth.rate_limit.otp, auth.rate_limit.token_refresh, auth.rate_limit.verify, auth.redirect_allow_list, auth.refresh_reuse_interval, auth.secure_email_change, auth.signing_alg, auth.site_url, auth.update_password_require_reauthentication)');
     expect((await host.platform.getProject(project.record.ref))?.settings['auth.rate_limit.token_refresh']).toBe(150);
   });
 });

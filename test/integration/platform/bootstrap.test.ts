@@ -152,6 +152,7 @@ describe('project bootstrap', () => {
       'auth.site_url': '',
       'auth.redirect_allow_list': [],
       'auth.otp_expiry': 3600,
+      'auth.secure_email_change': true,
       'auth.update_password_require_reauthentication': false,
       'auth.refresh_reuse_interval': 0,
       'auth.rate_limit.token_refresh': 150,

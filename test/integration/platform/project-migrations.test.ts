@@ -66,7 +66,7 @@ describe('project database migrations', () => {
       expect((await client.query(emailChangeShape)).rows[0]).toEqual({
         columns: ['email_change_sent_at', 'new_email'],
         token_types:
-          "CHECK ((token_type = ANY (ARRAY['confirmation'::text, 'recovery'::text, 'email_change'::text, 'magiclink'::text, 'reauthentication'::text])))",
+          "CHECK ((token_type = ANY (ARRAY['confirmation'::text, 'recovery'::text, 'email_change'::text, 'email_change_current'::text, 'magiclink'::text, 'reauthentication'::text])))",
         recorded: versions,
       });
     });

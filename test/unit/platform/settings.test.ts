@@ -74,3 +74,11 @@ describe('auth.signing_alg', () => {
     }
   });
 });
+
+describe('auth.secure_email_change', () => {
+  it('is on unless set off, as GoTrue MAILER_SECURE_EMAIL_CHANGE_ENABLED', () => {
+    expect(resolveSettings({})['auth.secure_email_change']).toBe(true);
+    expect(parseSetting('auth.secure_email_change=false')).toEqual({ key: 'auth.secure_email_change', value: false });
+    expect(() => parseSetting('auth.secure_email_change=no')).toThrow(new SettingsError('auth.secure_email_change: expected true or false, got "no"'));
+  });
+});
