@@ -108,4 +108,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Run as a script; bench/gate.ts imports benchSchema without running it.
+if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) await main();
