@@ -39,8 +39,10 @@ export async function issueNonce(db: Queryable, user: UserRow, settings: Project
 }
 
 /** Whether this password change must carry a nonce. */
-export function nonceRequired(settings: ProjectSettings, session: SessionRow, now: Date): boolean {
-  return settings['auth.update_password_require_reauthentication'] && session.created_at.getTime() + RECENT_SIGN_IN_SECONDS * 1000 < now.getTime();
+export function nonceRequired(settings: ProjectSettings, session: SessionRow | null, now: Date): boolean {
+  // GoTrue: without a session there is no recent sign-in to rely on.
+  if (!settings['auth.update_password_require_reauthentication']) return false;
+  return session === null || session.created_at.getTime() + RECENT_SIGN_IN_SECONDS * 1000 < now.getTime();
 }
 
 /** Uses up the nonce inside the password change's transaction: valid once. */

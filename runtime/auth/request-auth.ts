@@ -82,8 +82,12 @@ export function checkPresentApiKey(req: Request, deps: AuthDeps): void {
 export interface AuthenticatedUser {
   readonly claims: ProjectClaims;
   readonly user: UserRow;
-  readonly session: SessionRow;
+  /** Null for a token without a session_id claim (one a backend signed itself), which GoTrue accepts too. */
+  readonly session: SessionRow | null;
 }
+
+/** GoTrue reads an empty or nil-UUID session_id claim as no session. */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 /**
  * The access token of a user request: the Bearer token, else (service document 5.1: either header may carry
@@ -106,13 +110,25 @@ export async function requireUser(req: Request, deps: AuthDeps): Promise<Authent
   if (!isUuid(claims.sub)) throw authErrors.badJwt('invalid claim: sub claim must be a UUID', 400);
   const user = await findUserById(deps.ctx.adminPool, claims.sub);
   if (user === null) throw authErrors.userNotFound(403);
-  // GoTrue lets a token without session_id through; every Gantry route here acts on the session, so it is required.
-  if (typeof claims.session_id !== 'string' || claims.session_id === '') throw authErrors.badJwt('invalid claim: missing session_id claim');
-  if (!isUuid(claims.session_id)) throw authErrors.badJwt('invalid claim: session_id claim must be a UUID');
-  const session = await findLiveSession(deps.ctx.adminPool, claims.session_id);
-  if (session === null || session.user_id !== user.id) throw authErrors.sessionNotFound(403);
+  const sessionId = claims.session_id;
+  let session: SessionRow | null = null;
+  if (sessionId !== undefined && sessionId !== null && sessionId !== '' && sessionId !== NIL_UUID) {
+    if (!isUuid(sessionId)) throw authErrors.badJwt('invalid claim: session_id claim must be a UUID');
+    session = await findLiveSession(deps.ctx.adminPool, sessionId);
+    if (session === null || session.user_id !== user.id) throw authErrors.sessionNotFound(403);
+  }
   if (isBanned(user, deps.now())) throw authErrors.userBanned(403);
   return { claims, user, session };
+}
+
+export type SessionUser = AuthenticatedUser & { readonly session: SessionRow };
+
+/** A signed-in user whose token names a live session: MFA acts on the session (its aal). */
+export async function requireSession(req: Request, deps: AuthDeps): Promise<SessionUser> {
+  const authenticated = await requireUser(req, deps);
+  const { session } = authenticated;
+  if (session === null) throw authErrors.badJwt('invalid claim: missing session_id claim');
+  return { ...authenticated, session };
 }
 
 /** Admin endpoints: a token of an admin role (GoTrue's default list), as Bearer or (without Bearer) as apikey. */

@@ -25,7 +25,7 @@ import {
 } from '../factors.js';
 import { bodyOf, enforceRateLimit, handle } from '../http.js';
 import { encodeQr, qrSvg } from '../qr-code.js';
-import { clientIp, requireAdmin, requireUser, type AuthenticatedUser } from '../request-auth.js';
+import { clientIp, requireAdmin, requireSession, type SessionUser } from '../request-auth.js';
 import { findLiveSession, replaceRefreshToken, revokeAal1Sessions } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
 import { base32Decode, generateTotpSecret, matchTotpStep, otpauthUri } from '../totp.js';
@@ -68,8 +68,8 @@ function stringField(body: Record<string, unknown>, field: string, struct: strin
   throw authErrors.badJson(`json: cannot unmarshal ${goType} into Go struct field ${struct}.${field} of type string`);
 }
 
-async function signedInUser(req: Request, deps: AuthDeps): Promise<AuthenticatedUser> {
-  const authenticated = await requireUser(req, deps);
+async function signedInUser(req: Request, deps: AuthDeps): Promise<SessionUser> {
+  const authenticated = await requireSession(req, deps);
   if (authenticated.claims.is_anonymous === true) throw mfaError.anonymous();
   return authenticated;
 }

@@ -75,7 +75,7 @@ export function registerUser(router: Router, deps: AuthDeps): void {
         const row = (await updateUser(db, user.id, change, now)) ?? user;
         if (passwordHash !== undefined) {
           // A new password signs out every other device and voids pending links.
-          await revokeSessions(db, user.id, 'others', session.id, 'password', now);
+          await revokeSessions(db, user.id, session === null ? 'global' : 'others', session?.id ?? null, 'password', now);
           await consumeUserTokens(db, user.id, now);
           await writeAudit(db, { event: 'user_updated_password', userId: user.id, ip, payload: { via: 'user' }, at: now });
         }
@@ -98,7 +98,8 @@ export function registerUser(router: Router, deps: AuthDeps): void {
       const { user, session } = await requireUser(req, deps);
       const now = deps.now();
       await inTransaction(deps.ctx.adminPool, async (db) => {
-        const revoked = await revokeSessions(db, user.id, scope, session.id, 'logout', now);
+        // GoTrue: a token without a session signs the user out everywhere, whatever the scope.
+        const revoked = await revokeSessions(db, user.id, session === null ? 'global' : scope, session?.id ?? null, 'logout', now);
         await writeAudit(db, { event: 'logout', userId: user.id, ip: clientIp(req), payload: { scope, sessions_revoked: revoked }, at: now });
       });
       res.status(204).end();

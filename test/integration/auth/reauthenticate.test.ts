@@ -1,3 +1,4 @@
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthSuite, uniqueEmail, type AuthProject } from './harness.js';
 import { codeFrom } from './smtp-capture.js';
@@ -67,6 +68,29 @@ describe('GET /reauthenticate', () => {
     expect(soon.status).toBe(429);
     expect(soon.body.code).toBe('over_email_send_rate_limit');
     expect(soon.body.message).toMatch(/^For security purposes, you can only request this after \d+ seconds\.$/);
+  });
+
+  it('takes a token without a session (signed with the project jwt_secret by a backend), as GoTrue; a password change with it needs the nonce', async () => {
+    const user = await signedIn(secure, 'nosession');
+    const iat = Math.floor(secure.clock.now().getTime() / 1000);
+    const token = await new SignJWT({ role: 'authenticated', aud: 'authenticated', email: user.email })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.id)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 600)
+      .sign(new TextEncoder().encode(secure.record.jwtSecret));
+    expect((await secure.call('GET', '/user', { bearer: token, headers: V })).body.id).toBe(user.id);
+    const needed = await setPassword(secure, { ...user, accessToken: token }, { password: 'changed-1' });
+    expect([needed.status, needed.body]).toEqual([400, { code: 'reauthentication_needed', message: 'Password update requires reauthentication' }]);
+    const res = await secure.call('GET', '/reauthenticate', { bearer: token, headers: V });
+    expect([res.status, res.body]).toEqual([200, {}]);
+    const nonce = codeFrom(await suite.smtp.waitFor(user.email, 'Confirm it is you'));
+    const changed = await setPassword(secure, { ...user, accessToken: token }, { password: 'changed-1', nonce });
+    expect(changed.status).toBe(200);
+    // No session to keep: every session of the user ends, as GoTrue's UpdatePassword with no session id.
+    const stale = await secure.call('POST', '/token?grant_type=refresh_token', { body: { refresh_token: user.refreshToken }, headers: V });
+    expect(stale.status).toBe(400);
+    expect((await secure.call('POST', '/token?grant_type=password', { body: { email: user.email, password: 'changed-1' } })).status).toBe(200);
   });
 
   it('needs a signed-in user', async () => {
