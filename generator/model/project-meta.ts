@@ -1,4 +1,4 @@
-import type { ColumnMeta, ComputedFieldMeta, ComputedRelationMeta, FunctionMeta, Grants, ReturnKind, TableMeta } from '../../runtime/index.js';
+import type { ColumnMeta, ComputedFieldMeta, ComputedRelationMeta, FunctionMeta, Grants, TableMeta } from '../../runtime/index.js';
 import { computedFields, computedRelationships } from './computed.js';
 import { relationKey, type Relationship } from './relationships.js';
 import { typedRelation } from './typed-relation.js';
@@ -138,8 +138,9 @@ function returnShape(model: SchemaModel, fn: FunctionModel): Pick<FunctionMeta, 
       returnColumns: columns.map((column) => ({ name: column.name, pgType: column.type.sql })),
     };
   }
-  const kind: ReturnKind = type.kind === 'pseudo' && type.name === 'record' ? 'composite' : 'scalar';
-  return { returnKind: kind, returnRelation: null, returnColumns: [] };
+  // An anonymous record (no OUT parameters) has no columns to select or filter: PostgREST
+  // answers it as a value, the JSON object PostgreSQL makes of the record.
+  return { returnKind: 'scalar', returnRelation: null, returnColumns: [] };
 }
 
 export function functionMeta(model: SchemaModel, fn: FunctionModel): FunctionMeta {

@@ -33,7 +33,8 @@ function overloadResult(model: SchemaModel, fn: FunctionModel, rowKey: RowKeyOf)
   } else {
     const type = resolveDomain(fn.returnType);
     if (type.kind === 'pseudo' && type.name === 'void') return { schema: null, rows: false };
-    composite = type.kind === 'composite' || (type.kind === 'pseudo' && type.name === 'record');
+    // An anonymous record is answered as a value (an object, null without a row), not as rows to shape.
+    composite = type.kind === 'composite';
     const key = type.kind === 'composite' ? rowKey(type.schema, type.name) : null;
     item = key === null ? typeSchema(fn.returnType, model) : schemaRef(key);
     if (!composite) item = nullable(item, true);

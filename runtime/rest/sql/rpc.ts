@@ -181,9 +181,6 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
   const head = req.method === 'HEAD';
 
   if (fn.returnKind === 'composite') {
-    if (fn.returnColumns.length === 0) {
-      throw pgrstError('PGRST127', 'Feature not implemented', `Function ${fn.schema}.${fn.name} returns a record without a column definition`);
-    }
     const named = fn.returnRelation ? meta.tables[`${fn.returnRelation.schema}.${fn.returnRelation.name}`] : undefined;
     const table = named ?? resultTable(fn);
     // A function's own row type (RETURNS TABLE, a record) is no relation, whatever it is named.
@@ -210,8 +207,13 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
   let total: string;
   if (fn.returnsSet) {
     const setFrom = from === null ? `${expr} AS "pgrst_f"("pgrst_scalar")` : `${from} CROSS JOIN LATERAL ${expr} AS "pgrst_f"("pgrst_scalar")`;
+    // SETOF record cannot be read in FROM without a column definition list; in the select list
+    // each row is one record value.
+    const rows = fn.returnType === 'record'
+      ? `SELECT ${expr} AS "pgrst_scalar"${fromClause}`
+      : `SELECT "pgrst_f"."pgrst_scalar" FROM ${setFrom}`;
     ctes = [
-      `${CALL} AS MATERIALIZED (SELECT "pgrst_f"."pgrst_scalar" FROM ${setFrom})`,
+      `${CALL} AS MATERIALIZED (${rows})`,
       `${SOURCE} AS (SELECT "pgrst_scalar" FROM ${CALL}${rangeSql(params, capRange(req.range, options.maxRows ?? null))})`,
     ];
     total = req.count === null ? 'NULL::bigint' : `(SELECT pg_catalog.count(*) FROM ${CALL})`;

@@ -115,6 +115,7 @@ const functions: FunctionMeta[] = [
     returnKind: 'composite', returnColumns: [{ name: 'px', pgType: 'integer' }, { name: 'py', pgType: 'integer' }], volatility: 'immutable',
   }),
   fn('series', [arg('n', 'integer')], 'SETOF integer', { returnsSet: true, volatility: 'immutable' }),
+  fn('any_rows', [arg('n', 'integer')], 'record', { returnsSet: true, volatility: 'stable' }),
   fn('var_sum', [arg('nums', 'integer[]', { variadic: true })], 'integer', { volatility: 'immutable' }),
   fn('over', [arg('a', 'integer')], 'text'),
   fn('over', [arg('a', 'text')], 'text'),

@@ -55,6 +55,14 @@ describe('RPC', () => {
       + ENVELOPE('(SELECT pg_catalog.count(*) FROM pgrst_call)', 'coalesce(json_agg(_postgrest_t."pgrst_scalar"), \'[]\')::text'));
   });
 
+  it('reads SETOF record from the select list, where it needs no column definition list', () => {
+    const st = get('any_rows', 'n=5&limit=2');
+    expect(st.text).toBe('WITH pgrst_call AS MATERIALIZED (SELECT "public"."any_rows"("n" := "pgrst_args"."n") AS "pgrst_scalar" '
+      + 'FROM json_to_record($1::json) AS "pgrst_args"("n" integer)), '
+      + 'pgrst_source AS (SELECT "pgrst_scalar" FROM pgrst_call LIMIT $2 OFFSET $3)'
+      + ENVELOPE('NULL::bigint', 'coalesce(json_agg(_postgrest_t."pgrst_scalar"), \'[]\')::text'));
+  });
+
   it('runs void functions and returns no body', () => {
     const st = post('nothing', '');
     expect(st.text).toBe('WITH pgrst_source AS MATERIALIZED (SELECT "public"."nothing"())' + ENVELOPE('NULL::bigint', 'NULL::text'));
