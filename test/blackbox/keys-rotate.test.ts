@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, cliOk, jsonObject, servedInstallation, shutDown, type Installation, type Server } from '../helpers/serve-process.js';
+import { docsExample } from '../helpers/docs-examples.js';
 import { createProject, eventually, request, uniqueRef, type Answer, type PrintedKeys as Keys } from './projects.js';
 
 /**
@@ -81,6 +82,11 @@ describe('gantry project create: how access tokens are signed', () => {
       audience: 'authenticated',
     });
     expect(payload).toMatchObject({ role: 'authenticated', aal: 'aal1' });
+    // docs/auth.md's example, run as the page shows it.
+    const example = docsExample('docs/auth.md', 'new TextEncoder().encode(jwt_secret)');
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<unknown>;
+    const run = new AsyncFunction('jwtVerify', 'accessToken', 'jwt_secret', `${example}\nreturn payload;`);
+    expect(await run(jwtVerify, token, plain.jwt_secret)).toEqual(payload);
     for (const apiKey of [plain.anon_key, plain.service_key]) {
       expect((await jwtVerify(apiKey, new TextEncoder().encode(plain.jwt_secret), { algorithms: ['HS256'] })).protectedHeader.alg).toBe('HS256');
     }
