@@ -6,13 +6,13 @@ import { indexedAccess } from './names.js';
 /**
  * PostgreSQL types as the JSON the API sends, typed exactly as `supabase gen types
  * typescript` types them (so code written against Supabase types compiles unchanged):
- * all numbers (int8 and numeric included) are `number`, dates and times `string`,
+ * all numbers (int8 and numeric included) are `number`, dates, times and intervals `string`,
  * json `Json`, enums and composites by reference into `Database`, unknown types `unknown`.
  */
 
 const numberTypes = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'numeric']);
 const stringTypes = new Set([
-  'bytea', 'bpchar', 'varchar', 'date', 'text', 'citext', 'time', 'timetz', 'timestamp', 'timestamptz', 'uuid', 'vector',
+  'bytea', 'bpchar', 'varchar', 'date', 'text', 'citext', 'time', 'timetz', 'timestamp', 'timestamptz', 'uuid', 'vector', 'interval',
 ]);
 
 export interface TypeContext {
