@@ -63,7 +63,10 @@ export async function introspectProject(client: pg.ClientBase, options: Introspe
       (await client.query<T>(sql, params)).rows;
     const model = buildSchemaModel({
       schemas,
-      introspection: parseIntrospectionResults(text),
+      // With objects owned by extensions (pg_depend deptype 'e', which pg-introspection drops
+      // by default): PostgREST serves an extension's functions and tables in an exposed
+      // schema like any other, and `supabase gen types` types them.
+      introspection: parseIntrospectionResults(text, true),
       typeTexts: await rows<TypeTextRow>(typeTextQuery, []),
       columnTexts: await rows<ColumnTextRow>(columnTextQuery),
       policies: await rows<PolicyRow>(policyQuery),
