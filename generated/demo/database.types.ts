@@ -198,7 +198,16 @@ export type Database = {
         Args: {
           q: string;
         };
-        Returns: Database["public"]["Tables"]["posts"]["Row"][];
+        Returns: {
+          author_id: number;
+          body: string;
+          created_at: string;
+          id: number;
+          meta: Json;
+          search: unknown | null;
+          status: Database["public"]["Enums"]["post_status"];
+          title: string;
+        }[];
         SetofOptions: {
           from: "*";
           to: "posts";

@@ -1,9 +1,9 @@
 import { inputArgs, outputArgs, resolveDomain, resultColumns } from '../model/project-meta.js';
 import { sortByKey } from '../model/sort.js';
 import { typedRelation } from '../model/typed-relation.js';
-import type { FunctionModel } from '../model/types.js';
+import type { FunctionModel, RelationModel } from '../model/types.js';
 import { stringLiteral } from './names.js';
-import { objectType, type Field } from './row-types.js';
+import { objectType, rowFields, type Field } from './row-types.js';
 import { tsType, type TypeContext } from './ts-types.js';
 
 /**
@@ -65,10 +65,18 @@ export function functionSignatures(
   return overloads.map((fn) => `\n${unionIndent}| ${functionSignature(fn, context, unionIndent)}`).join('');
 }
 
-/** `oneRow`: a set of at most one row by its `ROWS` estimate, typed as that row (postgrest-js restores the array from `isOneToOne`). */
+/**
+ * `oneRow`: a set of at most one row by its `ROWS` estimate, typed as that row (postgrest-js
+ * restores the array from `isOneToOne`). Rows of a table or view of the function's schema are
+ * typed by their columns, not as its `Row`: `/rpc` sends the columns only, never the computed
+ * fields `Row` also lists (as `supabase gen types` types them).
+ */
 function returnType(fn: FunctionModel, context: TypeContext, indent: string, oneRow: boolean): string {
   const outputs = resultColumns(fn);
-  const many = (type: string): string => (fn.returnsSet && !oneRow ? `${type.includes(' | ') ? `(${type})` : type}[]` : type);
+  // An object type is one type whatever unions its properties hold; other unions need parentheses.
+  const many = (type: string): string => (fn.returnsSet && !oneRow ? `${type.includes(' | ') && !type.startsWith('{') ? `(${type})` : type}[]` : type);
+  const relation = returnedRow(fn, context);
+  if (relation) return many(objectType(rowFields(relation, context), indent));
   if (outputs.length > 0) {
     const fields = sortByKey(outputs, (column) => [column.name]).map((column) => ({
       name: column.name,
@@ -80,11 +88,16 @@ function returnType(fn: FunctionModel, context: TypeContext, indent: string, one
   return many(tsType(fn.returnType, context));
 }
 
-/** The table or view a function returns rows of, for `SetofOptions`. */
-function setofTarget(fn: FunctionModel, context: TypeContext): string | null {
+/** The table or view of the function's own schema whose rows it returns. */
+function returnedRow(fn: FunctionModel, context: TypeContext): RelationModel | null {
   if (outputArgs(fn).length > 0) return null;
   const type = resolveDomain(fn.returnType);
   if (type.kind !== 'composite') return null;
   const relation = typedRelation(context.model, type);
-  return relation && relation.schema === fn.schema ? relation.name : null;
+  return relation && relation.schema === fn.schema ? relation : null;
+}
+
+/** The table or view a function returns rows of, for `SetofOptions`. */
+function setofTarget(fn: FunctionModel, context: TypeContext): string | null {
+  return returnedRow(fn, context)?.name ?? null;
 }
