@@ -1,3 +1,4 @@
+import { overloadConflict } from '../model/overload-conflict.js';
 import { inputArgs, outputArgs, resolveDomain, resultColumns } from '../model/project-meta.js';
 import { sortByKey } from '../model/sort.js';
 import { typedRelation } from '../model/typed-relation.js';
@@ -11,16 +12,19 @@ import { tsType, type TypeContext } from './ts-types.js';
  * writes it: arguments by name (optional when defaulted), `Args: never` without
  * arguments, table-returning functions with `SetofOptions`.
  */
-export function functionSignature(fn: FunctionModel, context: TypeContext, indent: string): string {
+function functionSignature(fn: FunctionModel, context: TypeContext, indent: string, overloads: readonly FunctionModel[]): string {
   const inner = `${indent}  `;
   // A callable function's only unnamed parameter is its single one, typed under the key "".
   const args = sortByKey(inputArgs(fn), (arg) => [arg.name]);
   const argFields: Field[] = args.map((arg) => ({ name: arg.name, type: tsType(arg.type, context), optional: arg.hasDefault }));
   const setof = setofTarget(fn, context);
   const source = rowSource(fn, context);
-  const returns = source !== null && setof === null && args[0]?.name === ''
-    ? `{ error: true } & ${stringLiteral(`the function ${fn.schema}.${fn.name} with parameter or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache`)}`
-    : returnType(fn, context, inner, setof !== null && fn.rows <= 1);
+  const conflict = overloadConflict(fn, overloads);
+  const returns = conflict !== null
+    ? `{ error: true } & ${stringLiteral(conflict)}`
+    : source !== null && setof === null && args[0]?.name === ''
+      ? `{ error: true } & ${stringLiteral(`the function ${fn.schema}.${fn.name} with parameter or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache`)}`
+      : returnType(fn, context, inner, setof !== null && fn.rows <= 1);
   const lines = [
     `${inner}Args: ${argFields.length === 0 ? 'never' : objectType(argFields, inner)};\n`,
     `${inner}Returns: ${returns};\n`,
@@ -61,8 +65,8 @@ export function functionSignatures(
   indent: string,
   unionIndent: string,
 ): string {
-  if (overloads.length === 1) return functionSignature(overloads[0] as FunctionModel, context, indent);
-  return overloads.map((fn) => `\n${unionIndent}| ${functionSignature(fn, context, unionIndent)}`).join('');
+  if (overloads.length === 1) return functionSignature(overloads[0] as FunctionModel, context, indent, overloads);
+  return overloads.map((fn) => `\n${unionIndent}| ${functionSignature(fn, context, unionIndent, overloads)}`).join('');
 }
 
 /**
