@@ -37,22 +37,27 @@ function keysOf(relation: KeyedRelation): (readonly string[])[] {
   return [...(relation.primaryKey ? [relation.primaryKey.columns] : []), ...relation.uniqueConstraints.map((key) => key.columns)];
 }
 
+/** Every way of picking one item of each list (none when a list is empty). */
+function combinations(lists: readonly (readonly string[])[]): string[][] {
+  return lists.reduce<string[][]>((found, list) => found.flatMap((prefix) => list.map((item) => [...prefix, item])), [[]]);
+}
+
 /**
  * The relation itself plus every view that passes all of `columns` through unchanged
- * (PostgREST lets views inherit their base tables' foreign keys).
+ * (PostgREST lets views inherit their base tables' foreign keys): one endpoint for each
+ * choice of view columns, so a view exposing a key column twice has two.
  */
 function endpoints(model: SchemaModel, table: KeyedRelation, columns: readonly string[]): Endpoint[] {
   const found: Endpoint[] = [{ relation: table, columns }];
   for (const view of model.relations) {
     if (view.kind === 'table') continue;
-    const mapped = columns.map((column) => {
-      const candidates = view.columnSources
+    const candidates = columns.map((column) =>
+      view.columnSources
         .filter((s) => s.schema === table.schema && s.table === table.name && s.sourceColumn === column)
         .map((s) => s.column)
-        .sort(compareCodePoints);
-      return candidates[0];
-    });
-    if (mapped.every((column): column is string => column !== undefined)) found.push({ relation: view, columns: mapped });
+        .sort(compareCodePoints),
+    );
+    for (const mapped of combinations(candidates)) found.push({ relation: view, columns: mapped });
   }
   return found;
 }

@@ -172,3 +172,30 @@ describe('buildRelationships', () => {
     });
   });
 });
+
+describe('buildRelationships with a view exposing a key column twice', () => {
+  it('has one relationship per view column, both ways', () => {
+    const users = table('users');
+    const todos = table('todos', { columns: [column('id', int4), column('user_id', int4)], foreignKeys: [fk('todos_user_id_fkey', ['user_id'], 'users')] });
+    const pair = table('user_pair', {
+      kind: 'view',
+      primaryKey: null,
+      columns: [column('first_id', int4), column('second_id', int4)],
+      columnSources: [
+        { column: 'second_id', schema: 'public', table: 'users', sourceColumn: 'id' },
+        { column: 'first_id', schema: 'public', table: 'users', sourceColumn: 'id' },
+      ],
+    });
+    const m = model([pair, todos, users]);
+    expect(summary(m, 'public.todos')).toEqual([
+      'many-to-one user_pair todos_user_id_fkey user_id->first_id',
+      'many-to-one user_pair todos_user_id_fkey user_id->second_id',
+      'many-to-one users todos_user_id_fkey user_id->id',
+    ]);
+    expect(summary(m, 'public.user_pair')).toEqual([
+      'one-to-many todos todos_user_id_fkey first_id->user_id',
+      'one-to-many todos todos_user_id_fkey second_id->user_id',
+    ]);
+  });
+});
+
