@@ -32,7 +32,7 @@ export interface paths {
     put?: never;
     /**
      * Generate an e-mail link without sending it (service key)
-     * @description The link and code a mail would carry, for the app to send itself; nothing is mailed. `signup` creates the user with `password` (or renews the link of an unconfirmed one); `magiclink` and `recovery` of an unknown address become a sign-up link; `invite` invites; `email_change_new` starts a change to `new_email`. The answer is the user with the link fields beside it.
+     * @description The link and code a mail would carry, for the app to send itself; nothing is mailed. `signup` creates the user with `password` (or renews the link of an unconfirmed one); `magiclink` and `recovery` of an unknown address become a sign-up link; `invite` invites; `email_change_current` and `email_change_new` start a change to `new_email` and give the link of the current or of the new address (`email_change_current` needs `auth.secure_email_change`). The answer is the user with the link fields beside it.
      */
     post: operations["auth.adminGenerateLink"];
     delete?: never;
@@ -1707,7 +1707,7 @@ export interface operations {
           email: string;
           /**
            * Format: email
-           * @description `email_change_new`.
+           * @description `email_change_current` and `email_change_new`.
            */
           new_email?: string;
           /** @description `signup` of a new address. */
@@ -1729,7 +1729,7 @@ export interface operations {
           "application/json": components["schemas"]["User"] & {
             /**
              * Format: uri
-             * @description The `/verify` link of the mail.
+             * @description The `/verify` link of the mail, `redirect_to` in its query.
              */
             action_link: string;
             /** @description The 6-digit code of the mail. */
@@ -1739,7 +1739,7 @@ export interface operations {
             /** Format: uri */
             redirect_to: string;
             /** @enum {string} */
-            verification_type: "signup" | "invite" | "magiclink" | "recovery" | "email_change_new";
+            verification_type: "signup" | "invite" | "magiclink" | "recovery" | "email_change_current" | "email_change_new";
           };
         };
       };
@@ -1770,7 +1770,7 @@ export interface operations {
           "application/json": components["schemas"]["AuthError"];
         };
       };
-      /** @description `recovery` or `email_change_new` of an unknown address (`user_not_found`). */
+      /** @description `recovery`, `email_change_current` or `email_change_new` of an unknown address (`user_not_found`). */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3726,13 +3726,16 @@ export interface operations {
       };
     };
     responses: {
-      /** @description A session. */
+      /** @description A session; or, for the first of a secure e-mail change's two confirmations, `{msg, code: "200"}` and no session. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Session"];
+          "application/json": components["schemas"]["Session"] | {
+            code: string;
+            msg: string;
+          };
         };
       };
       /** @description Missing token or type (`validation_failed`). */

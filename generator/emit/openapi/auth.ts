@@ -280,7 +280,9 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         ),
       ),
       responses: {
-        '200': ok('A session.', schemaRef('Session')),
+        '200': ok('A session; or, for the first of a secure e-mail change\'s two confirmations, `{msg, code: "200"}` and no session.', {
+          oneOf: [schemaRef('Session'), object({ msg: { type: 'string' }, code: { type: 'string' } }, ['msg', 'code'])],
+        }),
         '400': authError('Missing token or type (`validation_failed`).'),
         '401': unauthorizedKey,
         '403': authError('Invalid or expired token (`otp_expired`), or banned (`user_banned`).'),
@@ -531,14 +533,15 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       description:
         'The link and code a mail would carry, for the app to send itself; nothing is mailed. `signup` creates the user with `password` ' +
         '(or renews the link of an unconfirmed one); `magiclink` and `recovery` of an unknown address become a sign-up link; `invite` invites; ' +
-        '`email_change_new` starts a change to `new_email`. The answer is the user with the link fields beside it.',
+        '`email_change_current` and `email_change_new` start a change to `new_email` and give the link of the current or of the new address ' +
+        '(`email_change_current` needs `auth.secure_email_change`). The answer is the user with the link fields beside it.',
       requestBody: body(
         object(
           {
             type: { type: 'string', enum: ['signup', 'invite', 'magiclink', 'recovery', 'email_change_new', 'email_change_current'] },
             email,
             password: { ...newPassword, description: '`signup` of a new address.' },
-            new_email: { ...email, description: '`email_change_new`.' },
+            new_email: { ...email, description: '`email_change_current` and `email_change_new`.' },
             data: metadata('`user_metadata` (signup, invite).'),
             redirect_to: { type: 'string', format: 'uri' },
           },
@@ -553,10 +556,10 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
               schemaRef('User'),
               object(
                 {
-                  action_link: { type: 'string', format: 'uri', description: 'The `/verify` link of the mail.' },
+                  action_link: { type: 'string', format: 'uri', description: 'The `/verify` link of the mail, `redirect_to` in its query.' },
                   email_otp: { type: 'string', description: 'The 6-digit code of the mail.' },
                   hashed_token: { type: 'string', description: 'For POST `/verify` with `token_hash`.' },
-                  verification_type: { type: 'string', enum: ['signup', 'invite', 'magiclink', 'recovery', 'email_change_new'] },
+                  verification_type: { type: 'string', enum: ['signup', 'invite', 'magiclink', 'recovery', 'email_change_current', 'email_change_new'] },
                   redirect_to: { type: 'string', format: 'uri' },
                 },
                 ['action_link', 'email_otp', 'hashed_token', 'verification_type', 'redirect_to'],
@@ -565,7 +568,7 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
           },
         ),
         ...adminErrors,
-        '404': authError('`recovery` or `email_change_new` of an unknown address (`user_not_found`).'),
+        '404': authError('`recovery`, `email_change_current` or `email_change_new` of an unknown address (`user_not_found`).'),
         '422': authError('Address already registered (`email_exists`) or weak password.'),
       },
     }),
