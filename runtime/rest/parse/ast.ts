@@ -163,6 +163,11 @@ export interface ArgsPayload {
   readonly fromBody: boolean;
   /** A raw body: the type of the single unnamed parameter that can take it. */
   readonly raw: RawBodyType | null;
+  /**
+   * The whole JSON body when `json` holds less of it: the first object of an array of objects, or the keys
+   * `?columns=` names (as PostgREST); a single unnamed json parameter still takes all of it. Else null.
+   */
+  readonly whole?: string | null;
 }
 
 export type Payload = RowsPayload | ArgsPayload;

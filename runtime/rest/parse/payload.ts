@@ -139,14 +139,34 @@ export function parseRowsPayload(body: RequestBody, format: BodyFormat, columns:
   return { kind: 'rows', json: text, keys: columns ?? keys, rowCount: value.length };
 }
 
+/** Query or form arguments as a JSON object of strings; a repeated key becomes an array (a variadic parameter's, or the last value wins). */
+function argsObject(args: Iterable<readonly [string, string]>): Record<string, string | string[]> {
+  const obj = keyedByInput<string | string[]>();
+  for (const [k, v] of args) {
+    const prev = obj[k];
+    if (prev === undefined) obj[k] = v;
+    else obj[k] = Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return obj;
+}
+
+/** `?columns=` on a call: only those keys are arguments, the rest of the object is ignored (PostgREST). */
+function onlyColumns(obj: Record<string, unknown>, columns: readonly string[] | null): Record<string, unknown> {
+  if (columns === null) return obj;
+  const kept = keyedByInput<unknown>();
+  for (const name of columns) if (Object.hasOwn(obj, name)) kept[name] = obj[name];
+  return kept;
+}
+
 /**
- * RPC POST body: named arguments (an object, where the key "" names an unnamed parameter),
- * any JSON for a single unnamed json/jsonb parameter, or a raw text/xml/bytea value. A raw
- * body names no argument, so only defaulted parameters or a single unnamed one can take it.
+ * RPC POST body: named arguments (an object, where the key "" names an unnamed parameter; of an array
+ * of objects the first, as PostgREST), any JSON for a single unnamed json/jsonb parameter, or a raw
+ * text/xml/bytea value. A raw body names no argument, so only defaulted parameters or a single unnamed
+ * one can take it. `columns` (`?columns=`) keeps only the arguments it names.
  */
-export function parseArgsPayload(body: RequestBody, format: BodyFormat): ArgsPayload {
+export function parseArgsPayload(body: RequestBody, format: BodyFormat, columns: readonly string[] | null = null): ArgsPayload {
   if (format === 'form') {
-    const args = formToObject(textOf(body));
+    const args = onlyColumns(argsObject(new URLSearchParams(textOf(body))), columns);
     return { kind: 'args', json: JSON.stringify(args), keys: Object.keys(args), fromBody: false, raw: null };
   }
   if (format === 'csv') throw invalidBody('Content-Type not acceptable: text/csv');
@@ -155,16 +175,15 @@ export function parseArgsPayload(body: RequestBody, format: BodyFormat): ArgsPay
   const text = textOf(body);
   if (text.trim() === '') return { kind: 'args', json: '{}', keys: [], fromBody: true, raw: null };
   const value = parseJson(text);
-  return { kind: 'args', json: text, keys: isObject(value) ? Object.keys(value) : null, fromBody: true, raw: null };
+  const named = isObject(value) ? value : Array.isArray(value) && value.length > 0 && value.every(isObject) ? (value[0] as Record<string, unknown>) : null;
+  if (named === null) return { kind: 'args', json: text, keys: null, fromBody: true, raw: null };
+  if (named === value && columns === null) return { kind: 'args', json: text, keys: Object.keys(named), fromBody: true, raw: null };
+  const args = onlyColumns(named, columns);
+  return { kind: 'args', json: JSON.stringify(args), keys: Object.keys(args), fromBody: true, raw: null, whole: text };
 }
 
-/** RPC GET/HEAD: query arguments as a JSON object of strings; a repeated key (variadic) becomes an array. */
+/** RPC GET/HEAD: query arguments as a JSON object of strings; a repeated key becomes an array. */
 export function argsFromQuery(args: ReadonlyArray<readonly [string, string]>): ArgsPayload {
-  const obj = keyedByInput<string | string[]>();
-  for (const [k, v] of args) {
-    const prev = obj[k];
-    if (prev === undefined) obj[k] = v;
-    else obj[k] = Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
+  const obj = argsObject(args);
   return { kind: 'args', json: JSON.stringify(obj), keys: Object.keys(obj), fromBody: false, raw: null };
 }

@@ -155,7 +155,7 @@ export function parseRequest(input: RawRequest): ApiRequest {
   } else if (action === 'call') {
     payload = isRpcRead
       ? argsFromQuery(rpcArgs)
-      : parseArgsPayload(input.body, bodyFormat(firstHeader(input.headers, 'content-type')));
+      : parseArgsPayload(input.body, bodyFormat(firstHeader(input.headers, 'content-type')), columns);
   }
 
   return {

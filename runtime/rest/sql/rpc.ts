@@ -119,15 +119,16 @@ function callSql(params: Params, call: ResolvedCall, payload: ArgsPayload): { ex
   const name = qualifiedName(fn.schema, fn.name);
   if (call.wholeBody) {
     const type = fn.args[0]?.pgType ?? 'json';
+    const json = payload.whole ?? payload.json;
     // A JSON body or query arguments going to a bytea parameter: their UTF-8 bytes.
-    const value = type === 'bytea' && payload.raw !== 'bytea' ? byteaHex(payload.json) : payload.json;
+    const value = type === 'bytea' && payload.raw !== 'bytea' ? byteaHex(json) : json;
     return { expr: `${name}(${params.typed(value, type)})`, from: null };
   }
   const keys = payload.keys ?? [];
   const sent = fn.args.filter((a) => keys.includes(a.name));
   if (sent.length === 0) return { expr: `${name}()`, from: null };
   const columns = sent.map((a) => `${quoteIdent(a.name)} ${a.variadic ? 'json' : a.pgType}`).join(', ');
-  const from = `json_to_record(${params.typed(payload.json, 'json')}) AS "pgrst_args"(${columns})`;
+  const from = `json_to_record(${params.typed(lastOfRepeated(payload, sent), 'json')}) AS "pgrst_args"(${columns})`;
   const args = sent.map((a) => {
     const ref = `"pgrst_args".${quoteIdent(a.name)}`;
     if (!a.variadic) return `${quoteIdent(a.name)} := ${ref}`;
@@ -136,6 +137,25 @@ function callSql(params: Params, call: ResolvedCall, payload: ArgsPayload): { ex
     return `VARIADIC ${quoteIdent(a.name)} := ARRAY(SELECT ${elements})::${arrayType(a)}`;
   });
   return { expr: `${name}(${args.join(', ')})`, from };
+}
+
+/**
+ * Query and form arguments: a repeated name is an array, which a variadic parameter takes whole and any
+ * other parameter takes the last value of (PostgREST).
+ */
+function lastOfRepeated(payload: ArgsPayload, sent: readonly FunctionArgMeta[]): string {
+  if (payload.fromBody) return payload.json;
+  const args = JSON.parse(payload.json) as Record<string, unknown>;
+  let changed = false;
+  for (const arg of sent) {
+    const value = args[arg.name];
+    if (!arg.variadic && Array.isArray(value)) {
+      // Defined, not assigned: a parameter may be named __proto__.
+      Object.defineProperty(args, arg.name, { value: value[value.length - 1], enumerable: true, writable: true, configurable: true });
+      changed = true;
+    }
+  }
+  return changed ? JSON.stringify(args) : payload.json;
 }
 
 /** A row type without a table (OUT/TABLE parameters, composite types) as read metadata. */
