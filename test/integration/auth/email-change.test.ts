@@ -100,6 +100,28 @@ describe('PUT /user {email} with secure e-mail change (the default)', () => {
   });
 });
 
+describe('POST /resend {type: email_change} with secure e-mail change', () => {
+  it('mails both addresses again and starts the confirmations over; earlier links stop working', async () => {
+    const user = await signedIn(secure, 'secureresend');
+    const newEmail = uniqueEmail('secureresendnew');
+    expect((await changeEmail(secure, user, newEmail)).status).toBe(200);
+    const oldCurrent = linkFrom(await suite.smtp.waitFor(user.email, 'Confirm the change'));
+    const oldNew = linkFrom(await suite.smtp.waitFor(newEmail, 'Confirm your new'));
+    expect((await fetch(oldCurrent, { headers: V })).status).toBe(200);
+
+    expect((await secure.call('POST', '/resend', { body: { type: 'email_change', email: user.email }, headers: V })).status).toBe(200);
+    const current = linkFrom(await suite.smtp.waitFor(user.email, 'Confirm the change'));
+    const next = linkFrom(await suite.smtp.waitFor(newEmail, 'Confirm your new'));
+    const stale = await fetch(oldNew, { headers: V });
+    expect([stale.status, await stale.json()]).toEqual([403, { code: 'otp_expired', message: 'Email link is invalid or has expired' }]);
+    const first = await fetch(next, { headers: V });
+    expect([first.status, await first.json()]).toEqual([200, { msg: ACCEPTED, code: '200' }]);
+    const second = await fetch(current, { headers: V });
+    expect(second.status).toBe(200);
+    expect(((await second.json()) as { user: { email: string } }).user.email).toBe(newEmail);
+  });
+});
+
 describe('PUT /user {email} with confirmation on and secure e-mail change off', () => {
   it('keeps the address until the link mailed to the new one is followed, then switches it (single use)', async () => {
     const user = await signedIn(confirmOn, 'change');
