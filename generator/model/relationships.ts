@@ -191,19 +191,22 @@ export function buildRelationships(model: SchemaModel): Map<string, Relationship
   return grouped;
 }
 
-const kindOrder = ['many-to-one', 'one-to-one', 'one-to-many', 'many-to-many'];
+/** PostgREST's order of cardinalities (its constructors' order), which orders PGRST201's candidates. */
+const kindOrder = ['one-to-many', 'many-to-one', 'one-to-one', 'many-to-many'];
 
+const pairs = (from: readonly string[], to: readonly string[]): string[] => from.flatMap((column, i) => [column, to[i] ?? '']);
+
+/**
+ * PostgREST's ordering of one relation's relationships: by target, then cardinality, then the
+ * foreign key and its column pairs, or the junction, its two keys and their column pairs.
+ */
 function sortRelationships(list: readonly Relationship[]): Relationship[] {
-  return sortByKey(list, (r) => [
-    r.targetSchema,
-    r.targetName,
-    String(kindOrder.indexOf(r.kind)),
-    r.constraint,
-    r.junction?.schema ?? '',
-    r.junction?.name ?? '',
-    r.junction?.sourceConstraint ?? '',
-    ...(r.join?.from ?? []),
-    '\u0000',
-    ...(r.join?.to ?? []),
-  ]);
+  return sortByKey(list, (r) => {
+    const head = [r.targetSchema, r.targetName, String(kindOrder.indexOf(r.kind))];
+    if (r.junction) {
+      const j = r.junction;
+      return [...head, j.schema, j.name, j.sourceConstraint, j.targetConstraint, ...pairs(j.source.from, j.source.to), ...pairs(j.target.to, j.target.from)];
+    }
+    return [...head, r.constraint, ...pairs(r.join?.from ?? [], r.join?.to ?? [])];
+  });
 }

@@ -152,6 +152,29 @@ describe('ambiguity', () => {
     expect(res.headers.get('content-length')).toBe('828');
   });
 
+  it('lists a one-to-many before a many-to-one between the same two tables', async () => {
+    expect(await get('/agents?select=*,departments(*)')).toEqual([
+      300,
+      {
+        code: 'PGRST201',
+        details: [
+          {
+            cardinality: 'one-to-many',
+            relationship: 'departments_head_id_fkey using agents(id) and departments(head_id)',
+            embedding: 'agents with departments',
+          },
+          {
+            cardinality: 'many-to-one',
+            relationship: 'agents_department_id_fkey using agents(department_id) and departments(id)',
+            embedding: 'agents with departments',
+          },
+        ],
+        hint: "Try changing 'departments' to one of the following: 'departments!departments_head_id_fkey', 'departments!agents_department_id_fkey'. Find the desired relationship in the 'details' key.",
+        message: "Could not embed because more than one relationship was found for 'agents' and 'departments'",
+      },
+    ]);
+  });
+
   it('is resolved by naming the view junction', async () => {
     expect(await get('/sites?select=*,big_projects!main_jobs(name)&site_id=in.(1,2)&order=site_id')).toEqual([
       200,

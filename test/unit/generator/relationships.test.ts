@@ -59,8 +59,8 @@ describe('buildRelationships', () => {
       'many-to-one addresses orders_shipping_id_fkey shipping_id->id',
       'many-to-one my_orders orders_parent_id_fkey parent_id->id',
       'one-to-many order_items items_order_fkey id->order_id',
-      'many-to-one orders orders_parent_id_fkey parent_id->id',
       'one-to-many orders orders_parent_id_fkey id->parent_id',
+      'many-to-one orders orders_parent_id_fkey parent_id->id',
       'many-to-many products items_product_fkey via order_items',
       'many-to-one users orders_user_id_fkey user_id->id',
     ]);
@@ -104,6 +104,39 @@ describe('buildRelationships', () => {
     const toOrders = many.find((a) => a.target === 'orders');
     expect(toOrders?.details[0]?.relationship).toBe('order_items using items_product_fkey(product_id) and items_order_fkey(order_id)');
     expect(toOrders?.options[0]).toBe('orders!order_items');
+  });
+
+  it('orders candidates as PostgREST: one-to-many before many-to-one, junctions by their first key, then their second', () => {
+    const departments = table('departments', {
+      columns: [column('id', int4), column('head_id', int4)],
+      foreignKeys: [fk('departments_head_id_fkey', ['head_id'], 'agents')],
+    });
+    const agents = table('agents', {
+      columns: [column('id', int4), column('department_id', int4)],
+      foreignKeys: [fk('agents_department_id_fkey', ['department_id'], 'departments')],
+    });
+    const jobs = table('whatev_jobs', {
+      columns: ['site_id_1', 'site_id_2', 'project_id_1', 'project_id_2'].map((c) => column(c, int4)),
+      primaryKey: { name: 'whatev_jobs_pkey', columns: ['site_id_1', 'site_id_2', 'project_id_1', 'project_id_2'] },
+      foreignKeys: [
+        fk('whatev_jobs_project_id_1_fkey', ['project_id_1'], 'whatev_projects'),
+        fk('whatev_jobs_project_id_2_fkey', ['project_id_2'], 'whatev_projects'),
+        fk('whatev_jobs_site_id_1_fkey', ['site_id_1'], 'whatev_sites'),
+        fk('whatev_jobs_site_id_2_fkey', ['site_id_2'], 'whatev_sites'),
+      ],
+    });
+    const m2 = model([agents, departments, jobs, table('whatev_projects'), table('whatev_sites')]);
+    expect(findAmbiguities(buildRelationships(m2).get('public.agents') ?? [])[0]?.options).toEqual([
+      'departments!departments_head_id_fkey',
+      'departments!agents_department_id_fkey',
+    ]);
+    const toProjects = findAmbiguities(buildRelationships(m2).get('public.whatev_sites') ?? []).find((a) => a.target === 'whatev_projects');
+    expect(toProjects?.details.map((d) => d.relationship)).toEqual([
+      'whatev_jobs using whatev_jobs_site_id_1_fkey(site_id_1) and whatev_jobs_project_id_1_fkey(project_id_1)',
+      'whatev_jobs using whatev_jobs_site_id_1_fkey(site_id_1) and whatev_jobs_project_id_2_fkey(project_id_2)',
+      'whatev_jobs using whatev_jobs_site_id_2_fkey(site_id_2) and whatev_jobs_project_id_1_fkey(project_id_1)',
+      'whatev_jobs using whatev_jobs_site_id_2_fkey(site_id_2) and whatev_jobs_project_id_2_fkey(project_id_2)',
+    ]);
   });
 
   describe('through views of tables in another schema', () => {
@@ -157,8 +190,8 @@ describe('buildRelationships', () => {
       expect(summary(views, 'public.books')).toEqual(['many-to-one authors books_author_id_fkey author_id->id']);
       expect(summary(views, 'public.authors')).toEqual(['one-to-many books books_author_id_fkey id->author_id']);
       expect(summary(views, 'public.job')).toEqual([
-        'many-to-one job parent_fk parent_id->id',
         'one-to-many job parent_fk id->parent_id',
+        'many-to-one job parent_fk parent_id->id',
       ]);
       expect(all.get('public.books')?.every((r) => r.internalKey)).toBe(true);
     });
