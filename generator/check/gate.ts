@@ -5,11 +5,11 @@ import path from 'node:path';
 import type { GantryConfig } from '../../runtime/config.js';
 import { taskClient } from '../../runtime/db/pool-errors.js';
 import { typecheckExtensions } from '../../runtime/extensions/typecheck.js';
-import { readSchemaSnapshot } from '../../runtime/host/project-loader.js';
 import { createProject, deleteProject, ProjectError, REF_PATTERN } from '../../runtime/platform/bootstrap.js';
 import { DEFAULT_EXPOSED_SCHEMAS } from '../../runtime/platform/exposed-schemas.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { emitProject } from '../emit/project.js';
+import { readExposedSchemas } from '../emit/schema-snapshot.js';
 import { extensionFunctionPaths } from '../generate.js';
 import { introspectProject } from '../introspect/introspect.js';
 import { displayPath } from '../migrations/apply.js';
@@ -89,7 +89,7 @@ class ScratchCluster {
 /** The exposed schemas the committed code was generated for (schema.json records them), else the default. */
 async function committedSchemas(config: GantryConfig, ref: string): Promise<readonly string[]> {
   const text = await fs.readFile(path.join(config.generatedDir, ref, 'schema.json'), 'utf8').catch(() => null);
-  return (text === null ? null : readSchemaSnapshot(text)?.schemas) ?? DEFAULT_EXPOSED_SCHEMAS;
+  return (text === null ? null : readExposedSchemas(text)) ?? DEFAULT_EXPOSED_SCHEMAS;
 }
 
 /**

@@ -3,10 +3,11 @@ import type { EmitContext } from './context.js';
 
 /**
  * `schema.json`: the normalised model the code was generated from, for reviewers (schema changes show up as diffs)
- * and for checks without the project's registry: the host compares its fingerprint with the live schema's, and
- * `gen --check` on a fresh checkout reads the exposed schemas from it (runtime/host/project-loader.ts reads it). JSON has no comments, so the header is a
- * pair of fields around the model; the fingerprint is the sha256 of the model's canonical JSON, so this file
- * changes whenever the fingerprint does and no other file needs to carry it.
+ * and for checks without the project's registry: the host compares its fingerprint with the live schema's (reading
+ * it from the file's head, runtime/host/project-loader.ts), and `gen --check` on a fresh checkout reads the exposed
+ * schemas from it. JSON has no comments, so the header is a pair of fields before the model; the fingerprint is the
+ * sha256 of the model's canonical JSON, so this file changes whenever the fingerprint does and no other file needs
+ * to carry it.
  */
 export function emitSchemaSnapshot(context: EmitContext): string {
   const snapshot = {
@@ -15,4 +16,20 @@ export function emitSchemaSnapshot(context: EmitContext): string {
     model: JSON.parse(canonicalJson(context.model)) as unknown,
   };
   return `${JSON.stringify(snapshot, null, 2)}\n`;
+}
+
+/**
+ * The exposed schemas (`api.schemas`, the default first) a `schema.json` text records: the one setting that changes
+ * what is generated, read by `gen --check` where no registry holds it. Null when the text is not a snapshot.
+ */
+export function readExposedSchemas(text: string): readonly string[] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const schemas = (parsed as { model?: { schemas?: unknown } } | null)?.model?.schemas;
+  if (!Array.isArray(schemas) || schemas.length === 0 || !schemas.every((s) => typeof s === 'string')) return null;
+  return schemas as string[];
 }

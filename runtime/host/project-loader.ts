@@ -25,31 +25,21 @@ export async function loadGeneratedDefinition(
   return definition;
 }
 
-/** What a committed `schema.json` tells without a database (generator/emit/schema-snapshot.ts writes it). */
-export interface SnapshotFacts {
-  /** sha256 (hex) of the normalised model: the one place generated code names its schema fingerprint. */
-  readonly fingerprint: string;
-  /** The exposed schemas (`api.schemas`), the default first: the one setting that changes what is generated. */
-  readonly schemas: readonly string[];
-}
+/** How much of schema.json holds its fingerprint: the header fields come before the model, which may run to megabytes. */
+const SNAPSHOT_HEAD_BYTES = 1024;
 
-/** The facts of a `schema.json` text; null when it is not one (unparsable, or without fingerprint or schemas). */
-export function readSchemaSnapshot(text: string): SnapshotFacts | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const snapshot = parsed as { fingerprint?: unknown; model?: { schemas?: unknown } } | null;
-  const fingerprint = typeof snapshot?.fingerprint === 'string' ? /^sha256:([0-9a-f]{64})$/.exec(snapshot.fingerprint)?.[1] : undefined;
-  const schemas = snapshot?.model?.schemas;
-  if (!fingerprint || !Array.isArray(schemas) || schemas.length === 0 || !schemas.every((s) => typeof s === 'string')) return null;
-  return { fingerprint, schemas: schemas as string[] };
-}
-
-/** The schema fingerprint of a project's generated code (its schema.json), or null without (readable) generated code. */
+/**
+ * The schema fingerprint of a project's generated code, or null without (readable) generated code. Read from the
+ * head of its schema.json only: a host asks on every load, and the model after it grows with the schema.
+ */
 export async function generatedFingerprint(generatedDir: string, ref: string): Promise<string | null> {
-  const snapshot = await fs.readFile(path.join(generatedDir, ref, 'schema.json'), 'utf8').catch(() => null);
-  return snapshot === null ? null : (readSchemaSnapshot(snapshot)?.fingerprint ?? null);
+  const handle = await fs.open(path.join(generatedDir, ref, 'schema.json')).catch(() => null);
+  if (!handle) return null;
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNAPSHOT_HEAD_BYTES), 0, SNAPSHOT_HEAD_BYTES, 0);
+    const head = buffer.subarray(0, bytesRead).toString('utf8');
+    return /^\{\n {2}"generatedBy": [^\n]*\n {2}"fingerprint": "sha256:([0-9a-f]{64})",\n/.exec(head)?.[1] ?? null;
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,6 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { EmitError, emitProject } from '../../../generator/emit/project.js';
+import { readExposedSchemas } from '../../../generator/emit/schema-snapshot.js';
 import { schemaFingerprint } from '../../../generator/model/fingerprint.js';
 import { formatterChanges } from './formatter.js';
 import { column, fk, int4, model, table, text } from './model-fixtures.js';
@@ -92,6 +93,8 @@ describe('emitProject', () => {
     const snapshot = JSON.parse(files.get('schema.json') as string) as { fingerprint: string; model: unknown };
     expect(snapshot.fingerprint).toBe(`sha256:${schemaFingerprint(sample)}`);
     expect(snapshot.model).toEqual(sample);
+    expect(readExposedSchemas(files.get('schema.json') as string)).toEqual(['public']);
+    expect(readExposedSchemas('{}')).toBeNull();
   });
 
   it('is a pure function of the model', () => {
