@@ -44,6 +44,13 @@ describe('views over tables of another schema', () => {
     expect(await get('/authors?select=name,books(title)&id=eq.1')).toEqual([200, [{ name: 'George Orwell', books: [{ title: '1984' }] }]]);
   });
 
+  it('follows a view over a view of the unexposed schema too, unlike PostgREST (docs/data-api.md)', async () => {
+    expect(await get('/books_again?select=title,authors(name)&id=eq.2')).toEqual([
+      200,
+      [{ title: 'The Diary of a Young Girl', authors: { name: 'Anne Frank' } }],
+    ]);
+  });
+
   it('counts an inner embed through views', async () => {
     const res = await call('/books?select=title,authors!inner(name)&authors.name=eq.George%20Orwell', {
       method: 'HEAD',
@@ -69,6 +76,13 @@ describe('views over tables of another schema', () => {
         { tournament: 'tournament_2', player_view: { first_name: 'first_name_2' } },
         { tournament: 'tournament_3', player_view: { first_name: 'first_name_3' } },
       ],
+    ]);
+  });
+
+  it('does not relate views through a foreign key whose columns they do not all expose', async () => {
+    expect(await get('/va?select=a1,vb(b1)&order=a1&vb.order=b1')).toEqual([
+      200,
+      [{ a1: 1, vb: [{ b1: 1 }] }, { a1: 2, vb: [{ b1: 2 }, { b1: 2 }] }],
     ]);
   });
 
