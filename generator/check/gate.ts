@@ -78,10 +78,13 @@ class ScratchCluster {
   }
 
   async close(): Promise<void> {
+    const { cluster } = this.platform;
     try {
       await this.platform.close();
     } finally {
       if (this.home) await fs.rm(this.home, { recursive: true, force: true });
+      // As root, the data may have gone to the system directory (cluster-placement.ts), in a folder of this home's own.
+      if (this.home && cluster.relocated && cluster.dataDir) await fs.rm(path.dirname(cluster.dataDir), { recursive: true, force: true });
     }
   }
 }
