@@ -78,11 +78,12 @@ const SCAN_MODELS = `async () => {
 
 /**
  * Every operation block and model the docs page shows, every tag and the models section
- * expanded. Swagger UI renders only the blocks near the viewport once a document has 150
- * tags and operations, so the page is scrolled from top to bottom and every block seen on
- * the way is counted.
+ * expanded. Swagger UI by itself renders only the blocks near the viewport once a document
+ * has 150 tags and operations (3 at the top of the page); the page renders them all, which
+ * `unscrolled` counts before anything is scrolled. The page is still scrolled from top to
+ * bottom and every block seen on the way is counted, so a block missing anywhere shows.
  */
-async function pageContents(project: TestProject): Promise<Shown & { errors: string[] }> {
+async function pageContents(project: TestProject): Promise<Shown & { unscrolled: number; errors: string[] }> {
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
@@ -94,6 +95,8 @@ async function pageContents(project: TestProject): Promise<Shown & { errors: str
     await page.locator('.opblock-tag').first().waitFor({ timeout: 60_000 });
     const closed = page.locator('.opblock-tag[data-is-open="false"]');
     while (await closed.count() > 0) await closed.first().click();
+    // Every operation block is in the page from the start, without scrolling to it.
+    const unscrolled = await page.locator('.opblock').count();
     if (!(await page.evaluate(`document.querySelector('section.models').classList.contains('is-open')`))) await page.locator('section.models h4').click();
     const operations = new Set<string>();
     for (let y = 0; ; y += 400) {
@@ -102,7 +105,7 @@ async function pageContents(project: TestProject): Promise<Shown & { errors: str
       if (seen.bottom) break;
     }
     const names = (await page.evaluate(`(${SCAN_MODELS})()`)) as string[];
-    return { operations: [...operations].sort(), models: names.sort(), errors };
+    return { operations: [...operations].sort(), unscrolled, models: names.sort(), errors };
   } finally {
     await page.close();
   }
@@ -114,6 +117,7 @@ async function expectPageShowsDocument(project: TestProject): Promise<Shown> {
   const shown = await pageContents(project);
   expect(shown.errors).toEqual([]);
   expect(shown.operations).toEqual(expected.operations);
+  expect(shown.unscrolled).toBe(expected.operations.length);
   expect(shown.models).toEqual(expected.models);
   return expected;
 }
