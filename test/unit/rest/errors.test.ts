@@ -83,6 +83,9 @@ describe('PostgREST error bodies', () => {
     expect(rangeError({ kind: 'out-of-bounds', offset: 100, total: 15 }).toJSON()).toEqual({
       code: 'PGRST103', message: 'Requested range not satisfiable', details: 'An offset of 100 was requested, but there are only 15 rows.', hint: null,
     });
+    // PostgREST's RangeSpec: the refusal still says how many rows there are; a malformed range knows no total.
+    expect(rangeError({ kind: 'out-of-bounds', offset: 100, total: 15 }).headers).toEqual({ 'Content-Range': '*/15' });
+    expect(rangeError({ kind: 'negative-limit' }).headers).toEqual({});
     const s = singularityError(2);
     expect([s.status, s.toJSON()]).toEqual([406, {
       code: 'PGRST116', message: 'Cannot coerce the result to a single JSON object', details: 'The result contains 2 rows', hint: null,
