@@ -211,7 +211,7 @@ export function rangeError(problem: RangeProblem): ApiError {
       ? 'The lower boundary must be lower than or equal to the upper boundary in the Range header.'
       : `An offset of ${problem.offset} was requested, but there are only ${problem.total} rows.`;
   // A known total travels with the refusal so a client can page back into range (PostgREST sends `*/TOTAL`).
-  const headers = problem.kind === 'out-of-bounds' ? { 'Content-Range': `*/${problem.total}` } : {};
+  const headers: Record<string, string> = problem.kind === 'out-of-bounds' ? { 'Content-Range': `*/${problem.total}` } : {};
   return new ApiError(statusForCode('PGRST103'), 'PGRST103', 'Requested range not satisfiable', details, null, headers);
 }
 
