@@ -30,13 +30,13 @@ const EXPOSE_HEADERS = [
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
 /**
- * CORS for every route: browsers are the main client. Returns true when the request
+ * CORS for every route: browsers are the main client. Any origin, as PostgREST without
+ * `server-cors-allowed-origins` and Supabase's gateway answer: `*`, so the answer does not vary
+ * by Origin (credentials travel as bearer tokens, never cookies). Returns true when the request
  * was a preflight and has been answered.
  */
 export function applyCors(req: IncomingMessage, res: ServerResponse): boolean {
-  const origin = req.headers.origin;
-  res.setHeader('Access-Control-Allow-Origin', origin ?? '*');
-  if (origin) res.setHeader('Vary', 'Origin');
+  res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
   if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
     res.setHeader('Access-Control-Allow-Methods', ALLOW_METHODS);

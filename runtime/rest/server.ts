@@ -60,10 +60,22 @@ function allowOf(req: IncomingMessage, project: ProjectDefinition['project'], pa
   }
 }
 
-/** PostgREST names the schema in its answer when the client chose one. */
-function withProfile(req: IncomingMessage, schema: string, response: RestResponse): RestResponse {
-  const sent = req.headers['accept-profile'] !== undefined || req.headers['content-profile'] !== undefined;
-  return sent ? { ...response, headers: { ...response.headers, 'Content-Profile': schema } } : response;
+/**
+ * PostgREST names the schema in its answer when it was negotiated: the client sent the profile header of its
+ * method, or the project exposes several schemas (then the default one counts as chosen).
+ */
+function withProfile(req: IncomingMessage, schemas: readonly string[], schema: string, response: RestResponse): RestResponse {
+  const header = req.method === 'GET' || req.method === 'HEAD' ? 'accept-profile' : 'content-profile';
+  const negotiated = schemas.length !== 1 || req.headers[header] !== undefined;
+  return negotiated ? { ...response, headers: { ...response.headers, 'Content-Profile': schema } } : response;
+}
+
+/** Every successful answer depends on these request headers (PostgREST's default; `response.headers` may replace it). */
+const VARY = 'Accept, Prefer, Range';
+
+function writeRestResponse(res: ServerResponse, response: RestResponse): void {
+  res.setHeader('Vary', VARY);
+  writeResponse(res, response);
 }
 
 function locationOf(req: ApiRequest): (pk: string) => string | null {
@@ -114,7 +126,7 @@ export function createRestHandler(
       if (req.method === 'OPTIONS') {
         // CORS preflights never get here (runtime/host/cors.ts); this is PostgREST's OPTIONS: which methods the resource takes.
         const allow = allowFor(req, project, path);
-        writeResponse(res, { status: 200, headers: { Allow: allow }, body: null });
+        writeRestResponse(res, { status: 200, headers: { Allow: allow }, body: null });
         return;
       }
       const body = await bodyOf(req, res);
@@ -142,7 +154,7 @@ export function createRestHandler(
         preRequest: ctx.settings['api.pre_request'],
       });
       if (apiRequest.plan) {
-        writeResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
+        writeRestResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
         return;
       }
       if (unavailable && requestNeedsExtension(unavailable, apiRequest, built.shape)) throw extensionUnavailableError(ctx.ref);
@@ -150,7 +162,7 @@ export function createRestHandler(
       if (hooks && !onlyReshapes(apiRequest, built)) {
         const hooked = await runHooked(ctx, project, hooks, identity, claims, plan, extension.log);
         const response = respond(hooked.request, hooked.built, hooked.row, hooked.planned, locationOf(hooked.request));
-        writeResponse(res, withProfile(req, apiRequest.schema, response));
+        writeRestResponse(res, withProfile(req, project.schemas, apiRequest.schema, response));
         return;
       }
       const statements: TxStatement[] = [built];
@@ -170,7 +182,7 @@ export function createRestHandler(
       if (hooks?.body && extension) row = await shapeRead(ctx, hooks.body, identity, claims, { request: apiRequest, built, row }, extension.log);
       const planned = results[1] ? plannedRowsFromExplain((results[1].rows[0] as Record<string, unknown>)['QUERY PLAN']) : null;
       const response = respond(apiRequest, built as BuiltStatement, row, planned, locationOf(apiRequest));
-      writeResponse(res, withProfile(req, apiRequest.schema, response));
+      writeRestResponse(res, withProfile(req, project.schemas, apiRequest.schema, response));
     } catch (error) {
       const apiError = toApiError(error);
       const allow = apiError.status === 405 ? allowOf(req, project, path) : null;

@@ -66,7 +66,7 @@ describe('auth on the real host', () => {
     expect(res.headers.get('x-supabase-api-version')).toBe('2024-01-01');
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').toLowerCase();
     expect(exposed).toContain('x-supabase-api-version');
-    expect(res.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('refuses public calls without an apikey', async () => {

@@ -310,6 +310,9 @@ describe('media types and profiles', () => {
     const ok = await call('/authors?select=id&id=eq.1', { headers: { 'Accept-Profile': 'public' } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-profile')).toBe('public');
+    // One exposed schema: PostgREST names it only when the client sent its method's profile header.
+    expect((await call('/authors?select=id&id=eq.1')).headers.get('content-profile')).toBeNull();
+    expect((await call('/authors?select=id&id=eq.1', { headers: { 'Content-Profile': 'public' } })).headers.get('content-profile')).toBeNull();
     const bad = await call('/authors', { headers: { 'Accept-Profile': 'auth' } });
     expect(bad.status).toBe(406);
     expect(bad.json).toEqual(errorBody('PGRST106', 'Invalid schema: auth', null, 'Only the following schemas are exposed: public'));
@@ -320,7 +323,12 @@ describe('media types and profiles', () => {
 
   it('exposes the data API headers to browsers', async () => {
     const res = await call('/authors?select=id&limit=1', { headers: { Origin: 'https://app.example' } });
-    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    // PostgREST's CorsSpec: any origin is answered `*`; successful answers vary by what shapes them, not by Origin.
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('vary')).toBe('Accept, Prefer, Range');
+    const refused = await call('/authors?select=nope', { headers: { Origin: 'https://app.example' } });
+    expect([refused.status, refused.headers.get('access-control-allow-origin'), refused.headers.get('vary')]).toEqual([400, '*', null]);
+    expect((await call('/authors', { method: 'OPTIONS' })).headers.get('vary')).toBe('Accept, Prefer, Range');
     expect(res.headers.get('access-control-expose-headers')).toContain('Content-Range');
     const preflight = await fetch(`${project.url}/rest/v1/authors`, {
       method: 'OPTIONS',

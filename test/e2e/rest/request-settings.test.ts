@@ -48,6 +48,15 @@ describe('the search path', () => {
   });
 });
 
+describe('Content-Profile', () => {
+  it('names the default schema of a project exposing several, as PostgREST (the default counts as negotiated)', async () => {
+    const plain = await call('/rpc/many_ids');
+    expect([plain.status, plain.headers.get('content-profile')]).toEqual([200, 'public']);
+    const v2 = await call('/rpc/item_count', { headers: { 'Accept-Profile': 'v2' } });
+    expect([v2.status, v2.headers.get('content-profile')]).toEqual([200, 'v2']);
+  });
+});
+
 describe('Prefer: timezone', () => {
   it('shows timestamps in the zone asked for and says so in Preference-Applied', async () => {
     const res = await call('/timestamps?order=t', { headers: { Prefer: 'timezone=America/Los_Angeles' } });

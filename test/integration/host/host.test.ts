@@ -122,7 +122,7 @@ describe('project host', () => {
       headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'apikey, content-type, prefer' },
     });
     expect(res.status).toBe(204);
-    expect(res.headers.get('access-control-allow-origin')).toBe('http://app.example');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-methods')).toContain('PATCH');
     expect(res.headers.get('access-control-allow-headers')).toBe('apikey, content-type, prefer');
     const get = await fetch(`${t.host.baseUrl}/health`, { headers: { origin: 'http://app.example' } });
