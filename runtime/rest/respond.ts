@@ -46,21 +46,22 @@ export function contentRange(offset: number, pageCount: number, total: number | 
 }
 
 /**
- * `Preference-Applied` in PostgREST's order; `resolution`, `missing` and `return` are
- * only echoed on writes, where they apply.
+ * `Preference-Applied` in PostgREST's order, naming only what the action applies: `resolution` on inserts,
+ * `missing` on inserts and updates, `return` on writes, `max-affected` (strict) on updates, deletes and calls;
+ * `handling` is echoed whichever it is.
  */
 function preferenceApplied(req: ApiRequest): string | null {
   const applied: string[] = [];
   const p = req.preferences;
-  const write = req.action === 'insert' || req.action === 'update' || req.action === 'delete';
-  if (write && p.resolution && req.action === 'insert') applied.push(`resolution=${p.resolution}`);
-  if (write && p.missing) applied.push(`missing=${p.missing}`);
-  if (write && p.return) applied.push(`return=${p.return}`);
+  const action = req.action;
+  if (p.resolution && action === 'insert') applied.push(`resolution=${p.resolution}`);
+  if (p.missing && (action === 'insert' || action === 'update')) applied.push(`missing=${p.missing}`);
+  if (p.return && (action === 'insert' || action === 'update' || action === 'delete')) applied.push(`return=${p.return}`);
   if (req.count) applied.push(`count=${req.count}`);
   if (p.tx) applied.push(`tx=${p.tx}`);
-  if (p.handling === 'strict') applied.push('handling=strict');
+  if (p.handling) applied.push(`handling=${p.handling}`);
   if (p.timezone !== null) applied.push(`timezone=${p.timezone}`);
-  if (p.handling === 'strict' && p.maxAffected !== null) applied.push(`max-affected=${p.maxAffected}`);
+  if (p.handling === 'strict' && p.maxAffected !== null && action !== 'read' && action !== 'insert') applied.push(`max-affected=${p.maxAffected}`);
   return applied.length ? applied.join(', ') : null;
 }
 

@@ -197,6 +197,20 @@ describe('writes on composite keys, unique keys and whole tables', () => {
     await call('/counters', { method: 'DELETE', token: service });
   });
 
+  it('names in Preference-Applied only the preferences the action applies, as PostgREST', async () => {
+    const prefer = 'resolution=merge-duplicates, missing=default, return=minimal, handling=strict, max-affected=5';
+    const read = await call('/counters?select=name', { token: service, headers: { Prefer: prefer } });
+    expect([read.status, read.headers.get('preference-applied')]).toEqual([200, 'handling=strict']);
+    const insert = await call('/counters', { method: 'POST', token: service, headers: { Prefer: prefer }, body: { name: 'applied', hits: 1 } });
+    expect([insert.status, insert.headers.get('preference-applied')]).toEqual([201, 'resolution=merge-duplicates, missing=default, return=minimal, handling=strict']);
+    const update = await call('/counters?name=eq.applied', { method: 'PATCH', token: service, headers: { Prefer: prefer }, body: { hits: 2 } });
+    expect([update.status, update.headers.get('preference-applied')]).toEqual([204, 'missing=default, return=minimal, handling=strict, max-affected=5']);
+    const lenient = 'missing=default, return=minimal, handling=lenient, max-affected=0';
+    const remove = await call('/counters?name=eq.applied', { method: 'DELETE', token: service, headers: { Prefer: lenient } });
+    expect([remove.status, remove.headers.get('preference-applied')]).toEqual([204, 'return=minimal, handling=lenient']);
+    expect(await call('/counters', { token: service }).then(ok)).toEqual([]);
+  });
+
   it('refuses a value of the wrong type with 400 22P02', async () => {
     const res = await call('/orders?id=eq.abc');
     expect(res.status).toBe(400);
