@@ -72,6 +72,21 @@ function effectiveGrants(relation: RelationModel, grants: RoleGrants): Grants {
   };
 }
 
+/**
+ * A view's primary key as PostgREST infers it: the view's columns that pass a primary-key column of a base table
+ * through (so `Location` can name an inserted row). A table's is its own.
+ */
+function primaryKeyOf(model: SchemaModel, relation: RelationModel): readonly string[] {
+  if (relation.primaryKey) return relation.primaryKey.columns;
+  if (relation.kind === 'table') return [];
+  const bases = [...model.relations, ...(model.internalTables ?? [])];
+  const keyOfBase = (schema: string, table: string): readonly string[] =>
+    bases.find((base) => base.schema === schema && base.name === table)?.primaryKey?.columns ?? [];
+  return relation.columns
+    .map((column) => column.name)
+    .filter((name) => relation.columnSources.some((s) => s.column === name && keyOfBase(s.schema, s.table).includes(s.sourceColumn)));
+}
+
 export function tableMeta(model: SchemaModel, relation: RelationModel, relationships: readonly Relationship[]): TableMeta {
   const uniqueKeys = [...relation.uniqueConstraints, ...relation.uniqueIndexes].map((key) => key.columns);
   return {
@@ -80,7 +95,7 @@ export function tableMeta(model: SchemaModel, relation: RelationModel, relations
     kind: relation.kind,
     comment: relation.comment,
     columns: relation.columns.map((column) => columnMeta(model, column)),
-    primaryKey: relation.primaryKey?.columns ?? [],
+    primaryKey: primaryKeyOf(model, relation),
     uniqueKeys,
     relations: relationships.map(({ kind, targetSchema, targetName, constraint, join, junction }) => ({
       kind,

@@ -81,7 +81,8 @@ function writeRestResponse(res: ServerResponse, response: RestResponse): void {
 function locationOf(req: ApiRequest): (pk: string) => string | null {
   return (pk) => {
     const key = JSON.parse(pk) as Record<string, unknown>;
-    const filters = Object.entries(key).map(([column, value]) => `${encodeURIComponent(column)}=eq.${encodeURIComponent(String(value))}`);
+    const filters = Object.entries(key).map(([column, value]) =>
+      `${encodeURIComponent(column)}=${value === null ? 'is.null' : `eq.${encodeURIComponent(String(value))}`}`);
     return `/${encodeURIComponent(req.target)}?${filters.join('&')}`;
   };
 }

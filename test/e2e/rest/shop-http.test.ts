@@ -143,6 +143,12 @@ describe('embedding', () => {
 });
 
 describe('writes on composite keys, unique keys and whole tables', () => {
+  it('answers return=headers-only on a view with a Location of the key it takes from its table, as PostgREST', async () => {
+    const res = await call('/shelves', { method: 'POST', token: service, headers: { Prefer: 'return=headers-only' }, body: { aisle: 3, slot: 'b 2', item: 'tea' } });
+    expect([res.status, res.headers.get('location'), res.headers.get('content-type'), res.text]).toEqual([201, '/shelves?slot=eq.b%202&aisle=eq.3', null, '']);
+    expect(await call('/shelves?slot=eq.b%202&aisle=eq.3', { token: service }).then(ok)).toEqual([{ item: 'tea', slot: 'b 2', aisle: 3 }]);
+  });
+
   it('answers return=headers-only with a Location of every key column', async () => {
     const res = await call('/order_items', { method: 'POST', token: service, headers: { Prefer: 'return=headers-only' }, body: { order_id: 3, product_id: 3 } });
     expect(res.status).toBe(201);
