@@ -169,7 +169,8 @@ function respondTo(req: ApiRequest, built: BuiltStatement, row: ResultRow, plann
   const affected = req.count === null ? '*' : String(toCount(row.total_count) ?? pageCount);
   if (req.action === 'insert') {
     const inserted = toCount(row.inserted_count);
-    const status = req.preferences.resolution === 'merge-duplicates' && inserted === 0 && pageCount > 0 ? 200 : 201;
+    // An upsert that inserted nothing (all updates, or an empty array) is 200, as PostgREST's UpsertSpec.
+    const status = req.preferences.resolution === 'merge-duplicates' && inserted === 0 ? 200 : 201;
     if (row.location) {
       const where = location(row.location);
       if (where) headers.Location = where;

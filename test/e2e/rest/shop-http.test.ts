@@ -170,6 +170,15 @@ describe('writes on composite keys, unique keys and whole tables', () => {
     await call('/customers?id=eq.4', { method: 'PATCH', token: service, body: { name: 'dot.name' } });
   });
 
+  it('answers an upsert of no rows 200 and an insert of no rows 201, both [] (PostgREST\'s UpsertSpec, InsertSpec)', async () => {
+    const upsert = await call('/customers', { method: 'POST', token: service, headers: { Prefer: 'return=representation, resolution=merge-duplicates' }, body: [] });
+    expect([upsert.status, upsert.headers.get('content-type'), upsert.json]).toEqual([200, 'application/json; charset=utf-8', []]);
+    const insert = await call('/customers', { method: 'POST', token: service, headers: { Prefer: 'return=representation' }, body: [] });
+    expect([insert.status, insert.json]).toEqual([201, []]);
+    const ignore = await call('/customers', { method: 'POST', token: service, headers: { Prefer: 'return=representation, resolution=ignore-duplicates' }, body: [] });
+    expect([ignore.status, ignore.json]).toEqual([201, []]);
+  });
+
   it('PUT and PATCH without a filter update every row; DELETE without a filter deletes every row', async () => {
     await call('/counters', { method: 'POST', token: service, body: [{ name: 'a', hits: 1 }, { name: 'b', hits: 2 }] });
     const put = await call('/counters?select=name,hits&order=name', { method: 'PUT', token: service, body: { hits: 0 } });
