@@ -120,7 +120,8 @@ describe('RlsExecutor', () => {
   });
 
   it('closes connections left idle, so a project nobody calls holds none, and opens them again on the next request', async () => {
-    const idle = new RlsExecutor(apiUrl, { shared: 2, pooled: 2, idleMs: 100 });
+    // Long enough that a loaded machine counts the connections before the sweep closes them.
+    const idle = new RlsExecutor(apiUrl, { shared: 2, pooled: 2, idleMs: 1_000 });
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     const open = async (): Promise<number> => {
