@@ -226,6 +226,16 @@ describe('writes on composite keys, unique keys and whole tables', () => {
     expect(await call('/counters', { token: service }).then(ok)).toEqual([]);
   });
 
+  it('writes CSV as PostgREST: each row as PostgreSQL prints a record (t/f, quoted when needed, NULL empty)', async () => {
+    const res = await call('/orders?select=id,total,cost:total::money,paid:customer_id::boolean,customers(name,email,tags,vip,profile)&customer_id=in.(2,1)&order=id.desc&limit=2', { token: service, headers: { Accept: 'text/csv' } });
+    // PostgREST's SQL gives the same text: money as PostgreSQL prints it, an embed as its JSON, quoted and its quotes doubled.
+    expect([res.status, res.headers.get('content-type'), res.text]).toEqual([200, 'text/csv; charset=utf-8', 'id,total,cost,paid,customers\n'
+      + '3,5.25,$5.25,t,"{""name"":""Lovelace, Ada (Countess)"",""email"":""countess@example.com"",""tags"":[""early""],""vip"":""[5,20)"",""profile"":{""tier"": ""silver""}}"\n'
+      + '2,99.00,$99.00,t,"{""name"":""Ada"",""email"":""ada@example.com"",""tags"":[""vip"",""early""],""vip"":""[1,10)"",""profile"":{""tier"": ""gold"", ""address"": {""city"": ""London""}}}"']);
+    const plain = await call('/customers?select=id,name,email,tags,big:id::money,off:id::boolean&id=in.(2,3)&order=id', { token: service, headers: { Accept: 'text/csv' } });
+    expect(plain.text).toBe('id,name,email,tags,big,off\n2,"Lovelace, Ada (Countess)",countess@example.com,{early},$2.00,t\n3,"Bob ""the builder""",,{},$3.00,t');
+  });
+
   it('refuses a value of the wrong type with 400 22P02', async () => {
     const res = await call('/orders?id=eq.abc');
     expect(res.status).toBe(400);
