@@ -144,6 +144,8 @@ export interface RowsPayload {
   /** Keys of the rows (or the `columns=` list), in order of first appearance. */
   readonly keys: readonly string[];
   readonly rowCount: number;
+  /** Keys of `columns=` that no row gives (set only when there are some): `missing=default` fills them. */
+  readonly absent?: readonly string[];
 }
 
 /** Arguments of an RPC call. */

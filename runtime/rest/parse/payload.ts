@@ -127,7 +127,7 @@ export function parseRowsPayload(body: RequestBody, format: BodyFormat, columns:
   const text = textOf(body);
   const value = parseJson(text);
   if (isObject(value)) {
-    return { kind: 'rows', json: `[${text}]`, keys: columns ?? Object.keys(value), rowCount: 1 };
+    return withAbsent({ kind: 'rows', json: `[${text}]`, keys: columns ?? Object.keys(value), rowCount: 1 }, columns, [value]);
   }
   if (!Array.isArray(value)) return { kind: 'rows', json: '[]', keys: columns ?? [], rowCount: 0 };
   if (!value.every(isObject)) throw invalidBody('All object keys must match');
@@ -136,7 +136,14 @@ export function parseRowsPayload(body: RequestBody, format: BodyFormat, columns:
   if (columns === null && !value.every((row) => sameKeys(keys, Object.keys(row as Record<string, unknown>)))) {
     throw invalidBody('All object keys must match');
   }
-  return { kind: 'rows', json: text, keys: columns ?? keys, rowCount: value.length };
+  return withAbsent({ kind: 'rows', json: text, keys: columns ?? keys, rowCount: value.length }, columns, value as Record<string, unknown>[]);
+}
+
+/** Notes the `columns=` keys that no row gives (only then: a row without `columns=` gives all its keys). */
+function withAbsent(payload: RowsPayload, columns: readonly string[] | null, rows: readonly Record<string, unknown>[]): RowsPayload {
+  if (columns === null) return payload;
+  const absent = columns.filter((column) => !rows.some((row) => Object.hasOwn(row, column)));
+  return absent.length > 0 ? { ...payload, absent } : payload;
 }
 
 /** Query or form arguments as a JSON object of strings; a repeated key becomes an array (a variadic parameter's, or the last value wins). */

@@ -142,9 +142,11 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   const target = `${qualifiedName(table.schema, table.name)} AS ${quoteIdent(ctx.alias)}`;
   const body = params.typed(payload.json, 'json');
   const missingDefault = req.preferences.missing === 'default';
-  // Generated and identity-always columns take their own value when defaults are asked for.
+  // Generated and identity-always columns no row gives take their own value when defaults are asked for; one a row
+  // gives stays, so PostgreSQL refuses it (428C9), as in PostgREST.
+  const absent = payload.absent ?? [];
   const columns = payloadColumns(table, payload.keys)
-    .filter((c) => !(missingDefault && (c.generated || c.identity === 'always')));
+    .filter((c) => !(missingDefault && (c.generated || c.identity === 'always') && absent.includes(c.name)));
   const list = columns.map((c) => quoteIdent(c.name)).join(', ');
 
   const merge = req.preferences.resolution === 'merge-duplicates' && table.kind === 'table' && (req.onConflict ?? table.primaryKey).length > 0;

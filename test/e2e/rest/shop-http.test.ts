@@ -212,6 +212,18 @@ describe('writes on composite keys, unique keys and whole tables', () => {
     await call('/counters', { method: 'DELETE', token: service });
   });
 
+  it('missing=default fills generated columns no row gives and refuses one a row gives with 400 428C9, as PostgREST', async () => {
+    const prefer = { Prefer: 'return=representation, missing=default' };
+    const filled = await call('/labels?columns=a,b', { method: 'POST', token: service, headers: prefer, body: [{ a: 'x' }] });
+    expect([filled.status, filled.json]).toEqual([201, [{ a: 'x', b: 'X' }]]);
+    const given = await call('/labels?columns=a,b', { method: 'POST', token: service, headers: prefer, body: [{ a: 'val' }, { a: 'val', b: 'val' }] });
+    expect([given.status, given.json]).toEqual([400, errorBody('428C9', 'cannot insert a non-DEFAULT value into column "b"', 'Column "b" is a generated column.')]);
+    const identity = await call('/notes?columns=id,body', { method: 'POST', token: service, headers: prefer, body: [{ id: 50, body: 'mine' }] });
+    expect([identity.status, identity.json]).toEqual([400, errorBody('428C9', 'cannot insert a non-DEFAULT value into column "id"',
+      'Column "id" is an identity column defined as GENERATED ALWAYS.', 'Use OVERRIDING SYSTEM VALUE to override.')]);
+    await call('/labels', { method: 'DELETE', token: service });
+  });
+
   it('names in Preference-Applied only the preferences the action applies, as PostgREST', async () => {
     const prefer = 'resolution=merge-duplicates, missing=default, return=minimal, handling=strict, max-affected=5';
     const read = await call('/counters?select=name', { token: service, headers: { Prefer: prefer } });

@@ -182,6 +182,9 @@ describe('bodies', () => {
   it('uses columns= instead of the keys and then allows differing keys', () => {
     expect(request('POST', 'films', 'columns=id,title', { body: '[{"id":1},{"title":"x","extra":1}]' }).payload)
       .toEqual({ kind: 'rows', json: '[{"id":1},{"title":"x","extra":1}]', keys: ['id', 'title'], rowCount: 2 });
+    // Keys of columns= that no row gives are noted for missing=default.
+    expect(request('POST', 'films', 'columns=id,title,year', { body: '{"id":1}' }).payload)
+      .toEqual({ kind: 'rows', json: '[{"id":1}]', keys: ['id', 'title', 'year'], rowCount: 1, absent: ['title', 'year'] });
   });
 
   it('treats a JSON scalar as no rows, refuses non-objects in arrays and unknown content types', () => {
