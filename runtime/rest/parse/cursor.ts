@@ -10,7 +10,8 @@ export const MAX_NESTING = 24;
 export class Cursor {
   pos = 0;
 
-  constructor(readonly input: string, readonly what: string) {}
+  /** `shown`: the text the error message names, when the parser reads more than the client sent (a logic tree's operator). */
+  constructor(readonly input: string, readonly what: string, readonly shown: string = input) {}
 
   get eof(): boolean {
     return this.pos >= this.input.length;
@@ -45,6 +46,11 @@ export class Cursor {
 
   error(expecting: string): ApiError {
     const unexpected = this.eof ? 'end of input' : JSON.stringify(this.peek());
-    return parseError(this.what, this.input, this.pos + 1, `unexpected ${unexpected} expecting ${expecting}`);
+    return parseError(this.what, this.shown, this.pos + 1, `unexpected ${unexpected} expecting ${expecting}`);
+  }
+
+  /** Fails where the input should have ended: PostgREST's parser then shows the character in single quotes. */
+  failAtEnd(expecting: string): never {
+    throw parseError(this.what, this.shown, this.pos + 1, `unexpected '${this.peek()}' expecting ${expecting}`);
   }
 }

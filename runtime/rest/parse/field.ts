@@ -60,6 +60,11 @@ export function parseJsonPath(c: Cursor): JsonStep[] {
     else if (c.eat('->')) arrow = '->';
     else return steps;
     const start = c.pos;
+    // A key never starts with `-`: it is a negative index (PostgREST: `->>--34` expects a digit).
+    if (c.peek() === '-' && !/\d/.test(c.peek(1))) {
+      c.pos += 1;
+      c.fail('digit');
+    }
     const index = /^-?\d+/.exec(c.input.slice(c.pos));
     if (index) {
       c.pos += index[0].length;

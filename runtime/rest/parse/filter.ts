@@ -76,7 +76,7 @@ function matchWord<T extends string>(c: Cursor, words: readonly T[]): T | null {
   return null;
 }
 
-function parseOperation(c: Cursor, value: ValueParser): Operation {
+function parseOperation(c: Cursor, value: ValueParser, expecting: string): Operation {
   if (c.eat('in.')) return { kind: 'in', values: parseList(c) };
   if (c.eat('is.')) {
     const word = IS_VALUES.find((v) => c.input.slice(c.pos, c.pos + v.length).toLowerCase() === v);
@@ -111,12 +111,13 @@ function parseOperation(c: Cursor, value: ValueParser): Operation {
     c.expect('.', 'delimiter (.)');
     return { kind: 'quant', op: quant, quantifier, value: value(c) };
   }
-  return c.fail(OPERATOR_EXPECTING);
+  return c.fail(expecting);
 }
 
 function parseOpExpr(c: Cursor, value: ValueParser): OpExpr {
   const negated = c.eat('not.');
-  return { negated, operation: parseOperation(c, value) };
+  // Where `not.` could still come, PostgREST names it among what was expected.
+  return { negated, operation: parseOperation(c, value, negated ? OPERATOR_EXPECTING : `"not" or ${OPERATOR_EXPECTING}`) };
 }
 
 /** The value of a filter parameter: `[not.]op[(modifier)].value`. */
@@ -180,7 +181,8 @@ export function parseLogicParam(key: string, value: string): { path: string[]; c
   const negated = segments.includes('not');
   const path = segments.filter((s) => s !== 'not');
   const text = `${negated ? 'not.' : ''}${op}${value}`;
-  const c = new Cursor(text, 'logic tree');
+  // Columns count from the prefixed operator, the message names the value sent (PostgREST: `or=()` → `(())`, column 4).
+  const c = new Cursor(text, 'logic tree', value);
   const condition = parseLogicExpr(c, 0);
   if (!c.eof) c.fail('end of input');
   return { path, condition };

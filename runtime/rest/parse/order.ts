@@ -10,7 +10,10 @@ function parseModifiers(c: Cursor): Pick<OrderTerm, 'direction' | 'nulls'> {
   if (c.eat('.nullsfirst')) nulls = 'first';
   else if (c.eat('.nullslast')) nulls = 'last';
   c.skipSpaces();
-  if (!c.eof && c.peek() !== ',') c.fail(direction === null && nulls === null ? '"asc", "desc", "nullsfirst" or "nullslast"' : '"," or end of input');
+  if (!c.eof && c.peek() !== ',') {
+    if (direction === null && nulls === null) c.fail('"asc", "desc", "nullsfirst" or "nullslast"');
+    c.failAtEnd('"," or end of input');
+  }
   return { direction, nulls };
 }
 
@@ -36,6 +39,6 @@ export function parseOrder(input: string): OrderTerm[] {
     terms.push(parseTerm(c));
     if (!c.eat(',')) break;
   }
-  if (!c.eof) c.fail('"," or end of input');
+  if (!c.eof) c.failAtEnd('"," or end of input');
   return terms;
 }

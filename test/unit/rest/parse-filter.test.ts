@@ -45,8 +45,11 @@ describe('filter operators', () => {
   it('reports unknown operators as PostgREST does', () => {
     expect(errorOf(() => parseFilterValue('noop.0'))).toEqual({ status: 400, body: {
       code: 'PGRST100', message: '"failed to parse filter (noop.0)" (line 1, column 1)',
-      details: 'unexpected "n" expecting operator (eq, gt, ...)', hint: null,
+      details: 'unexpected "n" expecting "not" or operator (eq, gt, ...)', hint: null,
     } });
+    // PostgREST's QuerySpec: `?id=0`; after `not.` only an operator can come.
+    expect(errorOf(() => parseFilterValue('0')).body.details).toBe('unexpected "0" expecting "not" or operator (eq, gt, ...)');
+    expect(errorOf(() => parseFilterValue('not.0')).body.details).toBe('unexpected "0" expecting operator (eq, gt, ...)');
     expect(errorOf(() => parseFilterValue('')).body.code).toBe('PGRST100');
     expect(errorOf(() => parseFilterValue('is.maybe')).body.code).toBe('PGRST100');
     expect(errorOf(() => parseFilterValue('in.(1,2')).body.code).toBe('PGRST100');
@@ -99,7 +102,7 @@ describe('logic trees', () => {
 
   it('refuses an empty tree with PostgREST wording', () => {
     expect(errorOf(() => parseLogicParam('or', '()'))).toEqual({ status: 400, body: {
-      code: 'PGRST100', message: '"failed to parse logic tree (or())" (line 1, column 4)',
+      code: 'PGRST100', message: '"failed to parse logic tree (())" (line 1, column 4)',
       details: 'unexpected ")" expecting field name (* or [a..z0..9_$]), negation operator (not) or logic operator (and, or)',
       hint: null,
     } });
@@ -133,6 +136,11 @@ describe('order', () => {
     expect(errorOf(() => parseOrder('id.ac'))).toEqual({ status: 400, body: {
       code: 'PGRST100', message: '"failed to parse order (id.ac)" (line 1, column 3)',
       details: 'unexpected "." expecting "asc", "desc", "nullsfirst" or "nullslast"', hint: null,
+    } });
+    // PostgREST's QuerySpec: where the input should end, the character is shown in single quotes.
+    expect(errorOf(() => parseOrder('id.asc.nullslasttt'))).toEqual({ status: 400, body: {
+      code: 'PGRST100', message: '"failed to parse order (id.asc.nullslasttt)" (line 1, column 17)',
+      details: 'unexpected \'t\' expecting "," or end of input', hint: null,
     } });
     expect(errorOf(() => parseOrder('id.desc.x')).body.code).toBe('PGRST100');
     expect(errorOf(() => parseOrder('')).body.code).toBe('PGRST100');

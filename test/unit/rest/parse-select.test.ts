@@ -110,6 +110,11 @@ describe('select grammar', () => {
       details: 'unexpected end of input expecting field name (* or [a..z0..9_$])',
       hint: null,
     } });
+    // PostgREST's JsonOperatorSpec: a JSON key never starts with `-`, which begins a negative index.
+    expect(errorOf(() => parseSelect('data->>--34'))).toEqual({ status: 400, body: {
+      code: 'PGRST100', message: '"failed to parse select parameter (data->>--34)" (line 1, column 9)',
+      details: 'unexpected "-" expecting digit', hint: null,
+    } });
     expect(errorOf(() => parseSelect('rel(id')).body.code).toBe('PGRST100');
     expect(errorOf(() => parseSelect('a)b')).body.code).toBe('PGRST100');
     expect(errorOf(() => parseSelect('"open')).body.code).toBe('PGRST100');
