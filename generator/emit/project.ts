@@ -5,6 +5,7 @@ import { compareCodePoints } from '../model/sort.js';
 import type { SchemaModel } from '../model/types.js';
 import type { EmitContext, FunctionModule, TableModule } from './context.js';
 import { emitDatabaseTypes } from './database-types.js';
+import { withFileFingerprint } from './header.js';
 import { emitIndexModule } from './index-module.js';
 import { IdentifierRegistry, moduleFileBase } from './names.js';
 import { emitOpenApiFiles } from './openapi.js';
@@ -83,5 +84,5 @@ export function emitProject(model: SchemaModel, options: EmitOptions): Map<strin
   ];
   for (const module of context.tables) files.push([`tables/${module.fileBase}.ts`, emitTableModule(context, module)]);
   for (const module of context.functions) files.push([`rpc/${module.fileBase}.ts`, emitRpcModule(context, module)]);
-  return new Map(files.sort(([a], [b]) => compareCodePoints(a, b)));
+  return new Map(files.map(([file, text]): [string, string] => [file, file.endsWith('.ts') ? withFileFingerprint(text) : text]).sort(([a], [b]) => compareCodePoints(a, b)));
 }
