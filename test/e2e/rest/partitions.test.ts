@@ -170,7 +170,11 @@ ${EVENT_COLUMNS}        Relationships: [];
         ];`);
     expect(types).toContain(`      events_of_2024: {
         Args: never;
-        Returns: Database["public"]["Tables"]["events_2024"]["Row"][];
+        Returns: {
+          channel_id: number | null;
+          happened: string;
+          id: number;
+        }[];
         SetofOptions: {
           from: "*";
           to: "events_2024";
