@@ -8,7 +8,7 @@ import { TypeRefs } from './type-refs.js';
 
 /** Pure: one database snapshot in, the sorted OID-free model out. */
 export function buildSchemaModel(raw: RawCatalog): SchemaModel {
-  const types = new TypeRefs(raw.introspection, raw.typeTexts);
+  const types = new TypeRefs(raw.introspection, raw.typeTexts, raw.domainCasts);
   const partitions = buildPartitions(raw, types);
   const relations = buildRelations(raw, types);
   const internalTables = buildInternalTables(raw, relations);

@@ -103,3 +103,27 @@ join pg_catalog.pg_class c on c.oid = r.ev_class
 join pg_catalog.pg_namespace n on n.oid = c.relnamespace
 where r.rulename = '_RETURN' and c.relkind in ('v', 'm')
   and n.nspname <> 'information_schema' and n.nspname not like 'pg\\_%'`;
+
+export interface DomainCastRow {
+  readonly domain_id: string;
+  readonly direction: 'to_json' | 'from_json' | 'from_text';
+  readonly fn_schema: string;
+  readonly fn_name: string;
+}
+/**
+ * Function casts between a domain and `json`/`text` (PostgREST's domain representations). PostgreSQL
+ * ignores casts whose source or target is a domain, so the runtime calls these functions itself.
+ */
+export const domainCastQuery = `
+select case when s.typtype = 'd' then s.oid else t.oid end::text as domain_id,
+       case when s.typtype = 'd' then 'to_json' when c.castsource = 'pg_catalog.json'::pg_catalog.regtype then 'from_json' else 'from_text' end as direction,
+       n.nspname::text as fn_schema, p.proname::text as fn_name
+from pg_catalog.pg_cast c
+join pg_catalog.pg_type s on s.oid = c.castsource
+join pg_catalog.pg_type t on t.oid = c.casttarget
+join pg_catalog.pg_proc p on p.oid = c.castfunc
+join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+where c.castmethod = 'f'
+  and ((s.typtype = 'd' and c.casttarget = 'pg_catalog.json'::pg_catalog.regtype)
+    or (t.typtype = 'd' and c.castsource in ('pg_catalog.json'::pg_catalog.regtype, 'pg_catalog.text'::pg_catalog.regtype)))
+order by 1, 2`;

@@ -4,6 +4,7 @@ import type { SchemaModel } from '../model/types.js';
 import { buildSchemaModel } from './build-model.js';
 import {
   columnTextQuery,
+  domainCastQuery,
   functionGrantQuery,
   functionTextQuery,
   policyQuery,
@@ -11,6 +12,7 @@ import {
   typeTextQuery,
   viewRuleQuery,
   type ColumnTextRow,
+  type DomainCastRow,
   type FunctionGrantRow,
   type FunctionTextRow,
   type PolicyRow,
@@ -74,6 +76,7 @@ export async function introspectProject(client: pg.ClientBase, options: Introspe
       functionTexts: await rows<FunctionTextRow>(functionTextQuery),
       functionGrants: await rows<FunctionGrantRow>(functionGrantQuery),
       viewRules: await rows<ViewRuleRow>(viewRuleQuery, []),
+      domainCasts: await rows<DomainCastRow>(domainCastQuery, []),
     });
     await client.query(nested ? 'rollback to savepoint gantry_introspect; release savepoint gantry_introspect' : 'commit');
     return model;

@@ -1,6 +1,7 @@
 import type { Introspection } from 'pg-introspection';
 import type {
   ColumnTextRow,
+  DomainCastRow,
   FunctionGrantRow,
   FunctionTextRow,
   PolicyRow,
@@ -20,4 +21,5 @@ export interface RawCatalog {
   readonly functionTexts: readonly FunctionTextRow[];
   readonly functionGrants: readonly FunctionGrantRow[];
   readonly viewRules: readonly ViewRuleRow[];
+  readonly domainCasts: readonly DomainCastRow[];
 }

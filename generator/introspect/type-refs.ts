@@ -1,17 +1,24 @@
 import type { Introspection, PgType } from 'pg-introspection';
-import type { TypeKind, TypeRef } from '../model/types.js';
-import type { TypeTextRow } from './catalog-queries.js';
+import type { DomainRepresentation, TypeKind, TypeRef } from '../model/types.js';
+import type { DomainCastRow, TypeTextRow } from './catalog-queries.js';
 
 /** Builds TypeRefs from catalog type OIDs; OIDs stay inside introspection and never reach the model. */
 export class TypeRefs {
   private readonly texts: Map<string, string>;
   private readonly cache = new Map<string, TypeRef>();
+  private readonly representations = new Map<string, DomainRepresentation>();
 
   constructor(
     private readonly introspection: Introspection,
     typeTexts: readonly TypeTextRow[],
+    domainCasts: readonly DomainCastRow[],
   ) {
     this.texts = new Map(typeTexts.map((row) => [row.id, row.sql]));
+    for (const cast of domainCasts) {
+      const key = cast.direction === 'to_json' ? 'toJson' : cast.direction === 'from_json' ? 'fromJson' : 'fromText';
+      const current = this.representations.get(cast.domain_id) ?? {};
+      this.representations.set(cast.domain_id, { ...current, [key]: { schema: cast.fn_schema, name: cast.fn_name } });
+    }
   }
 
   /** The type with this OID; `sql` overrides the text (a column's typmod-qualified `format_type`). */
@@ -33,6 +40,7 @@ export class TypeRefs {
           kind: kindOf(type),
           element: isArray(type) && type.typelem ? this.plain(type.typelem) : null,
           base: type.typtype === 'd' && type.typbasetype ? this.plain(type.typbasetype) : null,
+          ...(this.representations.has(typeId) ? { representation: this.representations.get(typeId) } : {}),
         }
       : { sql, schema: '', name: sql, kind: 'pseudo', element: null, base: null };
     this.cache.set(typeId, ref);

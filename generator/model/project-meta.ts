@@ -17,13 +17,14 @@ function enumValues(model: SchemaModel, type: TypeRef): readonly string[] | null
   return model.enums.find((e) => e.schema === resolved.schema && e.name === resolved.name)?.values ?? null;
 }
 
-function typeMeta(model: SchemaModel, type: TypeRef): Pick<ColumnMeta, 'pgType' | 'elementType' | 'baseType' | 'enumValues'> {
+function typeMeta(model: SchemaModel, type: TypeRef): Pick<ColumnMeta, 'pgType' | 'elementType' | 'baseType' | 'enumValues' | 'representation'> {
   const base = resolveDomain(type);
   return {
     pgType: type.sql,
     elementType: base.kind === 'array' && base.element ? base.element.sql : null,
     baseType: type.kind === 'domain' ? base.sql : type.sql,
     enumValues: enumValues(model, type),
+    ...(type.representation ? { representation: type.representation } : {}),
   };
 }
 

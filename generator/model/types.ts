@@ -19,6 +19,15 @@ export interface TypeRef {
   readonly element: TypeRef | null;
   /** Domains: the underlying type. */
   readonly base: TypeRef | null;
+  /** Domains with casts from/to `json` or `text` (PostgREST's domain representations); absent otherwise. */
+  readonly representation?: DomainRepresentation;
+}
+
+/** The functions of a domain's casts: to `json` for output, from `json` for bodies, from `text` for filter values. */
+export interface DomainRepresentation {
+  readonly toJson?: { readonly schema: string; readonly name: string };
+  readonly fromJson?: { readonly schema: string; readonly name: string };
+  readonly fromText?: { readonly schema: string; readonly name: string };
 }
 
 export interface ColumnModel {

@@ -22,6 +22,15 @@ export interface ColumnMeta {
   readonly generated: boolean;
   readonly enumValues: readonly string[] | null;
   readonly comment: string | null;
+  /** A domain's casts from/to `json` and `text` (PostgREST's domain representations); absent when it has none. */
+  readonly representation?: DomainRepresentationMeta;
+}
+
+/** Functions of a domain's casts: to `json` (output), from `json` (body values), from `text` (filter values). */
+export interface DomainRepresentationMeta {
+  readonly toJson?: FunctionRef;
+  readonly fromJson?: FunctionRef;
+  readonly fromText?: FunctionRef;
 }
 
 /** One side of a foreign key, already oriented from the table that owns this relation. */

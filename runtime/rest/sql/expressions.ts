@@ -64,6 +64,18 @@ export function fieldSql(params: Params, scope: Scope, field: Field, purpose: Pu
   return jsonPathSql(params, jsonBase(ref, column, purpose), field);
 }
 
+/** A column's output value: through its domain's cast to `json` when there is one (PostgREST's domain representations). */
+export function representedSql(column: ColumnMeta, ref: string): string {
+  const toJson = column.representation?.toJson;
+  return toJson === undefined ? ref : `${qualifiedName(toJson.schema, toJson.name)}(${ref})`;
+}
+
+/** A selected field: a whole column goes through its domain's representation, a JSON path reads the stored value. */
+export function selectFieldSql(params: Params, scope: Scope, field: Field): string {
+  const sql = fieldSql(params, scope, field, 'select');
+  return field.jsonPath.length === 0 ? representedSql(findColumn(scope.table, field.name), sql) : sql;
+}
+
 /** The output key of a selected field: the alias, else the last JSON key, else the column name. */
 export function fieldKey(field: Field, alias: string | null): string {
   if (alias !== null) return alias;
@@ -92,22 +104,32 @@ function starToPercent(value: string): string {
   return value.replace(/\*/g, '%');
 }
 
-function operationSql(params: Params, lhs: string, operation: Operation, isTsvector: boolean): string {
+/** A function of a domain's cast from `text`, applied to filter values. */
+type TextCast = { readonly schema: string; readonly name: string } | undefined;
+
+function castValue(fromText: TextCast, param: string): string {
+  return fromText === undefined ? param : `${qualifiedName(fromText.schema, fromText.name)}(${param}::text)`;
+}
+
+function operationSql(params: Params, lhs: string, operation: Operation, isTsvector: boolean, fromText: TextCast): string {
   switch (operation.kind) {
     case 'simple':
-      return `${lhs} ${SIMPLE_SQL[operation.op]} ${params.add(operation.value)}`;
+      return `${lhs} ${SIMPLE_SQL[operation.op]} ${castValue(fromText, params.add(operation.value))}`;
     case 'quant': {
       const value = operation.op === 'like' || operation.op === 'ilike' ? starToPercent(operation.value) : operation.value;
-      const rhs = operation.quantifier === null ? params.add(value) : `${operation.quantifier.toUpperCase()}(${params.add(value)})`;
-      return `${lhs} ${QUANT_SQL[operation.op]} ${rhs}`;
+      if (operation.quantifier === null) return `${lhs} ${QUANT_SQL[operation.op]} ${castValue(fromText, params.add(value))}`;
+      return `${lhs} ${QUANT_SQL[operation.op]} ${operation.quantifier.toUpperCase()}(${params.add(value)})`;
     }
     // `= ANY($n)` keeps one statement text for any list length (and `in.()` matches nothing).
     case 'in':
+      if (fromText !== undefined) {
+        return `${lhs} = ANY(ARRAY(SELECT ${castValue(fromText, '"pgrst_v"')} FROM pg_catalog.unnest(${params.typed(arrayLiteral(operation.values), 'text[]')}) AS "pgrst_v"))`;
+      }
       return `${lhs} = ANY(${params.add(arrayLiteral(operation.values))})`;
     case 'is':
       return `${lhs} IS ${IS_SQL[operation.value]}`;
     case 'isdistinct':
-      return `${lhs} IS DISTINCT FROM ${params.add(operation.value)}`;
+      return `${lhs} IS DISTINCT FROM ${castValue(fromText, params.add(operation.value))}`;
     case 'fts': {
       const lang = operation.language === null ? null : params.typed(operation.language, 'regconfig');
       const vector = isTsvector ? lhs : `to_tsvector(${lang === null ? '' : `${lang}, `}${lhs})`;
@@ -135,7 +157,8 @@ function filterSql(params: Params, scope: Scope, filter: FilterCondition): strin
   const column = findColumn(scope.table, filter.field.name);
   const lhs = fieldSql(params, scope, filter.field, 'compare');
   const isTsvector = filter.field.jsonPath.length === 0 && column.baseType === 'tsvector';
-  const sql = operationSql(params, lhs, filter.expr.operation, isTsvector);
+  const fromText = filter.field.jsonPath.length === 0 ? column.representation?.fromText : undefined;
+  const sql = operationSql(params, lhs, filter.expr.operation, isTsvector, fromText);
   return filter.expr.negated ? `NOT (${sql})` : sql;
 }
 

@@ -2,7 +2,7 @@ import { duplicateAlias, pgrstError } from '../errors.js';
 import type { ProjectMeta, TableMeta } from '../metadata.js';
 import type { Aggregate, ApiRequest, ColumnSelect, Condition, EmbedSelect, OrderTerm, Range, SelectItem } from '../parse/ast.js';
 import { validateOutputName } from '../parse/names.js';
-import { conditionSql, fieldKey, fieldSql, orderSql, rowCallSql, type Scope, type ScopeEmbed } from './expressions.js';
+import { conditionSql, fieldKey, orderSql, representedSql, rowCallSql, selectFieldSql, type Scope, type ScopeEmbed } from './expressions.js';
 import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
 import type { Params } from './params.js';
 import { findRelation, type EmbedSource } from './relations.js';
@@ -117,7 +117,7 @@ export class TreeBuilder {
 
     for (const item of items) {
       if (item.type === 'star') {
-        for (const column of table.columns) outputs.push({ key: column.name, sql: columnRef(alias, column.name) });
+        for (const column of table.columns) outputs.push({ key: column.name, sql: representedSql(column, columnRef(alias, column.name)) });
       } else if (item.type === 'column') {
         outputs.push(this.column(scope, item));
       } else {
@@ -149,7 +149,7 @@ export class TreeBuilder {
     const key = aggregate === undefined ? fieldKey(item.field, item.alias) : item.alias ?? aggregate.fn;
     validateOutputName(key, 'select parameter', key);
     if (aggregate?.fn === 'count' && item.field.name === '*') return { key, sql: '*', aggregate };
-    const sql = isLegacyCount(scope, item) ? 'pg_catalog.count(*)' : fieldSql(this.params, scope, item.field, 'select');
+    const sql = isLegacyCount(scope, item) ? 'pg_catalog.count(*)' : selectFieldSql(this.params, scope, item.field);
     const value = item.cast === null ? sql : `CAST(${sql} AS ${item.cast})`;
     return aggregate === undefined ? { key, sql: value } : { key, sql: value, aggregate };
   }

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestProject, fixtureSchema, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { restCaller } from './http.js';
+
+/**
+ * Domain representations (PostgREST 11+, test/fixtures/schemas/rest-domain-representations.sql): a
+ * domain's cast to `json` formats its columns on output, its cast from `text` reads filter values.
+ * Expected answers are PostgREST's (QuerySpec "data representations").
+ */
+
+let host: TestHost;
+let project: TestProject;
+let call: ReturnType<typeof restCaller>;
+
+beforeAll(async () => {
+  host = await startTestHost();
+  project = await createTestProject(host.platform, { host: host.host, sql: await fixtureSchema('rest-domain-representations.sql'), generate: true });
+  call = restCaller(project);
+});
+afterAll(() => host?.close());
+
+describe('output', () => {
+  it('formats a selected column through the domain cast to json (null through the function too)', async () => {
+    const res = await call('/datarep_todos?select=id,label_color&id=lt.5&order=id');
+    expect([res.status, res.json]).toEqual([200, [
+      { id: 1, label_color: '#000000' }, { id: 2, label_color: '#000100' }, { id: 3, label_color: '#01E240' }, { id: 4, label_color: '' },
+    ]]);
+  });
+
+  it('formats star select', async () => {
+    const res = await call('/datarep_todos?select=*&id=eq.3');
+    expect([res.status, res.json]).toEqual([200, [{ id: 3, name: 'Algebra', label_color: '#01E240' }]]);
+  });
+});
+
+describe('filters', () => {
+  it('reads eq and in values through the domain cast from text', async () => {
+    const eq = await call('/datarep_todos?select=id&label_color=eq.000100');
+    expect([eq.status, eq.json]).toEqual([200, [{ id: 2 }]]);
+    const list = await call('/datarep_todos?select=id&label_color=in.(000100,01E240)&order=id');
+    expect([list.status, list.json]).toEqual([200, [{ id: 2 }, { id: 3 }]]);
+  });
+});
