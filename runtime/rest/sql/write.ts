@@ -4,7 +4,7 @@ import type { ApiRequest, RowsPayload } from '../parse/ast.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
 import { conditionSql, type Scope } from './expressions.js';
 import { qualifiedName, quoteIdent } from './identifiers.js';
-import { Params } from './params.js';
+import { arrayLiteral, Params } from './params.js';
 import { selectSql, TreeBuilder } from './read-tree.js';
 import { finish, findTable, type BuildOptions, type BuiltStatement } from './statement.js';
 
@@ -34,6 +34,23 @@ function context(req: ApiRequest, meta: ProjectMeta, action: 'insert' | 'update'
 function payloadOf(req: ApiRequest): RowsPayload {
   if (req.payload?.kind !== 'rows') throw pgrstError('PGRST102', 'Empty or invalid json');
   return req.payload;
+}
+
+function represented(column: ColumnMeta): boolean {
+  return column.representation?.fromJson !== undefined;
+}
+
+/** A body value: through its domain's cast from json when there is one (PostgREST's domain representations). */
+function bodyValueSql(params: Params, column: ColumnMeta, element: string): string {
+  const fromJson = column.representation?.fromJson;
+  if (fromJson === undefined) return `"pgrst_r".${quoteIdent(column.name)}`;
+  return `${qualifiedName(fromJson.schema, fromJson.name)}(${element} -> ${params.typed(column.name, 'text')})`;
+}
+
+/** The body element without the keys read through casts, which the base type could not parse. */
+function populatedSql(params: Params, columns: readonly ColumnMeta[], element: string): string {
+  const keys = columns.filter(represented).map((c) => c.name);
+  return keys.length === 0 ? element : `((${element})::jsonb - ${params.typed(arrayLiteral(keys), 'text[]')})::json`;
 }
 
 /** Payload keys must be columns of the table (PGRST204, as PostgREST). */
@@ -157,11 +174,13 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   if (columns.length === 0) {
     // Rows without columns: every column takes its default, once per element.
     insert = `INSERT INTO ${target} SELECT FROM json_array_elements(${body})`;
-  } else if (missingDefault) {
-    const values = columns.map((c) =>
-      `CASE WHEN "pgrst_e"."j" -> ${params.typed(c.name, 'text')} IS NULL THEN ${defaultSql(ctx, c)} ELSE "pgrst_r".${quoteIdent(c.name)} END`);
+  } else if (missingDefault || columns.some(represented)) {
+    const values = columns.map((c) => {
+      const value = bodyValueSql(params, c, '"pgrst_e"."j"');
+      return missingDefault ? `CASE WHEN "pgrst_e"."j" -> ${params.typed(c.name, 'text')} IS NULL THEN ${defaultSql(ctx, c)} ELSE ${value} END` : value;
+    });
     insert = `INSERT INTO ${target} (${list}) SELECT ${values.join(', ')} FROM json_array_elements(${body}) AS "pgrst_e"("j")`
-      + ` CROSS JOIN LATERAL json_populate_record(${rowType}, "pgrst_e"."j") AS "pgrst_r"${offered}`;
+      + ` CROSS JOIN LATERAL json_populate_record(${rowType}, ${populatedSql(params, columns, '"pgrst_e"."j"')}) AS "pgrst_r"${offered}`;
   } else {
     insert = `INSERT INTO ${target} (${list}) SELECT ${columns.map((c) => `"pgrst_r".${quoteIdent(c.name)}`).join(', ')}`
       + ` FROM json_populate_recordset(${rowType}, ${body}) AS "pgrst_r"${offered}`;
@@ -190,11 +209,11 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta, options: BuildOp
     const set = columns
       .filter((c) => !(missingDefault && (c.generated || c.identity === 'always')))
       .map((c) => {
-        const value = `"pgrst_r".${quoteIdent(c.name)}`;
+        const value = bodyValueSql(params, c, row);
         const expr = missingDefault ? `CASE WHEN ${row} -> ${params.typed(c.name, 'text')} IS NULL THEN ${defaultSql(ctx, c)} ELSE ${value} END` : value;
         return `${quoteIdent(c.name)} = ${expr}`;
       }).join(', ');
-    const from = `json_populate_record(NULL::${qualified}, ${row}) AS "pgrst_r"`;
+    const from = `json_populate_record(NULL::${qualified}, ${populatedSql(params, columns, row)}) AS "pgrst_r"`;
     mutation = `UPDATE ${qualified} AS ${quoteIdent(ctx.alias)} SET ${set} FROM ${from}${mutationWhere(ctx)}${returning(ctx)}`;
   }
   return writeStatement(ctx, mutation);

@@ -41,3 +41,23 @@ describe('filters', () => {
     expect([list.status, list.json]).toEqual([200, [{ id: 2 }, { id: 3 }]]);
   });
 });
+
+describe('input', () => {
+  it('parses a POST body value through the domain cast from json (InsertSpec)', async () => {
+    const res = await call('/datarep_todos?select=id,label_color', {
+      method: 'POST', headers: { prefer: 'return=representation' }, body: { id: 5, name: 'party', label_color: '#001100' },
+    });
+    expect([res.status, res.json]).toEqual([201, [{ id: 5, label_color: '#001100' }]]);
+    const bulk = await call('/datarep_todos?select=id,name,label_color', {
+      method: 'POST', headers: { prefer: 'return=representation' }, body: [{ id: 6, name: 'a', label_color: '#000010' }, { id: 7, name: 'b', label_color: null }],
+    });
+    expect([bulk.status, bulk.json]).toEqual([201, [{ id: 6, name: 'a', label_color: '#000010' }, { id: 7, name: 'b', label_color: '' }]]);
+  });
+
+  it('parses a PATCH body value through the domain cast from json (UpdateSpec)', async () => {
+    const res = await call('/datarep_todos?id=eq.2&select=id,label_color', {
+      method: 'PATCH', headers: { prefer: 'return=representation' }, body: { label_color: '#221100' },
+    });
+    expect([res.status, res.json]).toEqual([200, [{ id: 2, label_color: '#221100' }]]);
+  });
+});
