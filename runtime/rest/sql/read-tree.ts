@@ -2,7 +2,7 @@ import { duplicateAlias, pgrstError } from '../errors.js';
 import type { ProjectMeta, TableMeta } from '../metadata.js';
 import type { Aggregate, ApiRequest, ColumnSelect, Condition, EmbedSelect, OrderTerm, Range, SelectItem } from '../parse/ast.js';
 import { validateOutputName } from '../parse/names.js';
-import { conditionSql, fieldKey, orderSql, representedSql, rowCallSql, selectFieldSql, type Scope, type ScopeEmbed } from './expressions.js';
+import { conditionSql, fieldKey, fieldSql, orderSql, representedSql, rowCallSql, selectFieldSql, type Scope, type ScopeEmbed } from './expressions.js';
 import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
 import type { Params } from './params.js';
 import { findRelation, type EmbedSource } from './relations.js';
@@ -149,7 +149,10 @@ export class TreeBuilder {
     const key = aggregate === undefined ? fieldKey(item.field, item.alias) : item.alias ?? aggregate.fn;
     validateOutputName(key, 'select parameter', key);
     if (aggregate?.fn === 'count' && item.field.name === '*') return { key, sql: '*', aggregate };
-    const sql = isLegacyCount(scope, item) ? 'pg_catalog.count(*)' : selectFieldSql(this.params, scope, item.field);
+    // An explicit cast or an aggregate reads the stored value, not its representation.
+    const represented = aggregate === undefined && item.cast === null;
+    const sql = isLegacyCount(scope, item) ? 'pg_catalog.count(*)'
+      : represented ? selectFieldSql(this.params, scope, item.field) : fieldSql(this.params, scope, item.field, 'select');
     const value = item.cast === null ? sql : `CAST(${sql} AS ${item.cast})`;
     return aggregate === undefined ? { key, sql: value } : { key, sql: value, aggregate };
   }

@@ -61,3 +61,15 @@ describe('input', () => {
     expect([res.status, res.json]).toEqual([200, [{ id: 2, label_color: '#221100' }]]);
   });
 });
+
+describe('embedded and explicit reads', () => {
+  it('formats the columns of an embed', async () => {
+    const res = await call('/datarep_next_two_todos?select=id,first_item:datarep_todos!first_item_id(label_color)&id=eq.1');
+    expect([res.status, res.json]).toEqual([200, [{ id: 1, first_item: { label_color: '#01E240' } }]]);
+  });
+
+  it('reads the stored value under an explicit cast', async () => {
+    const cast = await call('/datarep_todos?select=id,label_color::text&id=eq.3');
+    expect([cast.status, cast.json]).toEqual([200, [{ id: 3, label_color: '123456' }]]);
+  });
+});
