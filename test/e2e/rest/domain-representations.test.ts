@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestProject, fixtureSchema, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { createTestProject, fixtureSchema, readGenerated, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { restCaller } from './http.js';
 
 /**
@@ -71,5 +71,14 @@ describe('embedded and explicit reads', () => {
   it('reads the stored value under an explicit cast', async () => {
     const cast = await call('/datarep_todos?select=id,label_color::text&id=eq.3');
     expect([cast.status, cast.json]).toEqual([200, [{ id: 3, label_color: '123456' }]]);
+  });
+});
+
+describe('generated code', () => {
+  it('types the column as the domain base type in database.types.ts and carries the casts in the metadata', async () => {
+    const types = await readGenerated(host.platform, project, 'database.types.ts');
+    expect(types).toMatch(/datarep_todos: \{\n {8}Row: \{\n {10}id: number;\n {10}label_color: number \| null;/);
+    const table = await readGenerated(host.platform, project, 'tables/datarep_todos.ts');
+    expect(table.replace(/\s+/g, '')).toContain('representation:{fromJson:{schema:"public",name:"color"},fromText:{schema:"public",name:"color"},toJson:{schema:"public",name:"json"},}');
   });
 });
