@@ -2,9 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
-import { loadConfig, type GantryConfig } from '../../runtime/config.js';
+import { loadConfig } from '../../runtime/config.js';
 import { taskClient } from '../../runtime/db/pool-errors.js';
-import { typecheckExtensions } from '../../runtime/extensions/typecheck.js';
+import { extensionFiles } from '../../runtime/extensions/typecheck.js';
+import { typecheckAgainst } from '../check/gate.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { generateProject } from '../generate.js';
 import { applyMigrations, displayPath } from '../migrations/apply.js';
@@ -35,11 +36,9 @@ async function readFileArgument(file: string): Promise<string> {
  */
 function extensionGate(platform: Platform, record: ProjectRecord): (client: pg.ClientBase, migration: LocalMigration) => Promise<void> {
   return async (client, migration) => {
-    if (!(await hasExtensions(platform.config, record.ref))) return;
+    if (extensionFiles(platform.config.extensionsDir, record.ref).length === 0) return;
     const { files } = await generateProject(platform, record, { check: true, client, inTransaction: true });
-    const dir = path.join(platform.config.generatedDir, record.ref);
-    const overrides = new Map([...(files ?? [])].map(([file, text]) => [path.join(dir, file), text]));
-    const problems = typecheckExtensions({ extensionsDir: platform.config.extensionsDir, ref: record.ref, overrides });
+    const problems = typecheckAgainst(platform.config, record.ref, files ?? new Map());
     if (problems.length === 0) return;
     throw new MigrationError(
       'extensions_broken',
@@ -68,11 +67,6 @@ async function appliedReport(
     head: describe(after, `generated/${ref}/schema.json`),
     migrationFiles: applied.map((m) => ({ path: m.path, name: displayPath(m.path) })),
   });
-}
-
-async function hasExtensions(config: GantryConfig, ref: string): Promise<boolean> {
-  const entries = await fs.readdir(path.join(config.extensionsDir, ref), { recursive: true }).catch(() => []);
-  return entries.some((name) => String(name).endsWith('.ts'));
 }
 
 /**

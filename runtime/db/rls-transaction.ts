@@ -211,15 +211,16 @@ export class RlsExecutor {
 
   async run(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
     if (this.closed) throw new Error('executor is closed');
-    if (options.commitIf) return this.runExclusive(identity, statements, options);
+    const setup = identityStatement(identity);
+    if (options.commitIf) return this.runExclusive(setup, statements, options);
     // A write's COMMIT waits for its WAL flush; on a shared connection every transaction
     // queued behind it would wait too, so writes take a connection of their own and
     // concurrent commits share flushes (group commit).
-    return options.readOnly && !options.slow ? this.runPipelined(identity, statements, options) : this.runPooled(identity, statements, options);
+    return options.readOnly && !options.slow ? this.runPipelined(setup, statements, options) : this.runPooled(setup, statements, options);
   }
 
   /** Queues the whole transaction at once on `client`; the first failure is the transaction's. */
-  private async pipeline(client: pg.Client | pg.PoolClient, identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+  private async pipeline(client: pg.Client | pg.PoolClient, setup: TxStatement, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
     // pg writes each query on its own; corked until the event loop's poll phase is over,
     // this transaction and those of every other request read in the same phase leave in
     // one write (measured: a third of the server's CPU went to these writes before).
@@ -229,7 +230,7 @@ export class RlsExecutor {
     try {
       queued = [
         client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
-        client.query(this.setConfig(identity)),
+        client.query(queryConfig(setup, this.named)),
         ...statements.map((statement) => client.query(queryConfig(statement, this.named))),
         client.query('COMMIT'),
       ];
@@ -242,18 +243,14 @@ export class RlsExecutor {
     return settled.slice(2, 2 + statements.length).map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
   }
 
-  private setConfig(identity: RequestIdentity): pg.QueryConfig {
-    return queryConfig(identityStatement(identity), this.named);
-  }
-
   /**
    * Records the statements `client` is about to prepare; false (recording nothing) when
    * they would take it past its budget.
    */
-  private admit(client: object, identity: RequestIdentity, statements: readonly TxStatement[]): boolean {
+  private admit(client: object, setup: TxStatement, statements: readonly TxStatement[]): boolean {
     if (!this.named) return true;
     const names = this.prepared.get(client) ?? new Set<string>();
-    const added = [identityStatement(identity), ...statements].filter((s) => !names.has(s.name)).map((s) => s.name);
+    const added = [setup, ...statements].filter((s) => !names.has(s.name)).map((s) => s.name);
     if (names.size + new Set(added).size > this.maxPrepared) return false;
     for (const name of added) names.add(name);
     this.prepared.set(client, names);
@@ -261,20 +258,20 @@ export class RlsExecutor {
   }
 
   /** A pooled connection with room for `statements`; a full one is closed and another taken. */
-  private async pooledClient(identity: RequestIdentity, statements: readonly TxStatement[]): Promise<pg.PoolClient> {
+  private async pooledClient(setup: TxStatement, statements: readonly TxStatement[]): Promise<pg.PoolClient> {
     const client = await this.exclusive.connect();
-    if (this.admit(client, identity, statements)) return client;
+    if (this.admit(client, setup, statements)) return client;
     client.release(true);
     const fresh = await this.exclusive.connect();
-    this.admit(fresh, identity, statements);
+    this.admit(fresh, setup, statements);
     return fresh;
   }
 
-  private async runPooled(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    const client = await this.pooledClient(identity, statements);
+  private async runPooled(setup: TxStatement, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+    const client = await this.pooledClient(setup, statements);
     let broken = false;
     try {
-      return await this.pipeline(client, identity, statements, options);
+      return await this.pipeline(client, setup, statements, options);
     } catch (error) {
       // A failure without a SQLSTATE is the connection's: do not reuse it.
       if (!(error as { code?: string }).code) broken = true;
@@ -284,7 +281,7 @@ export class RlsExecutor {
     }
   }
 
-  private async runPipelined(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+  private async runPipelined(setup: TxStatement, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
     const permit = await this.slots.acquire('slot');
     const slot = this.leastLoaded();
     this.pending[slot]!++;
@@ -292,14 +289,14 @@ export class RlsExecutor {
     try {
       if (this.closed) throw new Error('executor is closed');
       let client = await this.muxClient(slot);
-      if (!this.admit(client, identity, statements)) {
+      if (!this.admit(client, setup, statements)) {
         // A full connection ends once its queue drains; this and later transactions get a fresh one.
         if (this.mux[slot] === client) this.mux[slot] = null;
         void client.end().catch(() => undefined);
         client = await this.muxClient(slot);
-        this.admit(client, identity, statements);
+        this.admit(client, setup, statements);
       }
-      return await this.pipeline(client, identity, statements, options);
+      return await this.pipeline(client, setup, statements, options);
     } finally {
       this.pending[slot]!--;
       permit.release();
@@ -318,13 +315,13 @@ export class RlsExecutor {
     return slot;
   }
 
-  private async runExclusive(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    const client = await this.pooledClient(identity, statements);
+  private async runExclusive(setup: TxStatement, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
+    const client = await this.pooledClient(setup, statements);
     let broken = false;
     try {
       await client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE);
       try {
-        await client.query(this.setConfig(identity));
+        await client.query(queryConfig(setup, this.named));
         const results: pg.QueryResult[] = [];
         for (const statement of statements) results.push(await client.query(queryConfig(statement, this.named)));
         await client.query(options.commitIf!(results) ? 'COMMIT' : 'ROLLBACK');
@@ -356,13 +353,14 @@ export class RlsExecutor {
     work: (query: (text: string, values: readonly unknown[]) => Promise<pg.QueryResult>) => Promise<{ readonly commit: boolean; readonly value: T }>,
   ): Promise<{ readonly committed: boolean; readonly value: T }> {
     if (this.closed) throw new Error('executor is closed');
+    const setup = identityStatement(identity);
     const client = await this.exclusive.connect();
     let broken = false;
     try {
       // BEGIN and the identity go out with the first statement (pooled connections pipeline): one round trip, not three.
       const opened = Promise.all([
         client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
-        client.query(identityStatement(identity).text, identityValues(identity)),
+        client.query(setup.text, setup.values as unknown[]),
       ]);
       opened.catch(() => undefined);
       try {

@@ -24,6 +24,11 @@ const OPTIONS: ts.CompilerOptions = {
   typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
 };
 
+/** The TypeScript files of `extensions/<ref>/`, sorted; none when the project has no extension. */
+export function extensionFiles(extensionsDir: string, ref: string): string[] {
+  return tsFiles(path.join(extensionsDir, ref));
+}
+
 function tsFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -55,7 +60,7 @@ export interface TypecheckInput {
  * the folder that holds extensions/; empty when it compiles (or there are no extensions).
  */
 export function typecheckExtensions(input: TypecheckInput): string[] {
-  const files = tsFiles(path.join(input.extensionsDir, input.ref));
+  const files = extensionFiles(input.extensionsDir, input.ref);
   if (files.length === 0) return [];
   const host = ts.createCompilerHost(OPTIONS);
   const overrides = input.overrides ?? new Map<string, string>();
