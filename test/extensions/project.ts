@@ -15,8 +15,14 @@ export function extensionFile(host: TestHost, ref: string, file = 'index.ts'): s
 }
 
 export async function writeExtension(host: TestHost, ref: string, text: string, file = 'index.ts'): Promise<void> {
-  await fs.mkdir(path.dirname(extensionFile(host, ref, file)), { recursive: true });
-  await fs.writeFile(extensionFile(host, ref, file), text);
+  await writeExtensionIn(host.platform.config.extensionsDir, ref, text, file);
+}
+
+/** Writes `<extensionsDir>/<ref>/<file>`, as a developer saves it (also for a `gantry serve` process's home). */
+export async function writeExtensionIn(extensionsDir: string, ref: string, text: string, file = 'index.ts'): Promise<void> {
+  const target = path.join(extensionsDir, ref, file);
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  await fs.writeFile(target, text);
 }
 
 /** An in-process host serving the blog fixture project with its extension loaded. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
 import { repoRoot } from '../helpers/platform.js';
+import { writeExtensionIn } from './project.js';
 import { servedInstallation, shutDown, type Server } from '../helpers/serve-process.js';
 import { createProject, eventually, request, type Answer, type PrintedKeys } from '../blackbox/projects.js';
 
@@ -38,11 +39,8 @@ function postsExtension(ref: string, column: string): string {
   ].join('\n');
 }
 
-async function writeExtension(text: string): Promise<void> {
-  const dir = path.join(server.inst.home, 'extensions', keys.ref);
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, 'index.ts'), text);
-}
+const writeExtension = (text: string): Promise<void> =>
+  writeExtensionIn(path.join(server.inst.home, 'extensions'), keys.ref, text);
 
 async function ddl(sql: string): Promise<void> {
   const client = new pg.Client(Object.assign(new URL(inject('databaseUrl')), { pathname: `/project_${keys.ref}` }).toString());

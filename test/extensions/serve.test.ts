@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { repoRoot } from '../helpers/platform.js';
+import { writeExtensionIn } from './project.js';
 import { servedInstallation, shutDown, type Server } from '../helpers/serve-process.js';
 import { createProject, eventually, request, type PrintedKeys } from '../blackbox/projects.js';
 
@@ -39,11 +40,8 @@ function routeExtension(ref: string, routes: string): string {
   ].join('\n');
 }
 
-async function writeExtension(text: string): Promise<void> {
-  const dir = path.join(server.inst.home, 'extensions', keys.ref);
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, 'index.ts'), text);
-}
+const writeExtension = (text: string): Promise<void> =>
+  writeExtensionIn(path.join(server.inst.home, 'extensions'), keys.ref, text);
 
 const notes = () => request(`${keys.url}/rest/v1/notes?select=body`, { headers: { apikey: keys.anon_key } });
 
