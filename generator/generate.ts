@@ -63,6 +63,6 @@ export function codeSync(platform: Platform): CodeSync {
 export async function extensionFunctionPaths(extensionsDir: string, ref: string): Promise<Record<string, unknown>> {
   const entry = path.join(extensionsDir, ref, 'index.ts');
   if (!(await fs.stat(entry).then(() => true, () => false))) return {};
-  const exported = await evaluateBundle(entry, runtime, `extensions/${ref}`).then((m) => m.default, () => null);
+  const exported = await evaluateBundle(entry, runtime, `extensions/${ref}`).then((bundle) => bundle.exports.default, () => null);
   return isExtension(exported) ? functionPaths(exported) : {};
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Logger } from 'pino';
+import type { LoadedExtension } from './loader.js';
 import type { ProjectClaims } from '../auth/jwt.js';
 import { ApiError, isPgError, type PgErrorLike } from '../rest/errors.js';
 import type { ExtensionContext } from './define.js';
@@ -61,18 +61,23 @@ export function requestScope(query: Query, claims: ProjectClaims): RequestScope 
   return { context, effects };
 }
 
+/** Where an extension's failures are logged, and how to find the throw site in its sources. */
+export type FaultLog = Pick<LoadedExtension, 'log' | 'locate'>;
+
 /** Runs a committed request's effects in order; a failing one is logged and the rest still run. */
-export async function runEffects(effects: readonly Effect[], log: Logger, ref: string): Promise<void> {
+export async function runEffects(effects: readonly Effect[], faults: FaultLog, ref: string): Promise<void> {
   for (const effect of effects) {
     try {
       await effect();
     } catch (error) {
-      log.error({ ref, err: error }, 'extension afterCommit effect failed');
+      faults.log.error({ ref, err: error, at: faults.locate(error) }, 'extension afterCommit effect failed');
     }
   }
 }
 
 /** Extension code's own failure (neither a typed refusal nor a database error the request brought about) is logged: the client sees only a 500. */
-export function logExtensionFault(error: unknown, log: Logger, ref: string, what: string): void {
-  if (!(error instanceof ApiError) && typeof (error as { code?: unknown }).code !== 'string') log.error({ ref, err: error }, `extension ${what} failed`);
+export function logExtensionFault(error: unknown, faults: FaultLog, ref: string, what: string): void {
+  if (!(error instanceof ApiError) && typeof (error as { code?: unknown }).code !== 'string') {
+    faults.log.error({ ref, err: error, at: faults.locate(error) }, `extension ${what} failed`);
+  }
 }

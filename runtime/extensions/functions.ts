@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import { BodyTooLargeError, readBody } from '../http/body.js';
 import { JsonTextError, parseJsonText } from '../http/json.js';
 import type { ProjectContext } from '../platform/project-context.js';
@@ -10,7 +9,7 @@ import { decodePathSegment } from '../rest/parse/request.js';
 import { writeError, writeResponse } from '../rest/respond.js';
 import { MAX_BODY_BYTES } from '../rest/server.js';
 import { logExtensionFault, requestScope, runEffects } from './context.js';
-import type { Extension } from './define.js';
+import type { LoadedExtension } from './loader.js';
 import { queryInput } from './query-input.js';
 import { validate, withNumbers } from './schema.js';
 
@@ -57,7 +56,8 @@ function outputMismatch(name: string): ApiError {
  * strings made numbers (`withNumbers`), must match the output schema: else the transaction rolls back
  * and the answer is 500 `route_output_mismatch`. 200 with the result as JSON.
  */
-export function createFunctionsHandler(ctx: ProjectContext, extension: Extension, log: Logger): FunctionsHandler {
+export function createFunctionsHandler(ctx: ProjectContext, loaded: LoadedExtension): FunctionsHandler {
+  const { extension, log } = loaded;
   return async (req, res, path, query) => {
     let what = 'route';
     try {
@@ -100,10 +100,10 @@ export function createFunctionsHandler(ctx: ProjectContext, extension: Extension
         }
         return { commit: true, value: result };
       });
-      await runEffects(effects, log, ctx.ref);
+      await runEffects(effects, loaded, ctx.ref);
       writeResponse(res, { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(value) });
     } catch (error) {
-      logExtensionFault(error, log, ctx.ref, what);
+      logExtensionFault(error, loaded, ctx.ref, what);
       writeError(res, toApiError(error), false);
     }
   };

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
+import type { Logger } from 'pino';
 import path from 'node:path';
-import { BundleEvaluationError, evaluateBundle } from '../platform/evaluate-bundle.js';
+import { BundleEvaluationError, evaluateBundle, type SourceLocation } from '../platform/evaluate-bundle.js';
 import type { ProjectDefinition } from '../rest/routes.js';
 import { isExtension, type Extension } from './define.js';
 import { queryInputProblem } from './query-input.js';
@@ -20,6 +21,21 @@ export class ExtensionLoadError extends Error {
   }
 }
 
+/** An extension as loaded, and where in its sources an error it threw was thrown (`extensions/<ref>/index.ts:12:5`), for the log. */
+export interface ExtensionModule {
+  readonly extension: Extension;
+  locate(thrown: unknown): string | null;
+}
+
+/** A project's loaded extension and where its failures are logged. */
+export interface LoadedExtension extends ExtensionModule {
+  readonly log: Logger;
+}
+
+function site(extensionsDir: string, location: SourceLocation): string {
+  return `${path.relative(path.dirname(extensionsDir), location.file)}:${location.line}:${location.column}`;
+}
+
 /**
  * Loads `extensions/<ref>/index.ts` for a project whose generated definition is loaded:
  * typechecked against the generated types, evaluated as generated code is, its hooks'
@@ -30,21 +46,20 @@ export async function loadExtension(
   extensionsDir: string,
   definition: ProjectDefinition,
   runtime: Readonly<Record<string, unknown>>,
-): Promise<Extension | null> {
+): Promise<ExtensionModule | null> {
   const { ref } = definition;
   const entry = path.join(extensionsDir, ref, 'index.ts');
   if (!(await fs.stat(entry).then(() => true, () => false))) return null;
   const problems = typecheckExtensions({ extensionsDir, ref });
   if (problems.length > 0) throw new ExtensionLoadError(ref, `extensions/${ref} does not typecheck:\n${problems.join('\n')}`, problems);
-  let exported: unknown;
+  let bundle: Awaited<ReturnType<typeof evaluateBundle>>;
   try {
-    exported = (await evaluateBundle(entry, runtime, `extensions/${ref}`)).default;
+    bundle = await evaluateBundle(entry, runtime, `extensions/${ref}`);
   } catch (error) {
-    const at = error instanceof BundleEvaluationError && error.location
-      ? ` (at ${path.relative(path.dirname(extensionsDir), error.location.file)}:${error.location.line}:${error.location.column})`
-      : '';
+    const at = error instanceof BundleEvaluationError && error.location ? ` (at ${site(extensionsDir, error.location)})` : '';
     throw new ExtensionLoadError(ref, `extensions/${ref} failed to load: ${(error as Error).message}${at}`);
   }
+  const exported = bundle.exports.default;
   if (!isExtension(exported)) {
     throw new ExtensionLoadError(ref, `extensions/${ref}/index.ts must export default defineExtension<Database>()({ ... })`);
   }
@@ -54,7 +69,13 @@ export async function loadExtension(
     const problem = route.method === 'GET' ? queryInputProblem(route.input) : null;
     if (problem !== null) throw new ExtensionLoadError(ref, `extensions/${ref}: the GET route "${name}" cannot be called: ${problem}`);
   }
-  return exported;
+  return {
+    extension: exported,
+    locate: (thrown) => {
+      const location = bundle.locate(thrown);
+      return location && site(extensionsDir, location);
+    },
+  };
 }
 
 /**
@@ -67,7 +88,7 @@ export async function declaredHookTables(
   runtime: Readonly<Record<string, unknown>>,
 ): Promise<{ readonly schema: string; readonly tables: ReadonlySet<string> } | null> {
   try {
-    const exported = (await evaluateBundle(path.join(extensionsDir, ref, 'index.ts'), runtime, `extensions/${ref}`)).default;
+    const exported = (await evaluateBundle(path.join(extensionsDir, ref, 'index.ts'), runtime, `extensions/${ref}`)).exports.default;
     return isExtension(exported) ? { schema: exported.schema, tables: new Set(Object.keys(exported.tables)) } : null;
   } catch {
     return null;

@@ -18,7 +18,7 @@ export async function loadGeneratedDefinition(
 ): Promise<ProjectDefinition | null> {
   const entry = path.join(generatedDir, ref, 'index.ts');
   if (!(await exists(entry))) return null;
-  const { definition } = (await evaluateBundle(entry, runtime, `generated code for "${ref}"`)) as { definition?: ProjectDefinition };
+  const { definition } = (await evaluateBundle(entry, runtime, `generated code for "${ref}"`)).exports as { definition?: ProjectDefinition };
   if (!definition || definition.ref !== ref) {
     throw new Error(`generated/${ref}/index.ts must export the definition of project "${ref}"`);
   }

@@ -54,8 +54,8 @@ export function createServerFactory(
   async function extensionFor(definition: ProjectDefinition, fingerprint: string | null, served: { readonly fingerprint: string | null } | null) {
     if (!extensionsDir) return { extension: null, unavailable: null };
     try {
-      const extension: Extension | null = await loadExtension(extensionsDir, definition, runtime);
-      if (extension) lastHooked.set(definition.ref, { schema: extension.schema, tables: new Set(Object.keys(extension.tables)) });
+      const extension = await loadExtension(extensionsDir, definition, runtime);
+      if (extension) lastHooked.set(definition.ref, { schema: extension.extension.schema, tables: new Set(Object.keys(extension.extension.tables)) });
       else lastHooked.delete(definition.ref);
       return { extension, unavailable: null };
     } catch (error) {
@@ -76,12 +76,12 @@ export function createServerFactory(
     const { extension, unavailable } = definition ? await extensionFor(definition, fingerprint, served) : { extension: null, unavailable: null };
     const generatedDocs = await loadOpenApiDocuments(generatedDir, ctx.ref, definition?.project.schemas ?? []);
     // Served with the extension as loaded, so an edited route is documented as soon as it is served.
-    const openapi = generatedDocs && { ...generatedDocs, main: { ...generatedDocs.main, document: withFunctionPaths(generatedDocs.main.document, extension ? functionPaths(extension) : {}) } };
+    const openapi = generatedDocs && { ...generatedDocs, main: { ...generatedDocs.main, document: withFunctionPaths(generatedDocs.main.document, extension ? functionPaths(extension.extension) : {}) } };
     const router = express.Router();
     router.use('/auth/v1', createAuthRouter(ctx, { log }));
-    const handleRest = definition ? createRestHandler(ctx, definition, extension && { extension, log }, unavailable) : null;
+    const handleRest = definition ? createRestHandler(ctx, definition, extension && { ...extension, log }, unavailable) : null;
     if (handleRest) router.use('/rest/v1', mounted(handleRest));
-    if (extension) router.use('/functions/v1', mounted(createFunctionsHandler(ctx, extension, log)));
+    if (extension) router.use('/functions/v1', mounted(createFunctionsHandler(ctx, { ...extension, log })));
     if (unavailable) router.use('/functions/v1', (_req: Request, res: Response) => writeError(res, extensionUnavailableError(ctx.ref), false));
     router.use(createDocsRouter(ctx, openapi));
     router.use(notFound(ctx.ref));

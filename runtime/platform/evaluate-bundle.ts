@@ -50,6 +50,12 @@ function throwSite(thrown: unknown, map: SourceMap, outdir: string): SourceLocat
   return { file: path.resolve(outdir, entry.originalSource), line: entry.originalLine + 1, column: entry.originalColumn + 1 };
 }
 
+/** A bundle's exports, and where in its sources an error it threw later (from a hook, a route) was thrown. */
+export interface EvaluatedBundle {
+  readonly exports: Record<string, unknown>;
+  locate(thrown: unknown): SourceLocation | null;
+}
+
 /**
  * Bundles a TypeScript entry with esbuild and evaluates it as a function, not imported as an ES module: ES module
  * records are never freed, so re-importing on every regeneration would leak, while
@@ -57,7 +63,7 @@ function throwSite(thrown: unknown, map: SourceMap, outdir: string): SourceLocat
  * Node's built-in modules; `what` names the code in errors. Returns its exports; a throw while evaluating is a
  * BundleEvaluationError that says where in the source it was thrown.
  */
-export async function evaluateBundle(entry: string, runtime: Readonly<Record<string, unknown>>, what: string): Promise<Record<string, unknown>> {
+export async function evaluateBundle(entry: string, runtime: Readonly<Record<string, unknown>>, what: string): Promise<EvaluatedBundle> {
   const outdir = path.dirname(entry);
   const result = await build({
     entryPoints: [entry],
@@ -80,10 +86,11 @@ export async function evaluateBundle(entry: string, runtime: Readonly<Record<str
     if (id.startsWith('node:') || BUILTINS.has(id)) return nodeRequire(id);
     throw new Error(`${what} may import only the Gantry runtime and Node's built-in modules, not "${id}"`);
   };
+  const map = new SourceMap(JSON.parse(output('.js.map')) as SourceMapPayload);
   try {
     new Function('require', 'module', 'exports', code)(requireShim, module, module.exports);
   } catch (thrown) {
-    throw new BundleEvaluationError(thrown, throwSite(thrown, new SourceMap(JSON.parse(output('.js.map')) as SourceMapPayload), outdir));
+    throw new BundleEvaluationError(thrown, throwSite(thrown, map, outdir));
   }
-  return module.exports;
+  return { exports: module.exports, locate: (thrown) => throwSite(thrown, map, outdir) };
 }

@@ -1,8 +1,7 @@
 import type pg from 'pg';
-import type { Logger } from 'pino';
 import type { ProjectClaims } from '../auth/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
-import { logExtensionFault, requestScope, runEffects } from '../extensions/context.js';
+import { logExtensionFault, requestScope, runEffects, type FaultLog } from '../extensions/context.js';
 import type { Extension, ExtensionContext, TableHooks } from '../extensions/define.js';
 import type { ProjectContext } from '../platform/project-context.js';
 import { pgrstError } from './errors.js';
@@ -20,6 +19,8 @@ type AfterRead = NonNullable<AnyTableHooks['afterRead']>;
 
 /** Where `afterRead` hooks apply in a body: to its own rows, and to embedded rows found by key. */
 export interface BodyHooks {
+  /** The table's name among the extension's `tables`, for the log. */
+  readonly table: string;
   readonly afterRead: AfterRead | null;
   readonly embeds: readonly { readonly key: string; readonly toOne: boolean; readonly hooks: BodyHooks }[];
 }
@@ -30,9 +31,10 @@ export interface RequestHooks {
   readonly body: BodyHooks | null;
 }
 
-function tableHooks(extension: Extension, relation: string | null): AnyTableHooks | null {
+function hookedTable(extension: Extension, relation: string | null): string | null {
   if (relation === null || !relation.startsWith(`${extension.schema}.`)) return null;
-  return extension.tables[relation.slice(extension.schema.length + 1)] ?? null;
+  const name = relation.slice(extension.schema.length + 1);
+  return Object.hasOwn(extension.tables, name) ? name : null;
 }
 
 /**
@@ -41,7 +43,8 @@ function tableHooks(extension: Extension, relation: string | null): AnyTableHook
  * rather than showing its rows as the hook would not.
  */
 function bodyHooks(extension: Extension, shape: BodyShape): BodyHooks | null {
-  const afterRead = tableHooks(extension, shape.relation)?.afterRead ?? null;
+  const table = hookedTable(extension, shape.relation);
+  const afterRead = (table !== null ? extension.tables[table]?.afterRead : null) ?? null;
   const embeds: { key: string; toOne: boolean; hooks: BodyHooks }[] = [];
   for (const embed of shape.embeds) {
     const hooks = bodyHooks(extension, embed);
@@ -52,7 +55,7 @@ function bodyHooks(extension: Extension, shape: BodyShape): BodyHooks | null {
     }
     embeds.push({ key: embed.key, toOne: embed.toOne, hooks });
   }
-  return afterRead === null && embeds.length === 0 ? null : { afterRead, embeds };
+  return afterRead === null && embeds.length === 0 ? null : { table: table ?? shape.relation ?? '', afterRead, embeds };
 }
 
 /**
@@ -86,7 +89,8 @@ async function shapeRows(rows: Record_[], hooks: BodyHooks, ctx: ExtensionContex
       }
     }
   }
-  return hooks.afterRead ? hookResultRows((await hooks.afterRead(rows, ctx)) ?? rows, 'afterRead') : rows;
+  const { afterRead } = hooks;
+  return afterRead ? inHook(`${hooks.table}.afterRead`, async () => hookResultRows((await afterRead(rows, ctx)) ?? rows, 'afterRead')) : rows;
 }
 
 /** The result row with its body through the `afterRead` hooks. */
@@ -153,17 +157,17 @@ export async function shapeRead(
   identity: RequestIdentity,
   claims: ProjectClaims,
   read: { readonly request: ApiRequest; readonly built: BuiltStatement; readonly row: ResultRow },
-  log: Logger,
+  faults: FaultLog,
 ): Promise<ResultRow> {
   const transaction = transactionOnDemand(ctx, identity);
   const scope = requestScope(transaction.query, claims);
   let row: ResultRow;
   try {
-    row = await logged(log, ctx.ref, () => shapeResult(read.row, hooks, read.request, read.built, scope.context));
+    row = await logged(faults, ctx.ref, () => shapeResult(read.row, hooks, read.request, read.built, scope.context));
   } finally {
     await transaction.end();
   }
-  await runEffects(scope.effects, log, ctx.ref);
+  await runEffects(scope.effects, faults, ctx.ref);
   return row;
 }
 
@@ -193,11 +197,24 @@ function hookResultRows(value: unknown, hook: string): Record_[] {
   return value as Record_[];
 }
 
-async function logged<T>(log: Logger, ref: string, run: () => Promise<T>): Promise<T> {
+/** Which hook threw an error, so the log names it (the client sees only a 500). */
+const hookOfError = new WeakMap<object, string>();
+
+async function inHook<T>(hook: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    logExtensionFault(error, log, ref, 'hook');
+    if (typeof error === 'object' && error !== null && !hookOfError.has(error)) hookOfError.set(error, hook);
+    throw error;
+  }
+}
+
+async function logged<T>(faults: FaultLog, ref: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const hook = typeof error === 'object' && error !== null ? hookOfError.get(error) : undefined;
+    logExtensionFault(error, faults, ref, hook === undefined ? 'hook' : `hook ${hook}`);
     throw error;
   }
 }
@@ -216,26 +233,36 @@ export async function runHooked(
   identity: RequestIdentity,
   claims: ProjectClaims,
   initial: { readonly request: ApiRequest; readonly built: BuiltStatement },
-  log: Logger,
+  faults: FaultLog,
 ): Promise<HookedResult> {
   const { action } = initial.request;
   const { table, body } = hooks;
+  const hook = (name: string) => `${initial.request.target}.${name}`;
   const write = action === 'insert' || action === 'update' || action === 'delete';
   let effects: (() => void | Promise<void>)[] = [];
-  const { committed, value } = await logged(log, ctx.ref, () => ctx.executor.interactive(identity, { readOnly: initial.built.readOnly }, async (query) => {
+  const { committed, value } = await logged(faults, ctx.ref, () => ctx.executor.interactive(identity, { readOnly: initial.built.readOnly }, async (query) => {
     const scope = requestScope(query, claims);
     effects = scope.effects;
     let request = initial.request;
     if (action === 'insert' && table.beforeInsert && request.payload?.kind === 'rows') {
+      const { beforeInsert } = table;
       const rows = rowsOf(request.payload);
-      const replaced = await table.beforeInsert(rows, scope.context);
-      if (replaced) request = { ...request, payload: payloadFrom(request, hookResultRows(replaced, 'beforeInsert')) };
+      const replaced = await inHook(hook('beforeInsert'), async () => {
+        const value = await beforeInsert(rows, scope.context);
+        return value && hookResultRows(value, 'beforeInsert');
+      });
+      if (replaced) request = { ...request, payload: payloadFrom(request, replaced) };
     } else if (action === 'update' && table.beforeUpdate && request.payload?.kind === 'rows') {
+      const { beforeUpdate } = table;
       const patch = rowsOf(request.payload)[0] ?? {};
-      const replaced = await table.beforeUpdate(patch, scope.context);
-      if (replaced) request = { ...request, payload: payloadFrom(request, hookResultRows([replaced], 'beforeUpdate')) };
+      const replaced = await inHook(hook('beforeUpdate'), async () => {
+        const value = await beforeUpdate(patch, scope.context);
+        return value && hookResultRows([value], 'beforeUpdate');
+      });
+      if (replaced) request = { ...request, payload: payloadFrom(request, replaced) };
     } else if (action === 'delete' && table.beforeDelete) {
-      await table.beforeDelete(scope.context);
+      const { beforeDelete } = table;
+      await inHook(hook('beforeDelete'), async () => beforeDelete(scope.context));
     }
     const returnWritten = write && table.afterWrite !== undefined;
     const built = request === initial.request && !returnWritten
@@ -245,13 +272,15 @@ export async function runHooked(
     const planned = built.plannedCount
       ? plannedRowsFromExplain(((await query(built.plannedCount.text, built.plannedCount.values)).rows[0] as Record_)['QUERY PLAN'])
       : null;
-    if (write && table.afterWrite) {
-      await table.afterWrite(JSON.parse(row.written ?? '[]') as Record_[], { ...scope.context, action });
+    const { afterWrite } = table;
+    if (write && afterWrite) {
+      const written = JSON.parse(row.written ?? '[]') as Record_[];
+      await inHook(hook('afterWrite'), async () => afterWrite(written, { ...scope.context, action }));
     }
     if (body !== null) row = await shapeResult(row, body, request, built, scope.context);
     const commit = !needsCommitDecision(request, built) || mayCommit(request, built, row);
     return { commit, value: { request, built, row, planned } };
   }));
-  if (committed) await runEffects(effects, log, ctx.ref);
+  if (committed) await runEffects(effects, faults, ctx.ref);
   return value;
 }

@@ -14,8 +14,7 @@ import type { ProjectDefinition } from './routes.js';
 import { PlanCache } from './plan-cache.js';
 import { extensionUnavailableError, requestNeedsExtension, type UnavailableExtension } from '../extensions/unavailable.js';
 import { hooksFor, onlyReshapes, runHooked, shapeRead } from './hooked.js';
-import type { Extension } from '../extensions/define.js';
-import type { Logger } from 'pino';
+import type { LoadedExtension } from '../extensions/loader.js';
 import { buildStatement } from './sql/build.js';
 import type { ResultRow } from './sql/envelope.js';
 import { explainSql, planText } from './sql/explain.js';
@@ -98,12 +97,6 @@ async function explain(ctx: ProjectContext, identity: RequestIdentity, req: ApiR
   return planResponse(req.media, plan, planText((result?.rows ?? []) as Record<string, unknown>[]));
 }
 
-/** A project's loaded extension and where its failures are logged. */
-export interface LoadedExtension {
-  readonly extension: Extension;
-  readonly log: Logger;
-}
-
 /** Serves one data API request; `path` is the part after `/rest/v1`, `query` the raw query string. */
 export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: string, query: string) => Promise<void>;
 
@@ -161,7 +154,7 @@ export function createRestHandler(
       if (unavailable && requestNeedsExtension(unavailable, apiRequest, built.shape)) throw extensionUnavailableError(ctx.ref);
       const hooks = extension && hooksFor(extension.extension, apiRequest, built);
       if (hooks && !onlyReshapes(apiRequest, built)) {
-        const hooked = await runHooked(ctx, project, hooks, identity, claims, plan, extension.log);
+        const hooked = await runHooked(ctx, project, hooks, identity, claims, plan, extension);
         const response = respond(hooked.request, hooked.built, hooked.row, hooked.planned, locationOf(hooked.request));
         writeRestResponse(res, withProfile(req, project.schemas, apiRequest.schema, response));
         return;
@@ -180,7 +173,7 @@ export function createRestHandler(
         },
       );
       let row = results[0]!.rows[0] as ResultRow;
-      if (hooks?.body && extension) row = await shapeRead(ctx, hooks.body, identity, claims, { request: apiRequest, built, row }, extension.log);
+      if (hooks?.body && extension) row = await shapeRead(ctx, hooks.body, identity, claims, { request: apiRequest, built, row }, extension);
       const planned = results[1] ? plannedRowsFromExplain((results[1].rows[0] as Record<string, unknown>)['QUERY PLAN']) : null;
       const response = respond(apiRequest, built as BuiltStatement, row, planned, locationOf(apiRequest));
       writeRestResponse(res, withProfile(req, project.schemas, apiRequest.schema, response));

@@ -102,6 +102,25 @@ describe('extensions under gantry serve', () => {
     expect(served.status).toBe(200);
   });
 
+  it("logs a hook's own failure with the table, the hook and the throw site in the extension's source, never telling the client", async () => {
+    await writeExtension([
+      `import { defineExtension } from '${path.join(repoRoot, 'runtime/index.js')}';`,
+      `import type { Database } from '../../generated/${keys.ref}/database.types.js';`,
+      'export default defineExtension<Database>()({',
+      '  tables: {',
+      '    notes: {',
+      "      afterRead: () => { throw new Error('no exchange rates today'); },",
+      '    },',
+      '  },',
+      '});',
+      '',
+    ].join('\n'));
+    const answer = await eventually(60_000, notes, (a) => a.status === 500);
+    expect(answer.body).toEqual({ code: 'PGRSTX00', message: 'Internal server error', details: null, hint: null });
+    expect(server.output()).toContain('extension hook notes.afterRead failed');
+    expect(server.output()).toContain(`"at":"extensions/${keys.ref}/index.ts:6:32"`);
+  });
+
   it("answers a route's server-side query failure 500 PGRSTX00 and logs it with the route's name, never telling the client", async () => {
     await writeExtension(routeExtension(keys.ref,
       '{ stale: route({ input: t.object({}), output: t.integer(), handler: async (_input, ctx) => (await ctx.sql`SELECT no_such_column FROM public.notes`).length }) }'));

@@ -16,6 +16,7 @@ beforeAll(async () => {
     '',
   ].join('\n'));
   await fs.writeFile(path.join(dir, 'index.ts'), "import { readConfig } from './config.js';\nexport const config = readConfig();\n");
+  await fs.writeFile(path.join(dir, 'later.ts'), "import { readConfig } from './config.js';\nexport const later = () => readConfig();\n");
   await fs.writeFile(path.join(dir, 'thrown.ts'), "const x: number = 1;\nthrow 'a string';\n");
 });
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
@@ -33,5 +34,18 @@ describe('evaluateBundle', () => {
   it('has no location for a thrown value without a stack', async () => {
     const error = await evaluateBundle(path.join(dir, 'thrown.ts'), {}, 'test code').catch((e: unknown) => e);
     expect([(error as BundleEvaluationError).message, (error as BundleEvaluationError).location]).toEqual(['a string', null]);
+  });
+
+  it('locates an error the evaluated code throws later, as a hook does while serving', async () => {
+    const bundle = await evaluateBundle(path.join(dir, 'later.ts'), {}, 'test code');
+    const error = (() => {
+      try {
+        return (bundle.exports.later as () => never)();
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(bundle.locate(error)).toEqual({ file: path.join(dir, 'config.ts'), line: 3, column: 9 });
+    expect(bundle.locate(new Error('thrown by the host'))).toBeNull();
   });
 });
