@@ -10,15 +10,15 @@ export type Validated<T> = { readonly ok: true; readonly value: T } | { readonly
 const MAX_URL_LENGTH = 2048;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-type Fields = Record<string, unknown>;
+export type Fields = Record<string, unknown>;
 
-function isObject(body: unknown): body is Fields {
+export function isObject(body: unknown): body is Fields {
   return typeof body === 'object' && body !== null && !Array.isArray(body);
 }
 
-const NOT_AN_OBJECT: FieldError = { field: '', code: 'invalid_body', message: 'the body must be a JSON object' };
+export const NOT_AN_OBJECT: FieldError = { field: '', code: 'invalid_body', message: 'the body must be a JSON object' };
 
-function fieldsOf(body: unknown, allowed: readonly string[], errors: FieldError[]): Fields {
+export function fieldsOf(body: unknown, allowed: readonly string[], errors: FieldError[]): Fields {
   if (!isObject(body)) {
     errors.push(NOT_AN_OBJECT);
     return {};
