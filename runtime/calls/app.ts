@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { sendJson } from '../http/json-response.js';
 import { PLATFORM_DATABASE, type Platform } from '../platform/platform.js';
 import { authenticate } from './auth.js';
 import type { CallsContext } from './context.js';
@@ -9,11 +10,13 @@ import type { Resolver } from './fetch/guarded-request.js';
 import { pruneIdempotencyKeys } from './idempotency.js';
 import { AnalysisPool } from './jobs/analysis-pool.js';
 import { runAnalysisJob } from './jobs/analyze.js';
+import { callsOpenApiDocument } from './openapi.js';
 import { sweepAbandonedCalls } from './jobs/sweep.js';
 import { ANALYZE_QUEUE, CallsQueue, DELIVER_QUEUE, type AnalyzeJob, type DeliverJob } from './queue.js';
 import { hitRateLimit } from './rate-limit.js';
 import { attendanceRouter } from './routes/attendance.js';
 import { callsRouter } from './routes/calls.js';
+import { insightsRouter } from './routes/insights.js';
 import { oauthRouter } from './routes/oauth.js';
 import { webhooksRouter } from './routes/webhooks.js';
 import type { CallsSettings } from './settings.js';
@@ -82,9 +85,10 @@ function requestId(): string {
 }
 
 /**
- * The `/v1` API on CALLS_PORT: OAuth token endpoint, calls, webhooks, attendance. Every request
- * gets an `X-Request-Id`; everything behind the token endpoint needs a Bearer credential and
- * counts against the tenant's rate limit; every error is one problem+json shape.
+ * The `/v1` API on CALLS_PORT: its OpenAPI document, OAuth token endpoint, calls, webhooks,
+ * attendance, insight settings. Every request gets an `X-Request-Id`; everything behind the
+ * document and the token endpoint needs a Bearer credential and counts against the tenant's
+ * rate limit; every error is one problem+json shape.
  */
 export function createCallsApp(service: CallsService): Express {
   const ctx = service.context;
@@ -104,6 +108,8 @@ export function createCallsApp(service: CallsService): Express {
     next();
   });
 
+  const openApi = callsOpenApiDocument();
+  app.get('/v1/openapi.json', (_req: Request, res: Response) => sendJson(res, 200, openApi));
   app.use('/v1', oauthRouter(ctx));
   app.use('/v1', async (req: Request, res: Response, next: NextFunction) => {
     const principal = await authenticate(ctx, req);
@@ -114,6 +120,7 @@ export function createCallsApp(service: CallsService): Express {
   app.use('/v1', callsRouter(ctx));
   app.use('/v1', webhooksRouter(ctx));
   app.use('/v1', attendanceRouter(ctx));
+  app.use('/v1', insightsRouter(ctx));
 
   app.use(() => {
     throw new CallsApiError(404, 'route_not_found', 'no such route');

@@ -3,6 +3,7 @@ import { callResource, type CallError, type CallRow } from '../call-resource.js'
 import type { CallsContext } from '../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { fetchRecording } from '../fetch/fetch-recording.js';
+import { withTenantInsights } from '../insights/store.js';
 import { DELIVER_QUEUE, type AnalyzeJob } from '../queue.js';
 import { recordEvent } from '../webhooks/outbox.js';
 import { classifyFailure } from './failure.js';
@@ -52,8 +53,8 @@ export async function runAnalysisJob(ctx: CallsContext, job: PgBoss.JobWithMetad
       timeoutMs: settings.fetchTimeoutSeconds * 1000,
       signal: stopping,
     });
-    const result = await ctx.analysis.analyze(recording.body, { maxDurationSeconds: settings.maxDurationSeconds });
-    await finish(ctx, callId, { result });
+    const analysed = await ctx.analysis.analyze(recording.body, { maxDurationSeconds: settings.maxDurationSeconds });
+    await finish(ctx, callId, { result: await withTenantInsights(ctx.pool, call.tenant_id, analysed) });
   } catch (failure) {
     if (stopping.aborted) throw new ShutdownError('the server stopped during the analysis; it runs again');
     const { error, transient } = classifyFailure(failure);

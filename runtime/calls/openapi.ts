@@ -1,0 +1,274 @@
+import { ALL_SCOPES } from './tokens.js';
+import { CHECK_IN_SOURCES } from './validation.js';
+import { EVENT_TYPES } from './webhooks/events.js';
+import { INSIGHT_LIMITS } from './insights/settings.js';
+import { PII_KINDS } from './insights/pii-redaction.js';
+
+type Schema = Readonly<Record<string, unknown>>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Schema): Schema => ({ 'application/json': { schema } });
+const problem = (description: string): Schema => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
+const nullable = (type: string): Schema => ({ type: [type, 'null'] });
+const list = (item: Schema): Schema => ({ type: 'object', required: ['object', 'data'], properties: { object: { const: 'list' }, data: { type: 'array', items: item } } });
+
+/** Answers every authenticated operation may give besides its own. */
+const COMMON_ERRORS: Schema = {
+  '401': problem('missing, invalid, expired or revoked credential'),
+  '403': problem('the credential lacks the scope the operation needs'),
+  '429': problem('the tenant made more requests this minute than CALLS_RATE_LIMIT_PER_MINUTE allows'),
+};
+
+function operation(summary: string, scope: string | null, responses: Schema, extra: Schema = {}): Schema {
+  return {
+    summary,
+    ...(scope ? { description: `Scope: \`${scope}\`.` } : {}),
+    ...extra,
+    responses: { ...responses, ...(scope ? COMMON_ERRORS : {}) },
+  };
+}
+
+const body = (schema: Schema): Schema => ({ requestBody: { required: true, content: json(schema) } });
+const idParameter = (prefix: string): Schema => ({ parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: `^${prefix}_[0-9a-f]{32}$` } }] });
+const ok = (description: string, schema: Schema): Schema => ({ description, content: json(schema) });
+
+const phrase = { type: 'string', minLength: 1, maxLength: INSIGHT_LIMITS.phraseChars };
+const matchFields = {
+  phrase: { type: 'string' },
+  text: { type: 'string', description: 'what the transcript says there (redacted when the transcript is)' },
+  score: { type: 'number', minimum: 0, maximum: 1, description: '1 - edit distance / length of the longer of phrase and heard text' },
+  start: { type: 'number' },
+  end: { type: 'number' },
+  speaker: { type: 'string' },
+};
+
+const SCHEMAS: Readonly<Record<string, Schema>> = {
+  Problem: {
+    type: 'object',
+    description: 'RFC 9457 problem details; `code` is stable.',
+    required: ['type', 'title', 'status', 'code', 'detail', 'request_id'],
+    properties: {
+      type: { type: 'string' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      code: { type: 'string' },
+      detail: { type: 'string' },
+      request_id: { type: 'string' },
+      errors: { type: 'array', items: { type: 'object', required: ['field', 'code', 'message'], properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } } },
+    },
+  },
+  AnalyzeRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['audio_url', 'language', 'operator_id'],
+    properties: {
+      audio_url: { type: 'string', format: 'uri', maxLength: 2048 },
+      language: { type: 'string', description: 'BCP-47 tag, stored in canonical form' },
+      operator_id: { type: 'string', minLength: 1, maxLength: 128 },
+    },
+  },
+  Call: {
+    type: 'object',
+    required: ['id', 'object', 'status', 'audio_url', 'language', 'operator_id', 'created_at', 'started_at', 'completed_at', 'attempts', 'error', 'result'],
+    properties: {
+      id: { type: 'string', pattern: '^call_[0-9a-f]{32}$' },
+      object: { const: 'call_analysis' },
+      status: { enum: ['queued', 'processing', 'completed', 'failed'] },
+      audio_url: { type: 'string' },
+      language: { type: 'string' },
+      operator_id: { type: 'string' },
+      created_at: { type: 'string', format: 'date-time' },
+      started_at: nullable('string'),
+      completed_at: nullable('string'),
+      attempts: { type: 'integer' },
+      error: { oneOf: [{ type: 'null' }, { type: 'object', required: ['code', 'message', 'status'], properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } } }] },
+      result: {
+        oneOf: [{ type: 'null' }, { type: 'object', properties: { insights: { oneOf: [{ type: 'null' }, ref('CallInsights')] } } }],
+        description: 'The signal metrics (runtime/calls/analysis/METRICS.md); with a transcript, `transcript` and `insights` (null when the transcript is unavailable).',
+      },
+    },
+  },
+  KeywordList: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'phrases'],
+    properties: { name: { type: 'string', minLength: 1, maxLength: INSIGHT_LIMITS.nameChars }, phrases: { type: 'array', maxItems: INSIGHT_LIMITS.phrasesPerList, items: phrase } },
+  },
+  InsightSettingsInput: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'The whole settings; a field left out takes its default.',
+    properties: {
+      keyword_lists: { type: 'array', maxItems: INSIGHT_LIMITS.lists, items: ref('KeywordList'), default: [] },
+      script: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          phrases: { type: 'array', maxItems: INSIGHT_LIMITS.scriptPhrases, items: phrase, default: [] },
+          speaker: { type: ['string', 'null'], description: 'only this speaker’s utterances count (operator, customer, speaker_1, …); null: anyone', default: null },
+        },
+      },
+      redact_pii: { type: 'boolean', default: false, description: `redact ${PII_KINDS.join(', ')} from the transcript text and words` },
+      min_score: { type: 'number', minimum: 0.5, maximum: 1, default: 0.8 },
+    },
+  },
+  InsightSettings: {
+    allOf: [
+      ref('InsightSettingsInput'),
+      { type: 'object', required: ['object', 'updated_at'], properties: { object: { const: 'insight_settings' }, updated_at: { type: ['string', 'null'], format: 'date-time' } } },
+    ],
+  },
+  CallInsights: {
+    type: 'object',
+    required: ['keywords', 'script', 'pii', 'utterances'],
+    properties: {
+      keywords: { type: 'array', items: { type: 'object', properties: { list: { type: 'string' }, ...matchFields } } },
+      script: {
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object',
+            properties: {
+              speaker: nullable('string'),
+              required: { type: 'integer' },
+              found: { type: 'integer' },
+              ratio: { type: 'number' },
+              phrases: { type: 'array', items: { type: 'object', properties: { found: { type: 'boolean' }, ...matchFields } } },
+            },
+          },
+        ],
+      },
+      pii: { type: 'object', properties: { redacted: { type: 'boolean' }, kinds: { type: 'array', items: { enum: PII_KINDS } } } },
+      utterances: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            index: { type: 'integer' },
+            speaker: { type: 'string' },
+            start: { type: 'number' },
+            end: { type: 'number' },
+            duration_s: { type: 'number' },
+            words: { type: 'integer' },
+            words_per_minute: nullable('number'),
+            pause_before_s: nullable('number'),
+            overlap_s: { type: 'number' },
+            interruption: { type: 'boolean' },
+          },
+        },
+      },
+    },
+  },
+  WebhookRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url', 'events'],
+    properties: { url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: { enum: EVENT_TYPES } } },
+  },
+  WebhookEndpoint: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^we_[0-9a-f]{32}$' },
+      object: { const: 'webhook_endpoint' },
+      url: { type: 'string' },
+      events: { type: 'array', items: { enum: EVENT_TYPES } },
+      enabled: { type: 'boolean' },
+      disabled_reason: nullable('string'),
+      created_at: { type: 'string', format: 'date-time' },
+      previous_secret_expires_at: nullable('string'),
+      secret: { type: 'string', description: 'whsec_…, on create and rotation only' },
+    },
+  },
+  WebhookDelivery: { type: 'object', properties: { id: { type: 'string' }, object: { const: 'webhook_delivery' }, event_type: { type: 'string' }, status: { type: 'string' }, attempts: { type: 'integer' } } },
+  CheckInRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['operator_id'],
+    properties: { operator_id: { type: 'string', minLength: 1, maxLength: 128 }, source: { enum: CHECK_IN_SOURCES, default: 'api' }, site_id: nullable('string'), occurred_at: { type: 'string', format: 'date-time' } },
+  },
+  CheckIn: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^chk_[0-9a-f]{32}$' },
+      object: { const: 'attendance_check_in' },
+      operator_id: { type: 'string' },
+      source: { enum: CHECK_IN_SOURCES },
+      site_id: nullable('string'),
+      occurred_at: { type: 'string', format: 'date-time' },
+      created_at: { type: 'string', format: 'date-time' },
+    },
+  },
+  CallPage: {
+    type: 'object',
+    required: ['object', 'data', 'has_more', 'next_cursor'],
+    properties: { object: { const: 'list' }, data: { type: 'array', items: ref('Call') }, has_more: { type: 'boolean' }, next_cursor: nullable('string') },
+  },
+};
+
+/**
+ * The OpenAPI 3.1 document of the call-analysis API, served at `GET /v1/openapi.json` on
+ * CALLS_PORT without a credential. Built from the same constants the validation uses (scopes,
+ * event types, limits), so the two cannot drift apart on those.
+ */
+export function callsOpenApiDocument(): Schema {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Gantry call-analysis API', version: '1' },
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`gantry calls key create`) or an access token from POST /v1/oauth/token.' },
+        oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/v1/oauth/token', scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, s])) } } },
+      },
+      schemas: SCHEMAS,
+    },
+    paths: {
+      '/v1/oauth/token': {
+        post: {
+          summary: 'OAuth 2.0 client credentials: client_id = the key’s id, client_secret = the key',
+          security: [],
+          requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { grant_type: { const: 'client_credentials' }, scope: { type: 'string' }, client_id: { type: 'string' }, client_secret: { type: 'string' } } } } } },
+          responses: { '200': ok('an access token', { type: 'object', properties: { access_token: { type: 'string' }, token_type: { const: 'Bearer' }, expires_in: { type: 'integer' }, scope: { type: 'string' } } }), '400': problem('bad grant or scope'), '401': problem('unknown client or wrong secret') },
+        },
+      },
+      '/v1/calls/analyze': {
+        post: operation('Submit a recording for analysis', 'calls:write', { '202': ok('the call, queued', ref('Call')), '400': problem('invalid fields'), '409': problem('Idempotency-Key in use'), '422': problem('Idempotency-Key reused with another body') }, {
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
+          ...body(ref('AnalyzeRequest')),
+        }),
+      },
+      '/v1/calls': {
+        get: operation('List calls, newest first', 'calls:read', { '200': ok('a page', ref('CallPage')), '400': problem('invalid parameters') }, {
+          parameters: ['limit', 'cursor', 'status', 'operator_id'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+        }),
+      },
+      '/v1/calls/{id}': { get: operation('One call', 'calls:read', { '200': ok('the call', ref('Call')), '404': problem('no such call for this tenant') }, idParameter('call')) },
+      '/v1/insights/settings': {
+        get: operation('The tenant’s insight settings (the defaults until set)', 'calls:read', { '200': ok('the settings', ref('InsightSettings')) }),
+        put: operation('Replace the tenant’s insight settings; they apply to transcripts completed from now on', 'calls:write', { '200': ok('the settings', ref('InsightSettings')), '400': problem('invalid fields'), '415': problem('not JSON') }, body(ref('InsightSettingsInput'))),
+      },
+      '/v1/webhooks': {
+        get: operation('Webhook endpoints', 'webhooks:manage', { '200': ok('the endpoints', list(ref('WebhookEndpoint'))) }),
+        post: operation('Register an endpoint (the secret is returned here only)', 'webhooks:manage', { '201': ok('the endpoint with its secret', ref('WebhookEndpoint')), '400': problem('invalid fields') }, body(ref('WebhookRequest'))),
+      },
+      '/v1/webhooks/{id}': {
+        get: operation('One endpoint', 'webhooks:manage', { '200': ok('the endpoint', ref('WebhookEndpoint')), '404': problem('no such endpoint') }, idParameter('we')),
+        delete: operation('Delete an endpoint', 'webhooks:manage', { '204': { description: 'deleted' }, '404': problem('no such endpoint') }, idParameter('we')),
+      },
+      '/v1/webhooks/{id}/rotate-secret': {
+        post: operation('A new secret; the old one co-signs for grace_seconds', 'webhooks:manage', { '200': ok('the endpoint with its new secret', ref('WebhookEndpoint')), '404': problem('no such endpoint') }, idParameter('we')),
+      },
+      '/v1/webhooks/{id}/enable': { post: operation('Re-enable a disabled endpoint', 'webhooks:manage', { '200': ok('the endpoint', ref('WebhookEndpoint')), '404': problem('no such endpoint') }, idParameter('we')) },
+      '/v1/webhooks/{id}/deliveries': { get: operation('The latest 100 deliveries with their attempts', 'webhooks:manage', { '200': ok('deliveries', list(ref('WebhookDelivery'))), '404': problem('no such endpoint') }, idParameter('we')) },
+      '/v1/attendance/check-ins': {
+        post: operation('An operator checks in', 'attendance:write', { '201': ok('the check-in', ref('CheckIn')), '400': problem('invalid fields'), '403': problem('the operator is inactive, or the scope is missing') }, body(ref('CheckInRequest'))),
+      },
+      '/v1/attendance/operators/{operatorId}': {
+        put: operation('Mark an operator active or inactive', 'attendance:write', { '200': ok('the operator', { type: 'object', properties: { operator_id: { type: 'string' }, active: { type: 'boolean' } } }) }, {
+          parameters: [{ name: 'operatorId', in: 'path', required: true, schema: { type: 'string' } }],
+          ...body({ type: 'object', required: ['active'], properties: { active: { type: 'boolean' } } }),
+        }),
+      },
+    },
+  };
+}
