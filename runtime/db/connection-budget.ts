@@ -1,15 +1,22 @@
 /**
  * The host's budget of PostgreSQL connections for projects (DB_MAX_CONNECTIONS): every
  * project connection holds a permit from it while open. Permits go round-robin between
- * the projects waiting for one, no project holds more than `perOwner`, and a wait is
- * bounded in length and time, so a busy project slows others down at most by its share
- * and an overloaded host answers "retry later" instead of queueing without end.
+ * the projects waiting for one, a project holds more than `perOwner` only while nobody else
+ * waits and `headroom` permits stay free for others, and a wait is bounded in length and
+ * time, so a busy project slows others down at most by its share and an overloaded host
+ * answers "retry later" instead of queueing without end.
  */
 export interface BudgetLimits {
   /** Permits in all (open connections). */
   readonly max: number;
-  /** Permits one owner (project) may hold at once. */
+  /** Permits one owner (project) may always have (its share of the budget). */
   readonly perOwner: number;
+  /**
+   * Given: an owner may hold more than `perOwner` while no other owner waits and this many
+   * permits stay free (a project arriving then gets connections at once, and one waiting makes
+   * the grown owner give back: see `contended`). Absent: never more than `perOwner`.
+   */
+  readonly headroom?: number;
   /** Acquisitions that may wait at once; the next one fails at once. */
   readonly maxWaiting: number;
   /** How long one acquisition may wait (Infinity: as long as it takes). */
@@ -80,6 +87,8 @@ export const MIN_BUDGET = 4;
 
 export class ConnectionBudget {
   private inUse = 0;
+  /** Permits in all: `limits.max`, or what `resize` set. */
+  private max: number;
   private readonly held = new Map<string, number>();
   /** Waiting acquisitions per owner; the Map's order is the round-robin order. */
   private readonly queues = new Map<string, Waiter[]>();
@@ -89,12 +98,42 @@ export class ConnectionBudget {
     readonly limits: BudgetLimits,
     private readonly reclaim: Reclaim = () => undefined,
   ) {
-    if (!(limits.max >= 1 && limits.perOwner >= 1 && limits.maxWaiting >= 0)) throw new RangeError('invalid connection budget');
+    if (!(limits.max >= 1 && limits.perOwner >= 1 && limits.maxWaiting >= 0 && (limits.headroom ?? 0) >= 0)) throw new RangeError('invalid connection budget');
+    this.max = limits.max;
+  }
+
+  /** Permits in all now. */
+  get capacity(): number {
+    return this.max;
+  }
+
+  /**
+   * Changes the number of permits in all (a pool's checkout gate as the pool grows or shrinks).
+   * Permits held past a smaller capacity stay valid; none is granted until the count is below it.
+   */
+  resize(max: number): void {
+    if (!(max >= 1)) throw new RangeError('invalid connection budget');
+    this.max = max;
+    this.drain();
+  }
+
+  /**
+   * Whether `owner` may open one more connection now without waiting and without taking what
+   * another owner needs: nobody waits, and past its share the budget keeps its headroom.
+   */
+  mayGrow(owner: string): boolean {
+    return this.waitingCount === 0 && this.grantable(owner);
+  }
+
+  /** A permit for `owner` now, or null when it would have to wait. */
+  tryAcquire(owner: string): Permit | null {
+    return this.mayGrow(owner) ? this.grant(owner) : null;
   }
 
   /** A permit for `owner`, at once when the budget and its share allow, else after waiting its turn. */
   acquire(owner: string): Promise<Permit> {
-    if (this.waitingCount === 0 && this.grantable(owner)) return Promise.resolve(this.grant(owner));
+    const now = this.tryAcquire(owner);
+    if (now) return Promise.resolve(now);
     if (this.waitingCount >= this.limits.maxWaiting) return Promise.reject(this.failure('queue_full'));
     const promise = new Promise<Permit>((resolve, reject) => {
       const waiter: Waiter = {
@@ -128,7 +167,7 @@ export class ConnectionBudget {
     const others = [...this.queues.keys()].some((o) => o !== owner);
     if (!others) return false;
     const active = new Set([...this.held.keys(), ...this.queues.keys()]).size;
-    return (this.held.get(owner) ?? 0) > Math.floor(this.limits.max / active);
+    return (this.held.get(owner) ?? 0) > Math.floor(this.max / active);
   }
 
   stats(): BudgetStats {
@@ -143,7 +182,14 @@ export class ConnectionBudget {
   }
 
   private grantable(owner: string): boolean {
-    return this.inUse < this.limits.max && (this.held.get(owner) ?? 0) < this.limits.perOwner;
+    if (this.inUse >= this.max) return false;
+    if ((this.held.get(owner) ?? 0) < this.limits.perOwner) return true;
+    const { headroom } = this.limits;
+    return headroom !== undefined && this.inUse < this.max - headroom && !this.othersWait(owner);
+  }
+
+  private othersWait(owner: string): boolean {
+    return this.queues.size > 1 || (this.queues.size === 1 && !this.queues.has(owner));
   }
 
   private grant(owner: string): Permit {
@@ -165,7 +211,7 @@ export class ConnectionBudget {
 
   /** Hands free permits to waiting owners in turn, skipping those at their share. */
   private drain(): void {
-    while (this.inUse < this.limits.max && this.waitingCount > 0) {
+    while (this.inUse < this.max && this.waitingCount > 0) {
       const owner = [...this.queues.keys()].find((o) => this.grantable(o));
       if (owner === undefined) return;
       const queue = this.queues.get(owner)!;
@@ -200,5 +246,6 @@ export class ConnectionBudget {
  * past its bound a request fails with the same ConnectionBudgetError as the host's budget.
  */
 export function checkoutGate(capacity: number, wait: WaitLimits): ConnectionBudget {
-  return new ConnectionBudget({ max: capacity, perOwner: capacity, maxWaiting: wait.maxWaiting, maxWaitMs: wait.maxWaitMs });
+  // One owner: `max` alone bounds it, also after a resize.
+  return new ConnectionBudget({ max: capacity, perOwner: Infinity, maxWaiting: wait.maxWaiting, maxWaitMs: wait.maxWaitMs });
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { BoundedPool } from './bounded-pool.js';
+import { BoundedPool, type PoolGrowth } from './bounded-pool.js';
 import { checkoutGate, UNBOUNDED_WAIT, type ConnectionBudget, type WaitLimits } from './connection-budget.js';
 import { surviveDroppedConnections } from './pool-errors.js';
 
@@ -155,6 +155,8 @@ export interface ExecutorOptions {
    * contended and this project holds more than its turn); it reopens when needed.
    */
   readonly yieldWhen?: () => boolean;
+  /** Given: the pooled connections grow past `pooled` while transactions queue for them (see BoundedPool). */
+  readonly growth?: PoolGrowth;
 }
 
 const DEFAULT_IDLE_MS = 30_000;
@@ -183,7 +185,7 @@ export class RlsExecutor {
   constructor(private readonly connectionString: string, options: ExecutorOptions) {
     const {
       shared, pooled, maxPrepared = MAX_PREPARED_PER_CONNECTION, maxInFlight = Infinity, idleMs = DEFAULT_IDLE_MS,
-      preparedStatements = true, Client = pg.Client, wait = UNBOUNDED_WAIT, yieldWhen = () => false,
+      preparedStatements = true, Client = pg.Client, wait = UNBOUNDED_WAIT, yieldWhen = () => false, growth,
     } = options;
     if (!(maxInFlight >= 1)) throw new RangeError('maxInFlight must be at least 1');
     this.named = preparedStatements;
@@ -196,7 +198,7 @@ export class RlsExecutor {
     this.used = Array.from({ length: shared }, () => false);
     this.connecting = Array.from({ length: shared }, () => null);
     this.exclusive = surviveDroppedConnections(
-      new BoundedPool({ connectionString, max: pooled, idleTimeoutMillis: idleMs, pipeline: true, Client } as pg.PoolConfig, { wait, yieldWhen }),
+      new BoundedPool({ connectionString, max: pooled, idleTimeoutMillis: idleMs, pipeline: true, Client } as pg.PoolConfig, { wait, yieldWhen, growth }),
     );
     this.idleSweep = setInterval(() => this.closeIdle(), idleMs);
     this.idleSweep.unref();

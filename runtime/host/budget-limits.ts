@@ -1,4 +1,4 @@
-import { perProjectShare, type BudgetLimits, type WaitLimits } from '../db/connection-budget.js';
+import { MIN_BUDGET, perProjectShare, type BudgetLimits, type WaitLimits } from '../db/connection-budget.js';
 
 /**
  * How long a request may wait for a connection before it is answered 503 + Retry-After:
@@ -21,7 +21,8 @@ export const MAX_WAITING_PER_PROJECT_POOL = 1_000;
 
 /** The host's connection budget for DB_MAX_CONNECTIONS. */
 export function connectionBudgetLimits(max: number): BudgetLimits {
-  return { max, perOwner: perProjectShare(max), maxWaiting: max * WAITING_PER_CONNECTION, maxWaitMs: MAX_WAIT_MS };
+  // A project grows past its share only while a project arriving would still find what it needs to start at once.
+  return { max, perOwner: perProjectShare(max), headroom: MIN_BUDGET, maxWaiting: max * WAITING_PER_CONNECTION, maxWaitMs: MAX_WAIT_MS };
 }
 
 /**

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { BoundedPool } from '../db/bounded-pool.js';
+import { BoundedPool, type PoolGrowth } from '../db/bounded-pool.js';
 import { budgetedClient } from '../db/budgeted-client.js';
 import type { ConnectionBudget } from '../db/connection-budget.js';
 import { surviveDroppedConnections } from '../db/pool-errors.js';
@@ -27,6 +27,13 @@ export interface ConnectionUrls {
  */
 const MAX_IN_FLIGHT_PER_SHARED_CONNECTION = 12;
 
+/**
+ * How often a pool that grew past its base size gives back what its busiest moment since the
+ * last time did not need: long enough that steady load keeps its connections (reopening one
+ * costs a backend start), short enough that a burst's connections return within seconds.
+ */
+const GROWN_SWEEP_MS = 5_000;
+
 /** Idle connections of the admin pool close after this; an unused project holds few connections. */
 const IDLE_CONNECTION_MS = 30_000;
 
@@ -49,7 +56,8 @@ function isIdle(entry: ProjectConnections): boolean {
  * executor (a few pipelined connections as authenticator plus a small pool for
  * transactions that must see their results before committing) and the admin pool for
  * the `auth` schema. Every connection holds a permit of the host's connection budget;
- * the pools are sized so that one project never waits for its own share. Requests waiting
+ * the pools are sized so that one project never waits for its own share, and its pooled and admin
+ * connections grow past that while requests queue for them and the budget has room. Requests waiting
  * for one of a project's connections queue within PROJECT_WAIT_LIMITS, and a connection
  * falling idle while other projects wait for the budget is closed rather than kept.
  */
@@ -73,9 +81,12 @@ export class ProjectPools {
     if (!entry) {
       const Client = budgetedClient(this.budget, ref);
       const yieldWhen = () => this.budget.contended(ref);
+      // Grown connections hold budget permits past the project's share: the budget grants them only while
+      // nobody else waits and it keeps headroom, and takes them back through yieldWhen.
+      const growth: PoolGrowth = { ceiling: this.budget.limits.max, budgetRoom: () => this.budget.mayGrow(ref), sweepMs: GROWN_SWEEP_MS };
       // A dropped database or restarted cluster surfaces on the next query, not as a crash.
       const admin = surviveDroppedConnections(
-        new BoundedPool({ connectionString: urls.admin, max: this.sizes.admin, idleTimeoutMillis: IDLE_CONNECTION_MS, Client }, { wait: PROJECT_WAIT_LIMITS, yieldWhen }),
+        new BoundedPool({ connectionString: urls.admin, max: this.sizes.admin, idleTimeoutMillis: IDLE_CONNECTION_MS, Client }, { wait: PROJECT_WAIT_LIMITS, yieldWhen, growth }),
       );
       const executor = new RlsExecutor(urls.api, {
         shared: this.sizes.shared,
@@ -85,6 +96,7 @@ export class ProjectPools {
         Client,
         wait: PROJECT_WAIT_LIMITS,
         yieldWhen,
+        growth,
       });
       entry = { executor, admin };
       this.entries.set(ref, entry);

@@ -5,7 +5,8 @@ import { createTestProject, startTestHost, type TestHost, type TestProject } fro
 /**
  * Requests waiting for one project's own connections: with DB_MAX_CONNECTIONS=12 a project's
  * share is 4 (pool-sizes.ts): one shared data connection (12 transactions in flight), one pooled,
- * one admin connection, the schema watch. 1,000 may wait per project pool (budget-limits.ts).
+ * one admin connection, the schema watch; the pooled and admin pools grow past that while requests
+ * queue and the budget has room (pool-growth.ts). 1,000 may wait per project pool (budget-limits.ts).
  */
 const ADMIN_CONNECTIONS = 1;
 const SHARED_SLOTS = 12;
@@ -38,6 +39,15 @@ async function lock(t: TestHost, project: TestProject, table: string): Promise<p
   await client.connect();
   await client.query(`BEGIN; LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
   return client;
+}
+
+/** Sessions of `project`'s database waiting for a lock. */
+async function lockWaiters(t: TestHost, project: TestProject): Promise<number> {
+  const { rows } = await t.platform.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`,
+    [project.record.databaseName],
+  );
+  return rows[0]!.n;
 }
 
 async function unlock(client: pg.Client): Promise<void> {
@@ -88,19 +98,25 @@ describe('a project whose own connections are all busy', () => {
     const url = `${project.url}/auth/v1/admin/users/${id}`;
 
     const held = await lock(t, project, 'auth.users');
-    const fits = ADMIN_CONNECTIONS + WAITING_PER_POOL;
-    const overflow = 6;
-    const answers = Array.from({ length: fits + overflow }, () => answer(fetch(url, { headers })));
-    await settled(answers, overflow);
+    const overflow = 20;
+    const total = ADMIN_CONNECTIONS + WAITING_PER_POOL + overflow;
+    const answers = Array.from({ length: total }, () => answer(fetch(url, { headers })));
+    let early = 0;
+    for (const a of answers) void a.then(() => early++);
+    // The admin pool grows while its requests queue, as far as the budget lets it: each connection it
+    // opened waits on the lock, 1,000 more requests wait for one of them, and the rest are refused at once.
+    await expect.poll(async () => early + (await lockWaiters(t, project)), { timeout: 30_000 }).toBe(total - WAITING_PER_POOL);
+    const grown = await lockWaiters(t, project);
+    expect(grown).toBeGreaterThan(ADMIN_CONNECTIONS);
     await unlock(held);
     const all = await Promise.all(answers);
-    expect(all.filter((a) => a.status === 503)).toEqual(Array.from({ length: overflow }, () => ({
+    expect(all.filter((a) => a.status === 503)).toEqual(Array.from({ length: total - WAITING_PER_POOL - grown }, () => ({
       status: 503,
       retryAfter: '10',
       body: { code: 503, error_code: 'request_timeout', msg: 'Processing this request timed out, please retry after a moment.' },
     })));
     expect(all.filter((a) => a.status !== 503).map((a) => [a.status, (a.body as { email: string }).email])).toEqual(
-      Array.from({ length: fits }, () => [200, 'queued@example.com']),
+      Array.from({ length: WAITING_PER_POOL + grown }, () => [200, 'queued@example.com']),
     );
   }, 60_000);
 });
