@@ -1,3 +1,6 @@
+import { SpeechEngineError } from './transcript/speech-engine.js';
+import { readSpeechSettings, type SpeechSettings } from './transcript/speech-settings.js';
+
 /**
  * Tunables of the call-analysis API, read from the environment by `loadConfig` (the one config
  * loader). Every value has a production default; tests shorten the delays.
@@ -40,6 +43,8 @@ export interface CallsSettings {
   readonly webhookRetrySchedule: readonly number[];
   /** `CALLS_WEBHOOK_TIMEOUT_SECONDS`: how long one delivery attempt may take. */
   readonly webhookTimeoutSeconds: number;
+  /** `CALLS_SPEECH_ENGINES` and the engines' variables: which speech engines transcribe calls (see docs/call-analysis.md). */
+  readonly speech: SpeechSettings;
 }
 
 export class CallsSettingsError extends Error {
@@ -75,9 +80,18 @@ export function readCallsSettings(env: NodeJS.ProcessEnv): CallsSettings {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(queueSchema)) {
     throw new CallsSettingsError(`CALLS_QUEUE_SCHEMA must be a lower-case identifier, got "${queueSchema}"`);
   }
+  const allowPrivateUrls = (env.CALLS_ALLOW_PRIVATE_URLS ?? '').toLowerCase() === 'true';
+  const allowCidrs = listOf(env, 'CALLS_ALLOW_CIDRS');
+  let speech: SpeechSettings;
+  try {
+    speech = readSpeechSettings(env, { allowPrivate: allowPrivateUrls, allowCidrs });
+  } catch (error) {
+    if (error instanceof SpeechEngineError) throw new CallsSettingsError(error.message);
+    throw error;
+  }
   return {
-    allowPrivateUrls: (env.CALLS_ALLOW_PRIVATE_URLS ?? '').toLowerCase() === 'true',
-    allowCidrs: listOf(env, 'CALLS_ALLOW_CIDRS'),
+    allowPrivateUrls,
+    allowCidrs,
     concurrency: numberOf(env, 'CALLS_CONCURRENCY', 2, 0),
     queueSchema,
     pollSeconds: numberOf(env, 'CALLS_POLL_SECONDS', 2, 0.5, false),
@@ -93,5 +107,6 @@ export function readCallsSettings(env: NodeJS.ProcessEnv): CallsSettings {
     tokenTtlSeconds: numberOf(env, 'CALLS_TOKEN_TTL_SECONDS', 900, 1),
     webhookRetrySchedule: schedule.length ? schedule : DEFAULT_RETRY_SCHEDULE,
     webhookTimeoutSeconds: numberOf(env, 'CALLS_WEBHOOK_TIMEOUT_SECONDS', 15, 1),
+    speech,
   };
 }

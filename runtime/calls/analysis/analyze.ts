@@ -1,25 +1,45 @@
 import { decodeAudio, type DecodeOptions } from '../audio/decode.js';
 import type { AudioDescription } from '../audio/pcm-block.js';
+import { chooseEngine } from '../transcript/speech-engines.js';
+import type { EngineSpec } from '../transcript/speech-settings.js';
+import { Transcriber } from '../transcript/transcriber.js';
+import type { Transcript } from '../transcript/transcript.js';
 import { FrameAccumulator } from './frame-accumulator.js';
 import { resolveAnalyzerOptions, type AnalyzerOptions } from './options.js';
 import { buildCallAnalysis, type CallAnalysis } from './result.js';
 
+/** Transcribe the call in `language` with the first of `engines` that serves it. */
+export interface SpeechRequest {
+  readonly language: string;
+  readonly engines: readonly EngineSpec[];
+}
+
 export interface AnalyzeOptions extends DecodeOptions {
   readonly analyzer?: Partial<AnalyzerOptions>;
+  /** Absent: signal metrics only, no `transcript` field. */
+  readonly speech?: SpeechRequest;
 }
 
 /**
  * Decodes and analyses a recording in one streaming pass: memory is bounded by the input chunk
- * size plus a few bytes per 20 ms frame. Throws `AudioError` for undecodable input.
+ * size plus a few bytes per 20 ms frame, and, when transcribing, one speech chunk per channel
+ * (decoding waits while the engine works on a chunk). Throws `AudioError` for undecodable input.
  */
 export async function analyzeRecording(source: AsyncIterable<Uint8Array>, options: AnalyzeOptions = {}): Promise<CallAnalysis> {
   const analyzer = resolveAnalyzerOptions(options.analyzer);
   const accumulator = new FrameAccumulator(analyzer.frameMs, analyzer.clipThreshold);
+  const choice = options.speech ? chooseEngine(options.speech.engines, options.speech.language) : null;
+  const transcriber = choice && 'engine' in choice ? new Transcriber(choice.engine, options.speech!.language) : null;
   let description: AudioDescription | null = null;
   for await (const block of decodeAudio(source, options)) {
     description ??= block.description;
     accumulator.push(block);
+    await transcriber?.push(block);
   }
   // decodeAudio throws rather than finishing without a block, so a description exists here.
-  return buildCallAnalysis(accumulator.finish(), description!, analyzer);
+  const analysis = buildCallAnalysis(accumulator.finish(), description!, analyzer);
+  if (!choice) return analysis;
+  const transcript: Transcript =
+    'engine' in choice ? await transcriber!.finish(analysis) : { status: 'unavailable', reason: choice.reason, language: options.speech!.language };
+  return { ...analysis, transcript };
 }

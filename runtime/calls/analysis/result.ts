@@ -1,4 +1,5 @@
 import type { AudioDescription } from '../audio/pcm-block.js';
+import type { Transcript } from '../transcript/transcript.js';
 import type { FrameLevels } from './frame-accumulator.js';
 import type { AnalyzerOptions } from './options.js';
 import { coverage, countInterruptions, countTurns, longest, segmentsOf, type Segment } from './timeline.js';
@@ -88,6 +89,8 @@ export interface CallAnalysis {
     readonly interruption_window_ms: number;
     readonly clip_threshold: number;
   };
+  /** Present when the call was analysed with a speech request (every call the API analyses). */
+  readonly transcript?: Transcript;
 }
 
 const round = (value: number, digits: number): number => {

@@ -67,7 +67,7 @@ function guardedLookup(resolve: Resolver, policy: AddressPolicy): LookupFunction
 export interface GuardedRequestInit {
   readonly method: 'GET' | 'POST';
   readonly headers: Readonly<Record<string, string>>;
-  readonly body?: string;
+  readonly body?: string | Uint8Array;
   /** Aborts the request and its body, whatever phase it is in. */
   readonly signal?: AbortSignal;
 }

@@ -53,7 +53,10 @@ export async function runAnalysisJob(ctx: CallsContext, job: PgBoss.JobWithMetad
       timeoutMs: settings.fetchTimeoutSeconds * 1000,
       signal: stopping,
     });
-    const analysed = await ctx.analysis.analyze(recording.body, { maxDurationSeconds: settings.maxDurationSeconds });
+    const analysed = await ctx.analysis.analyze(recording.body, {
+      maxDurationSeconds: settings.maxDurationSeconds,
+      speech: { language: call.language, engines: settings.speech.engines },
+    });
     await finish(ctx, callId, { result: await withTenantInsights(ctx.pool, call.tenant_id, analysed) });
   } catch (failure) {
     if (stopping.aborted) throw new ShutdownError('the server stopped during the analysis; it runs again');

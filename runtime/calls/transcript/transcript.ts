@@ -31,11 +31,21 @@ export interface TranscriptSpeaker {
   readonly confidence?: number;
 }
 
+/** How the speakers were told apart: by channel (stereo), or by pitch in a mono call with how sure the split is. */
+export interface SpeakerSeparation {
+  readonly method: 'channel' | 'pitch';
+  /** 0..1; 1 for channels. A mono call below 0.5 keeps one speaker. */
+  readonly confidence: number;
+}
+
 export interface CompletedTranscript {
   readonly status: 'completed';
   readonly engine: string;
   readonly model: string;
   readonly language: string;
+  /** The engine's measured accuracy, where it was measured (the built-in PocketSphinx fallback). */
+  readonly quality?: string;
+  readonly separation: SpeakerSeparation;
   readonly speakers: readonly TranscriptSpeaker[];
   readonly utterances: readonly Utterance[];
 }

@@ -45,6 +45,7 @@ export function transcriptOf(utterances: readonly Utterance[]): CompletedTranscr
     engine: 'fixture',
     model: 'hand-written',
     language: 'en-US',
+    separation: { method: 'channel', confidence: 1 },
     speakers: [
       { id: 'operator', label: 'Operator', channel: 0 },
       { id: 'customer', label: 'Customer', channel: 1 },
