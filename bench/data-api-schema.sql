@@ -55,7 +55,17 @@ CREATE TABLE entries (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- Rows PATCHed by key and upserted (the bench user owns id 7).
+CREATE TABLE notes (
+  id bigint PRIMARY KEY,
+  owner uuid NOT NULL DEFAULT auth.uid(),
+  body text NOT NULL
+);
+INSERT INTO notes (id, owner, body) SELECT g, pg_temp.owner_uuid(((g - 1) % 100) + 1), 'note ' || g FROM generate_series(1, 1000) g;
+
 ALTER TABLE todos ENABLE ROW LEVEL SECURITY;
+ALTER TABLE notes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY notes_owner ON notes FOR ALL TO authenticated USING (owner = auth.uid()) WITH CHECK (owner = auth.uid());
 ALTER TABLE entries ENABLE ROW LEVEL SECURITY;
 CREATE POLICY entries_owner ON entries FOR ALL TO authenticated USING (owner = auth.uid()) WITH CHECK (owner = auth.uid());
 ALTER TABLE projects ENABLE ROW LEVEL SECURITY;

@@ -14,11 +14,11 @@ import pg from 'pg';
 import { ensureNode22, ensurePeerDir } from './peer-install.js';
 import { at, projectTaskKeys, sameRows, todoKeys, withRelayPrimaryKeys } from './served-rows.js';
 
-export type PeerName = 'express' | 'postgraphile' | 'platformatic';
-export const PEER_NAMES: readonly PeerName[] = ['express', 'postgraphile', 'platformatic'];
+export type PeerName = 'standin' | 'express' | 'postgraphile' | 'platformatic';
+export const PEER_NAMES: readonly PeerName[] = ['standin', 'express', 'postgraphile', 'platformatic'];
 
 /** Our scenarios a peer can have an equivalent of. */
-export type ScenarioKey = 'read20' | 'read20hooked' | 'embed' | 'computed' | 'post' | 'rpc';
+export type ScenarioKey = 'read20' | 'read20hooked' | 'embed' | 'computed' | 'post' | 'patch' | 'bulk' | 'upsert' | 'rpc';
 
 export interface PeerRequest {
   readonly scenario: ScenarioKey;
@@ -45,6 +45,8 @@ export interface PeerContext {
   readonly superuserUrl: string;
   readonly jwtSecret: string;
   readonly port: number;
+  /** The data API's statement for the 20-row read (the stand-in runs it as is). */
+  readonly read20: { readonly text: string; readonly values: readonly unknown[] };
 }
 
 interface Launch {
@@ -110,18 +112,27 @@ async function platformaticSetup(dir: string, ctx: PeerContext): Promise<string>
 const TODOS_QUERY = '{ allTodos(first: 20) { nodes { id owner title done priority createdAt } } }';
 const PROJECTS_QUERY = '{ allProjects(first: 10) { nodes { id name tasksByProjectId { nodes { id title done } } } } }';
 
-export const PEERS: readonly PeerSpec[] = [
-  {
-    name: 'express',
-    label: 'express 5 + pg pool 10 + jose, 4 awaited round trips (Node 20)',
-    requests: [{ scenario: 'read20', what: 'GET /todos?limit=20', method: 'GET', path: '/todos?limit=20', headers: {}, rows: todoKeys }],
+const READ20: PeerRequest = { scenario: 'read20', what: 'GET /todos?limit=20', method: 'GET', path: '/todos?limit=20', headers: {}, rows: todoKeys };
+
+/** A peer of this repository's bench/ that serves the 20-row read, run with tsx on this Node. */
+function benchServer(name: PeerName, label: string, file: string, env: (ctx: PeerContext) => Record<string, string> = () => ({})): PeerSpec {
+  return {
+    name,
+    label,
+    requests: [READ20],
     prepare: async (ctx) => ({
       command: process.execPath,
-      args: ['--import', 'tsx', path.join(ctx.repoRoot, 'bench', 'peer-express.ts')],
+      args: ['--import', 'tsx', path.join(ctx.repoRoot, 'bench', file)],
       cwd: ctx.repoRoot,
-      env: { PORT: String(ctx.port), DATABASE_URL: ctx.authenticatorUrl, JWT_SECRET: ctx.jwtSecret },
+      env: { PORT: String(ctx.port), DATABASE_URL: ctx.authenticatorUrl, JWT_SECRET: ctx.jwtSecret, ...env(ctx) },
     }),
-  },
+  };
+}
+
+export const PEERS: readonly PeerSpec[] = [
+  benchServer('standin', 'hand-written node:http + pg, JWT cache, 2 pipelined connections, the data API\'s own transaction (Node 20)', 'stand-in.ts',
+    (ctx) => ({ STANDIN_SQL: JSON.stringify(ctx.read20) })),
+  benchServer('express', 'express 5 + pg pool 10 + jose, 4 awaited round trips (Node 20)', 'peer-express.ts'),
   {
     name: 'postgraphile',
     label: 'PostGraphile v5, amber preset, grafserv/node, pool 10 (Node 22)',

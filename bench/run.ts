@@ -13,7 +13,8 @@
  * Node 22 and dependencies are installed into bench/.cache (BENCH_CACHE_DIR) on first use.
  * Options: --connections 50 --duration 10 --runs 3 --big-rows 10000000 (0 skips the
  * estimated-count table) --only "20 rows,post" (parts of scenario names)
- * --peers express|all|none|postgraphile,platformatic,express. The 20-row read also runs on a copy of its table
+ * --peers standin,express (default)|all|none|postgraphile,platformatic,express,standin; the stand-in
+ * (bench/stand-in.ts) is the 20-row read written by hand for speed, running the API's own transaction. The 20-row read also runs on a copy of its table
  * that the bench project's extension hooks with afterRead, and the two reads' ratio is reported.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -44,9 +45,11 @@ const OWNER = '00000000-0000-0000-0000-000000000007';
 interface Scenario {
   readonly key: ScenarioKey;
   readonly name: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH';
   readonly path: string;
   readonly body?: string;
+  /** Headers besides the key and token (e.g. Prefer). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Preflight: the JSON body must satisfy this before load is applied. */
   readonly check: (status: number, body: unknown) => boolean;
   /** The served rows as keys, for scenarios that peers also serve. */
@@ -73,6 +76,16 @@ const ALL_SCENARIOS: readonly Scenario[] = [
       && b.every((r) => typeof (r as { title_upper: unknown }).title_upper === 'string' && (r as { first_project: unknown }).first_project !== null),
   },
   { key: 'post', name: 'POST one row', method: 'POST', path: '/entries', body: '{"title":"bench"}', check: (s, b) => s === 201 && Array.isArray(b) && b.length === 1 },
+  // The same row in every request, on both sides: its row lock orders the updates for the API and pgbench alike.
+  { key: 'patch', name: 'PATCH one row by key', method: 'PATCH', path: '/notes?id=eq.7', body: '{"body":"patched"}', check: (s, b) => s === 200 && Array.isArray(b) && b.length === 1 },
+  {
+    key: 'bulk', name: 'POST 100 rows (bulk insert)', method: 'POST', path: '/entries',
+    body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ title: `bulk ${i}` }))), headers: { prefer: 'return=minimal' }, check: (s) => s === 201,
+  },
+  {
+    key: 'upsert', name: 'POST upsert (merge-duplicates)', method: 'POST', path: '/notes', body: '{"id":7,"body":"upserted"}',
+    headers: { prefer: 'resolution=merge-duplicates,return=minimal' }, check: (s) => s === 200 || s === 201,
+  },
   { key: 'rpc', name: 'RPC (GET, stable)', method: 'GET', path: '/rpc/my_todo_count?done=false', check: (s, b) => s === 200 && typeof b === 'number' },
 ];
 
@@ -83,7 +96,7 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '3' },
     'big-rows': { type: 'string', default: '10000000' },
     only: { type: 'string' },
-    peers: { type: 'string', default: 'express' },
+    peers: { type: 'string', default: 'standin,express' },
   },
 });
 const SCENARIOS = ALL_SCENARIOS.filter((s) => !opts.only || opts.only.split(',').some((word) => s.name.toLowerCase().includes(word.toLowerCase())));
@@ -91,7 +104,7 @@ const connections = Number(opts.connections);
 const duration = Number(opts.duration);
 const runs = Number(opts.runs);
 const bigRows = Number(opts['big-rows']);
-const peerSpecs = selectPeers(opts.peers ?? 'express');
+const peerSpecs = selectPeers(opts.peers ?? 'standin,express');
 const cacheDir = process.env.BENCH_CACHE_DIR ?? path.join(import.meta.dirname, '.cache');
 const peersSourceDir = process.env.BENCH_PEERS_DIR ?? path.resolve(repoRoot, '..', 'shared', 'bench', 'peers');
 
@@ -215,12 +228,33 @@ async function main(): Promise<void> {
     const results = new Map<string, { api: LoadResult[]; db: PgbenchResult[] }>();
     const servedRows = new Map<ScenarioKey, readonly string[]>();
     let ceiling10: PgbenchResult[] = [];
+    const headersFor = (scenario: Scenario): Record<string, string> => ({
+      apikey: keys.anon_key, authorization: `Bearer ${token}`, ...(scenario.body ? { 'content-type': 'application/json' } : {}), ...scenario.headers,
+    });
+    /** The statement the API builds for the scenario, and the same transaction as a pgbench script. */
+    const transactionOf = (scenario: Scenario) => {
+      const headers = headersFor(scenario);
+      const q = scenario.path.indexOf('?');
+      const [resource, query] = q < 0 ? [scenario.path, ''] : [scenario.path.slice(0, q), scenario.path.slice(q + 1)];
+      const segments = resource.split('/').filter((s) => s !== '');
+      const request = parseRequest({
+        method: scenario.method,
+        resource: segments[0] === 'rpc' ? { kind: 'rpc', name: segments[1] ?? '' } : { kind: 'table', name: segments[0] ?? '' },
+        query, headers, body: scenario.body ?? null, schemas: definition.project.schemas,
+      });
+      const built = buildStatement(request, definition.project, { maxRows: 1000 });
+      const serverHeaders = { host: `127.0.0.1:${port}`, connection: 'keep-alive', ...headers, ...(scenario.body ? { 'content-length': String(scenario.body.length) } : {}) };
+      const script = pgbenchScript({
+        role: 'authenticated', claims: JSON.stringify(claims), method: scenario.method, path: resource, headers: JSON.stringify(serverHeaders),
+        cookies: '{}', searchPath: '"public", "public", "extensions"', timezone: null, preRequest: null,
+      }, built);
+      return { built, script };
+    };
     for (const scenario of SCENARIOS) {
-      const headers: Record<string, string> = { apikey: keys.anon_key, authorization: `Bearer ${token}` };
-      if (scenario.body) headers['content-type'] = 'application/json';
+      const headers = headersFor(scenario);
       const pre = await fetch(`${apiUrl}${scenario.path}`, { method: scenario.method, headers, body: scenario.body });
       const preBody = await pre.json().catch(() => undefined);
-      if (!scenario.check(pre.status, preBody)) throw new Error(`preflight of "${scenario.name}" failed: ${pre.status} ${JSON.stringify(preBody).slice(0, 300)}`);
+      if (!scenario.check(pre.status, preBody)) throw new Error(`preflight of "${scenario.name}" failed: ${pre.status} ${String(JSON.stringify(preBody)).slice(0, 300)}`);
       const rows = scenario.rows?.(preBody);
       if (rows) servedRows.set(scenario.key, rows);
       results.set(scenario.name, { api: [], db: [] });
@@ -228,7 +262,8 @@ async function main(): Promise<void> {
 
     const peerRuns: PeerRuns[] = [];
     const peerContext = { repoRoot, cacheDir, peersSourceDir, databaseName: record.databaseName, authenticatorUrl: dbUrl,
-      superuserUrl: platform.cluster.urlFor(record.databaseName), jwtSecret: record.jwtSecret };
+      superuserUrl: platform.cluster.urlFor(record.databaseName), jwtSecret: record.jwtSecret,
+      read20: transactionOf(ALL_SCENARIOS[0]!).built };
     for (const spec of peerSpecs) {
       const requests = spec.requests.filter((r) => servedRows.has(r.scenario));
       if (requests.length === 0) continue;
@@ -244,22 +279,8 @@ async function main(): Promise<void> {
 
     for (let run = 0; run < runs; run += 1) {
       for (const [i, scenario] of SCENARIOS.entries()) {
-        const headers: Record<string, string> = { apikey: keys.anon_key, authorization: `Bearer ${token}` };
-        if (scenario.body) headers['content-type'] = 'application/json';
-        const q = scenario.path.indexOf('?');
-        const [resource, query] = q < 0 ? [scenario.path, ''] : [scenario.path.slice(0, q), scenario.path.slice(q + 1)];
-        const segments = resource.split('/').filter((s) => s !== '');
-        const request = parseRequest({
-          method: scenario.method,
-          resource: segments[0] === 'rpc' ? { kind: 'rpc', name: segments[1] ?? '' } : { kind: 'table', name: segments[0] ?? '' },
-          query, headers, body: scenario.body ?? null, schemas: definition.project.schemas,
-        });
-        const built = buildStatement(request, definition.project, { maxRows: 1000 });
-        const serverHeaders = { host: `127.0.0.1:${port}`, connection: 'keep-alive', ...headers, ...(scenario.body ? { 'content-length': String(scenario.body.length) } : {}) };
-        const script = pgbenchScript({
-          role: 'authenticated', claims: JSON.stringify(claims), method: scenario.method, path: resource, headers: JSON.stringify(serverHeaders),
-          cookies: '{}', searchPath: '"public", "public", "extensions"', timezone: null, preRequest: null,
-        }, built);
+        const headers = headersFor(scenario);
+        const { script } = transactionOf(scenario);
         const entry = results.get(scenario.name)!;
         const steps: (() => Promise<string>)[] = [
           async () => {
