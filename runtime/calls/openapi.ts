@@ -83,7 +83,7 @@ const SCHEMAS: Readonly<Record<string, Schema>> = {
       attempts: { type: 'integer' },
       error: { oneOf: [{ type: 'null' }, { type: 'object', required: ['code', 'message', 'status'], properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } } }] },
       result: {
-        oneOf: [{ type: 'null' }, { type: 'object', properties: { insights: { oneOf: [{ type: 'null' }, ref('CallInsights')] } } }],
+        oneOf: [{ type: 'null' }, { type: 'object', properties: { transcript: ref('Transcript'), insights: { oneOf: [{ type: 'null' }, ref('CallInsights')] } } }],
         description: 'The signal metrics (runtime/calls/analysis/METRICS.md); with a transcript, `transcript` and `insights` (null when the transcript is unavailable).',
       },
     },
@@ -198,6 +198,79 @@ const SCHEMAS: Readonly<Record<string, Schema>> = {
       created_at: { type: 'string', format: 'date-time' },
     },
   },
+  Word: {
+    type: 'object',
+    required: ['text', 'start', 'end', 'confidence', 'speaker'],
+    properties: { text: { type: 'string' }, start: { type: 'number', description: 'seconds from the start of the recording' }, end: { type: 'number' }, confidence: { type: 'number', minimum: 0, maximum: 1 }, speaker: { type: 'string' } },
+  },
+  Transcript: {
+    oneOf: [
+      {
+        type: 'object',
+        required: ['status', 'engine', 'model', 'language', 'separation', 'speakers', 'utterances'],
+        properties: {
+          status: { const: 'completed' },
+          engine: { enum: ['openai-compatible', 'sherpa-onnx', 'pocketsphinx'] },
+          model: { type: 'string' },
+          language: { type: 'string' },
+          quality: { type: 'string', description: 'the engine’s measured accuracy, where it was measured' },
+          separation: { type: 'object', properties: { method: { enum: ['channel', 'pitch'] }, confidence: { type: 'number', minimum: 0, maximum: 1, description: 'mono calls below 0.5 keep one speaker' } } },
+          speakers: { type: 'array', items: { type: 'object', required: ['id', 'label'], properties: { id: { type: 'string', description: 'operator, customer (stereo) or speaker_1, speaker_2 (mono)' }, label: { type: 'string' }, channel: { type: 'integer' }, confidence: { type: 'number' } } } },
+          utterances: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['speaker', 'start', 'end', 'confidence', 'text', 'words'],
+              properties: { speaker: { type: 'string' }, start: { type: 'number' }, end: { type: 'number' }, confidence: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: ref('Word') } },
+            },
+          },
+        },
+      },
+      {
+        type: 'object',
+        required: ['status', 'reason', 'language'],
+        properties: { status: { const: 'unavailable' }, reason: { type: 'string', description: 'no engine configured, none serving the language, or the engine failed' }, engine: { type: 'string' }, language: { type: 'string' } },
+      },
+    ],
+  },
+  CallEvent: {
+    type: 'object',
+    required: ['type', 'timestamp', 'data'],
+    properties: {
+      type: { enum: ['call.analysis.completed', 'call.analysis.failed'] },
+      timestamp: { type: 'string', format: 'date-time' },
+      data: {
+        allOf: [
+          ref('Call'),
+          {
+            type: 'object',
+            description: '`result` holds the metrics only; the transcript and insights are summarised here and read in full from GET /v1/calls/{id}. Absent on a failed call.',
+            properties: {
+              transcript: {
+                oneOf: [
+                  { type: 'object', properties: { status: { const: 'completed' }, engine: { type: 'string' }, model: { type: 'string' }, language: { type: 'string' }, speakers: { type: 'array', items: { type: 'string' } }, utterances: { type: 'integer' }, words: { type: 'integer' } } },
+                  { type: 'object', properties: { status: { const: 'unavailable' }, reason: { type: 'string' }, engine: { type: 'string' }, language: { type: 'string' } } },
+                ],
+              },
+              insights: {
+                oneOf: [
+                  { type: 'null' },
+                  {
+                    type: 'object',
+                    properties: {
+                      keywords: { type: 'object', additionalProperties: { type: 'integer' }, description: 'matches per keyword list' },
+                      script: { oneOf: [{ type: 'null' }, { type: 'object', properties: { required: { type: 'integer' }, found: { type: 'integer' }, ratio: { type: 'number' } } }] },
+                      pii: { type: 'object', properties: { redacted: { type: 'boolean' }, kinds: { type: 'array', items: { enum: PII_KINDS } } } },
+                    },
+                  },
+                ],
+              },
+            },
+          },
+        ],
+      },
+    },
+  },
   CallPage: {
     type: 'object',
     required: ['object', 'data', 'has_more', 'next_cursor'],
@@ -221,6 +294,14 @@ export function callsOpenApiDocument(): Schema {
         oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: '/v1/oauth/token', scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, s])) } } },
       },
       schemas: SCHEMAS,
+    },
+    webhooks: {
+      'call.analysis.completed': {
+        post: { summary: 'A call was analysed (Standard Webhooks signature headers)', requestBody: { required: true, content: json(ref('CallEvent')) }, responses: { '200': { description: 'any 2xx acknowledges' } } },
+      },
+      'call.analysis.failed': {
+        post: { summary: 'A call’s analysis failed', requestBody: { required: true, content: json(ref('CallEvent')) }, responses: { '200': { description: 'any 2xx acknowledges' } } },
+      },
     },
     paths: {
       '/v1/oauth/token': {

@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { fetchRecording } from '../fetch/fetch-recording.js';
 import { withTenantInsights } from '../insights/store.js';
 import { DELIVER_QUEUE, type AnalyzeJob } from '../queue.js';
+import { callEventData } from '../webhooks/call-event.js';
 import { recordEvent } from '../webhooks/outbox.js';
 import { classifyFailure } from './failure.js';
 
@@ -24,7 +25,7 @@ async function finish(ctx: CallsContext, callId: string, outcome: { result: unkn
     const row = rows[0];
     if (!row) return 0;
     const type = completed ? 'call.analysis.completed' : 'call.analysis.failed';
-    return (await recordEvent(client, ctx.queue, row.tenant_id, type, callResource(row))).deliveries;
+    return (await recordEvent(client, ctx.queue, row.tenant_id, type, callEventData(callResource(row)))).deliveries;
   });
   if (delivered) ctx.queue.wake(DELIVER_QUEUE);
 }

@@ -86,7 +86,11 @@ describe('events and delivery', () => {
     expect(completed.data.id).toBe(ok.body.id);
     expect(completed.data.status).toBe('completed');
     expect(completed.data.result.talk.operator_s).toBe(7);
-    expect(completed.data).toEqual((await h.request('GET', `/v1/calls/${ok.body.id}`, { key })).body);
+    // The event carries the transcript's status (no engine here) and the insight summary beside the metrics; the transcript itself is read from the call.
+    const call = (await h.request('GET', `/v1/calls/${ok.body.id}`, { key })).body;
+    const { transcript, insights, ...metrics } = call.result;
+    expect(transcript).toEqual({ status: 'unavailable', reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES)', language: 'en' });
+    expect(completed.data).toEqual({ ...call, result: metrics, transcript, insights });
     expect(failed.data).toMatchObject({ id: bad.body.id, status: 'failed', error: { code: 'download_failed', status: 502 } });
     for (const hook of hooks) {
       expect(hook.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{24}$/);
