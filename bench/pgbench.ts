@@ -29,7 +29,7 @@ export function pgbenchScript(identity: RequestIdentity, built: BuiltStatement):
   });
   const text = built.text.replace(/\$(\d+)/g, (_m, n: string) => `:p${n}`);
   const begin = built.readOnly ? 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY;' : 'BEGIN ISOLATION LEVEL READ COMMITTED;';
-  const setConfig = `${identitySql((n) => `:i${n}`, identity.timezone !== null)};`;
+  const setConfig = `${identitySql((n) => `:i${n}`, { timezone: identity.timezone !== null, preRequest: identity.preRequest, appSettings: identity.appSettings.length })};`;
   return { script: [begin, setConfig, `${text};`, 'COMMIT;', ''].join('\n'), variables };
 }
 

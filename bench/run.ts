@@ -246,7 +246,7 @@ async function main(): Promise<void> {
       const serverHeaders = { host: `127.0.0.1:${port}`, connection: 'keep-alive', ...headers, ...(scenario.body ? { 'content-length': String(scenario.body.length) } : {}) };
       const script = pgbenchScript({
         role: 'authenticated', claims: JSON.stringify(claims), method: scenario.method, path: resource, headers: JSON.stringify(serverHeaders),
-        cookies: '{}', searchPath: '"public", "public", "extensions"', timezone: null, preRequest: null,
+        cookies: '{}', searchPath: '"public", "public", "extensions"', timezone: null, preRequest: null, appSettings: [],
       }, built);
       return { built, script };
     };

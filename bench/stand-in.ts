@@ -14,7 +14,7 @@ import { identitySql } from '../runtime/db/rls-transaction.js';
 
 const statement = JSON.parse(process.env.STANDIN_SQL ?? '{}') as { text: string; values: unknown[] };
 const secret = new TextEncoder().encode(process.env.JWT_SECRET ?? '');
-const IDENTITY = identitySql((n) => `$${n}`, false);
+const IDENTITY = identitySql((n) => `$${n}`, { timezone: false, preRequest: null, appSettings: 0 });
 const SEARCH_PATH = '"public", "public", "extensions"';
 
 const clients = await Promise.all([0, 1].map(async () => {

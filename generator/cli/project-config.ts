@@ -1,7 +1,7 @@
 import { taskClient } from '../../runtime/db/pool-errors.js';
 import { missingSchemas } from '../../runtime/platform/exposed-schemas.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
-import { SettingsError, type SettingAssignment } from '../../runtime/platform/settings.js';
+import { mergeAppSettings, SettingsError, type SettingAssignment, type SettingName, type SettingValue } from '../../runtime/platform/settings.js';
 import { currentSigningKey, DEFAULT_ROTATION_GRACE_SECONDS, generateSigningKey, rotateSigningKey } from '../../runtime/platform/signing-keys.js';
 import type { AccessTokenAlg } from '../../runtime/auth/keyring.js';
 import { generateProject } from '../generate.js';
@@ -57,6 +57,8 @@ export async function configureProject(platform: Platform, record: ProjectRecord
   }
   if (signingAlg) await ensureSigningKey(platform, record, signingAlg);
   if (assignments.length === 0) return { record, generated };
-  const settings = Object.fromEntries(assignments.map(({ key, value }) => [key, value]));
+  const settings: Partial<Record<SettingName, SettingValue>> = Object.fromEntries(assignments.map(({ key, value }) => [key, value]));
+  const appSettings = assignments.flatMap((assignment) => (assignment.key === 'app.settings' ? [assignment.value] : []));
+  if (appSettings.length > 0) settings['app.settings'] = mergeAppSettings(record.settings['app.settings'], appSettings);
   return { record: (await platform.setSettings(record.ref, settings)) ?? record, generated };
 }

@@ -3,7 +3,7 @@ import { loadConfig } from '../../runtime/config.js';
 import { deleteProject, readSchemaFiles } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
-import { formatSetting, parseSetting } from '../../runtime/platform/settings.js';
+import { parseSetting, settingLines } from '../../runtime/platform/settings.js';
 import { isAccessTokenAlg, type AccessTokenAlg, type SigningAlg } from '../../runtime/auth/keyring.js';
 import {
   currentSigningKey,
@@ -92,7 +92,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       const assignments = (values.set ?? []).map(parseSetting);
       const { configureProject } = await import('./project-config.js');
       const { record, generated } = await withPlatform(async (platform) => configureProject(platform, await requireProject(platform, ref), assignments));
-      const lines = Object.entries(record.settings).map(([key, value]) => `${key}=${formatSetting(value)}`);
+      const lines = settingLines(record.settings);
       if (generated) lines.push(`regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`);
       out.result({ ref, settings: record.settings, ...(generated ? { generated } : {}) }, lines.join('\n'));
       return;

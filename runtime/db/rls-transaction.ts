@@ -22,6 +22,8 @@ export interface RequestIdentity {
   readonly timezone: string | null;
   /** The project's pre-request function (PostgREST's `db-pre-request`), a quoted qualified name, called after the settings; or null. */
   readonly preRequest: string | null;
+  /** The project's `app.settings.*` GUCs (PostgREST's `app.settings.*` config), full names and values, set after the others. */
+  readonly appSettings: readonly (readonly [name: string, value: string])[];
 }
 
 export interface TxStatement {
@@ -48,14 +50,23 @@ export interface TxOptions {
 /** What the identity sets, in PostgREST's order; `timezone` only when the request asks for one. */
 const IDENTITY_SETTINGS = ['search_path', 'role', 'request.jwt.claims', 'request.method', 'request.path', 'request.headers', 'request.cookies'];
 
+/** What an identity statement's text depends on: everything else about a request is a bind parameter. */
+export interface IdentityShape {
+  readonly timezone: boolean;
+  readonly preRequest: string | null;
+  /** How many `app.settings.*` GUCs follow; their names are bind parameters too. */
+  readonly appSettings: number;
+}
+
 /**
  * The statement that sets the identity, each value a bind parameter named by `param` (1-based, as `$n`), then
  * calls the pre-request function: PostgreSQL evaluates a target list in order, so it sees every setting.
  */
-export function identitySql(param: (n: number) => string, timezone: boolean, preRequest: string | null = null): string {
-  const settings = timezone ? [...IDENTITY_SETTINGS, 'timezone'] : IDENTITY_SETTINGS;
+export function identitySql(param: (n: number) => string, shape: IdentityShape): string {
+  const settings = shape.timezone ? [...IDENTITY_SETTINGS, 'timezone'] : IDENTITY_SETTINGS;
   const items = settings.map((name, i) => `set_config('${name}', ${param(i + 1)}, true)`);
-  if (preRequest !== null) items.push(`${preRequest}()`);
+  for (let i = 0, n = settings.length + 1; i < shape.appSettings; i++, n += 2) items.push(`set_config(${param(n)}, ${param(n + 1)}, true)`);
+  if (shape.preRequest !== null) items.push(`${shape.preRequest}()`);
   return `SELECT ${items.join(', ')}`;
 }
 
@@ -63,19 +74,21 @@ export function identitySql(param: (n: number) => string, timezone: boolean, pre
 export function identityValues(identity: RequestIdentity): string[] {
   const values = [identity.searchPath, identity.role, identity.claims, identity.method, identity.path, identity.headers, identity.cookies];
   if (identity.timezone !== null) values.push(identity.timezone);
+  for (const [name, value] of identity.appSettings) values.push(name, value);
   return values;
 }
 
-/** Identity statements by their shape: with or without a timezone, and the project's pre-request function. */
+/** Identity statements by their shape: with or without a timezone, how many app settings, and the project's pre-request function. */
 const identityStatements = new Map<string, { readonly name: string; readonly text: string }>();
 
 function identityStatement(identity: RequestIdentity): TxStatement {
-  const timezone = identity.timezone !== null;
-  const key = `${timezone ? 'tz' : ''}:${identity.preRequest ?? ''}`;
+  const shape: IdentityShape = { timezone: identity.timezone !== null, preRequest: identity.preRequest, appSettings: identity.appSettings.length };
+  const key = `${shape.timezone ? 'tz' : ''}:${shape.appSettings}:${shape.preRequest ?? ''}`;
   let statement = identityStatements.get(key);
   if (!statement) {
-    const pre = identity.preRequest === null ? '' : `_${createHash('sha256').update(identity.preRequest).digest('hex').slice(0, 16)}`;
-    statement = { name: `gantry_set_config${timezone ? '_tz' : ''}${pre}`, text: identitySql((n) => `$${n}`, timezone, identity.preRequest) };
+    const pre = shape.preRequest === null ? '' : `_${createHash('sha256').update(shape.preRequest).digest('hex').slice(0, 16)}`;
+    const app = shape.appSettings === 0 ? '' : `_app${shape.appSettings}`;
+    statement = { name: `gantry_set_config${shape.timezone ? '_tz' : ''}${app}${pre}`, text: identitySql((n) => `$${n}`, shape) };
     identityStatements.set(key, statement);
   }
   return { ...statement, values: identityValues(identity) };

@@ -87,6 +87,7 @@ export function createFunctionsHandler(ctx: ProjectContext, loaded: LoadedExtens
         extraSearchPath: ctx.settings['api.extra_search_path'],
         timezone: null,
         preRequest: '',
+        appSettings: ctx.settings['app.settings'],
       });
       let effects: (() => void | Promise<void>)[] = [];
       const { value } = await ctx.executor.interactive(identity, { readOnly: method === 'GET' }, async (run) => {

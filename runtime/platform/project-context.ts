@@ -17,6 +17,11 @@ export interface ProjectSettings {
   readonly 'api.max_rows': number | null;
   /** A function called at the start of every data API request's transaction, after the settings (PostgREST's `db-pre-request`): `schema.name`, or '' for none. */
   readonly 'api.pre_request': string;
+  /**
+   * PostgREST's `app.settings.*` config: set as transaction-local GUCs in every data API request, read in SQL with
+   * `current_setting('app.settings.NAME')`. Keyed by NAME; set with `project config --set app.settings.NAME=VALUE`.
+   */
+  readonly 'app.settings': Readonly<Record<string, string>>;
   readonly 'auth.autoconfirm': boolean;
   /** What access tokens are signed with: HS256 = the project's jwt_secret (service document §1.1), ES256/RS256 = its current signing key. */
   readonly 'auth.signing_alg': AccessTokenAlg;

@@ -121,6 +121,42 @@ const parsePreRequest = (raw: string): string => {
 
 const isStoredPreRequest = (stored: unknown): boolean => typeof stored === 'string' && (stored === '' || /^[^.]+(\.[^.]+)?$/.test(stored));
 
+const APP_SETTINGS_PREFIX = 'app.settings.';
+
+/** A custom GUC's name after `app.settings.`, as PostgreSQL accepts one: dot-separated words of letters, digits, `_` and `$`. */
+const APP_SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)*$/;
+
+const refuseWholeAppSettings = (): Readonly<Record<string, string>> => {
+  throw new SettingsError(`set each one as ${APP_SETTINGS_PREFIX}NAME=VALUE`);
+};
+
+const isStoredAppSettings = (stored: unknown): boolean =>
+  typeof stored === 'object' && stored !== null && !Array.isArray(stored)
+  && Object.entries(stored).every(([name, value]) => APP_SETTING_NAME.test(name) && typeof value === 'string');
+
+/** `app.settings.NAME=VALUE` -> one app setting; an empty VALUE removes NAME (see mergeAppSettings). */
+function parseAppSetting(name: string, raw: string): SettingAssignment {
+  if (!APP_SETTING_NAME.test(name)) {
+    throw new SettingsError(`${APP_SETTINGS_PREFIX}${name}: expected a name of letters, digits, _ and $ (dot-separated words not starting with a digit)`);
+  }
+  return { key: 'app.settings', value: { [name]: raw } };
+}
+
+/** The app settings after `assigned` (each a parseAppSetting value): a name given '' is removed. */
+export function mergeAppSettings(current: Readonly<Record<string, string>>, assigned: readonly Readonly<Record<string, string>>[]): Readonly<Record<string, string>> {
+  const merged: Record<string, string> = { ...current };
+  for (const [name, value] of assigned.flatMap((one) => Object.entries(one))) {
+    if (value === '') delete merged[name];
+    else merged[name] = value;
+  }
+  return Object.fromEntries(Object.entries(merged).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The app settings as the GUCs a request sets: full names, in name order. */
+export function appSettingGucs(settings: Readonly<Record<string, string>>): readonly (readonly [string, string])[] {
+  return Object.entries(settings).map(([name, value]) => [`${APP_SETTINGS_PREFIX}${name}`, value] as const).sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
 /** An absolute URL (any scheme: apps land on custom schemes too), or '' for none. */
 const parseSiteUrl = (raw: string): string => {
   if (raw === '' || URL.canParse(raw)) return raw;
@@ -170,6 +206,7 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'api.extra_search_path': { parse: parseSearchPath, accepts: isStoredSearchPath, fallback: ['public', 'extensions'] },
   'api.max_rows': { parse: parseMaxRows, accepts: isStoredMaxRows, fallback: 1000 },
   'api.pre_request': { parse: parsePreRequest, accepts: isStoredPreRequest, fallback: '' },
+  'app.settings': { parse: refuseWholeAppSettings, accepts: isStoredAppSettings, fallback: {} },
   'auth.autoconfirm': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.signing_alg': { parse: parseSigningAlg, accepts: isAccessTokenAlg, fallback: 'HS256' },
   'auth.disable_signup': { parse: parseBool, accepts: isBoolean, fallback: false },
@@ -201,7 +238,8 @@ export function parseSetting(assignment: string): SettingAssignment {
   const eq = assignment.indexOf('=');
   if (eq <= 0) throw new SettingsError(`expected KEY=VALUE, got "${assignment}"`);
   const key = assignment.slice(0, eq);
-  if (!isKnown(key)) throw new SettingsError(`unknown setting "${key}" (known: ${settingNames.join(', ')})`);
+  if (key.startsWith(APP_SETTINGS_PREFIX)) return parseAppSetting(key.slice(APP_SETTINGS_PREFIX.length), assignment.slice(eq + 1));
+  if (!isKnown(key)) throw new SettingsError(`unknown setting "${key}" (known: ${settingNames.map((name) => (name === 'app.settings' ? `${APP_SETTINGS_PREFIX}NAME` : name)).join(', ')})`);
   try {
     return assign(key, assignment.slice(eq + 1));
   } catch (error) {
@@ -210,9 +248,17 @@ export function parseSetting(assignment: string): SettingAssignment {
 }
 
 /** A setting as the CLI takes it (`api.schemas` back to its comma-separated form). */
-export function formatSetting(value: SettingValue): string {
+export function formatSetting(value: Exclude<SettingValue, Readonly<Record<string, string>>>): string {
   if (value === null) return '';
   return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+/** Settings as `KEY=VALUE` lines the CLI takes back; each app setting on a line of its own. */
+export function settingLines(settings: ProjectSettings): string[] {
+  return Object.entries(settings).flatMap(([key, value]: [string, SettingValue]) => {
+    if (key === 'app.settings') return appSettingGucs(value as Readonly<Record<string, string>>).map(([name, setting]) => `${name}=${setting}`);
+    return [`${key}=${formatSetting(value as Exclude<SettingValue, Readonly<Record<string, string>>>)}`];
+  });
 }
 
 /** Stored JSON -> settings with defaults filled in; unknown stored keys are ignored. */
@@ -228,6 +274,7 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'api.extra_search_path': pick('api.extra_search_path'),
     'api.max_rows': pick('api.max_rows'),
     'api.pre_request': pick('api.pre_request'),
+    'app.settings': pick('app.settings'),
     'auth.autoconfirm': pick('auth.autoconfirm'),
     'auth.signing_alg': pick('auth.signing_alg'),
     'auth.disable_signup': pick('auth.disable_signup'),

@@ -5,6 +5,7 @@ import { ApiError } from './errors.js';
 import type { RequestHeaders } from './parse/headers.js';
 import { firstHeader } from './parse/headers.js';
 import { quoteIdent } from './sql/identifiers.js';
+import { appSettingGucs } from '../platform/settings.js';
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 const EMPTY_BEARER = /^bearer\s*$/i;
@@ -133,6 +134,8 @@ export interface RequestScope {
   readonly timezone: string | null;
   /** `api.pre_request`: `schema.name`, a bare name, or '' for none. */
   readonly preRequest: string;
+  /** `app.settings`: names after `app.settings.` to values. */
+  readonly appSettings: Readonly<Record<string, string>>;
 }
 
 /** Who a request runs as in its transaction; `path` as `request.path` shows it (`/todos`, `/rpc/fn` as PostgREST; `/functions/v1/publish`). */
@@ -152,5 +155,6 @@ export function requestIdentity(
     searchPath: [scope.schema, ...scope.extraSearchPath].map(quoteIdent).join(', '),
     timezone: scope.timezone,
     preRequest: scope.preRequest === '' ? null : scope.preRequest.split('.').map(quoteIdent).join('.'),
+    appSettings: appSettingGucs(scope.appSettings),
   };
 }

@@ -146,6 +146,7 @@ export function createRestHandler(
         extraSearchPath: ctx.settings['api.extra_search_path'],
         timezone: apiRequest.preferences.timezone,
         preRequest: ctx.settings['api.pre_request'],
+        appSettings: ctx.settings['app.settings'],
       });
       if (apiRequest.plan) {
         writeRestResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));

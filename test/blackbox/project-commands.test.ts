@@ -171,4 +171,27 @@ describe('sign-up confirmation settings', () => {
     const answer = await request(`${keys.url}/auth/v1/settings`, { headers: { apikey: keys.anon_key } });
     expect(answer.body).toMatchObject({ mailer_autoconfirm: false });
   });
+
+  it('project config --set app.settings.NAME=VALUE sets a GUC the data API\'s requests read; an empty value removes it', async () => {
+    const schema = await sqlFile(inst, 'app-settings.sql', [
+      'CREATE FUNCTION public.greeting() RETURNS text LANGUAGE sql STABLE AS',
+      "$$ SELECT nullif(current_setting('app.settings.greeting', true), '') $$;",
+      'GRANT EXECUTE ON FUNCTION public.greeting() TO anon;',
+      '',
+    ].join('\n'));
+    const keys = await createProject(inst, ['--schema', schema]);
+    const greeting = () => getProject(keys, 'rest/v1/rpc/greeting');
+    expect((await eventually(2000, greeting, (a) => a.status === 200)).body).toBeNull();
+
+    const set = await cli(['project', 'config', keys.ref, '--set', 'app.settings.greeting=hello, world', '--set', 'app.settings.other=x'], inst.env);
+    expect([set.code, set.stdout.split('\n').filter((line) => line.startsWith('app.settings.'))]).toEqual([0, ['app.settings.greeting=hello, world', 'app.settings.other=x']]);
+    expect((await eventually(2000, greeting, (a) => a.body !== null)).body).toBe('hello, world');
+
+    const removed = await cli(['project', 'config', keys.ref, '--set', 'app.settings.greeting=', '--json'], inst.env);
+    expect([removed.code, (jsonObject(removed) as { settings: Record<string, unknown> }).settings['app.settings']]).toEqual([0, { other: 'x' }]);
+    expect((await eventually(2000, greeting, (a) => a.body === null)).body).toBeNull();
+
+    const bad = await cli(['project', 'config', keys.ref, '--set', 'app.settings.no-dash=x', '--json'], inst.env);
+    expect([bad.code, jsonObject(bad)]).toEqual([1, { error: { code: 'invalid_setting', message: 'app.settings.no-dash: expected a name of letters, digits, _ and $ (dot-separated words not starting with a digit)' } }]);
+  });
 });

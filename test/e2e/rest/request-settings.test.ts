@@ -6,7 +6,7 @@ import { errorBody, restCaller } from './http.js';
 /**
  * What the transaction of a request sets besides role and claims, as PostgREST: `search_path` (the request's
  * schema, then `api.extra_search_path`), `Prefer: timezone`, `request.cookies` and `request.path`; and
- * `api.max_rows` (db-max-rows) capping reads and function results.
+ * `api.max_rows` (db-max-rows) capping reads and function results; `app.settings.*` GUCs.
  */
 
 let host: TestHost;
@@ -146,5 +146,27 @@ describe('api.pre_request', () => {
       await settle({ 'api.pre_request': '' });
     }
     expect((await call('/timestamps?select=t&limit=1')).headers.get('x-pre-request')).toBeNull();
+  });
+});
+
+describe('app.settings', () => {
+  it('sets each as a transaction-local GUC in every request, read by functions and row-level security policies', async () => {
+    expect((await call('/rpc/app_setting?name=tenant')).json).toBeNull();
+    expect((await call('/tenants_rows')).json).toEqual([]);
+    await settle({ 'app.settings': { tenant: 'acme', 'jwt_secret': "it's a secret" } });
+    try {
+      const read = await call('/rpc/app_setting?name=jwt_secret');
+      expect([read.status, read.json]).toEqual([200, "it's a secret"]);
+      const rows = await call('/tenants_rows?order=id');
+      expect([rows.status, rows.json]).toEqual([200, [{ id: 1, tenant: 'acme' }, { id: 3, tenant: 'acme' }]]);
+      // With a timezone and the pre-request function, the other shapes of the identity statement.
+      await settle({ 'api.pre_request': 'public.check_request' });
+      const zoned = await call('/tenants_rows?order=id&select=id', { headers: { Prefer: 'timezone=UTC' } });
+      expect([zoned.status, zoned.headers.get('x-pre-request'), zoned.json]).toEqual([200, '/tenants_rows', [{ id: 1 }, { id: 3 }]]);
+    } finally {
+      await settle({ 'app.settings': {}, 'api.pre_request': '' });
+    }
+    expect((await call('/rpc/app_setting?name=tenant')).json).toBeNull();
+    expect((await call('/tenants_rows')).json).toEqual([]);
   });
 });

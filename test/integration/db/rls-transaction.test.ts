@@ -25,7 +25,7 @@ const user = (n: number): RequestIdentity => ({
   cookies: '{}',
   searchPath: '"public"',
   timezone: null,
-  preRequest: null,
+  preRequest: null, appSettings: [],
 });
 const mine = { name: 'test_mine', text: `SELECT coalesce(json_agg(id ORDER BY id), '[]')::text AS ids, current_setting('request.method') AS method FROM notes`, values: [] };
 

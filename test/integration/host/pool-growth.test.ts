@@ -15,7 +15,7 @@ let monitor: pg.Client;
 const POLL = { timeout: 30_000 };
 
 const anon: RequestIdentity = {
-  role: 'anon', claims: '{"role":"anon"}', method: 'POST', path: '/item', headers: '{}', cookies: '{}', searchPath: '"public"', timezone: null, preRequest: null,
+  role: 'anon', claims: '{"role":"anon"}', method: 'POST', path: '/item', headers: '{}', cookies: '{}', searchPath: '"public"', timezone: null, preRequest: null, appSettings: [],
 };
 
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import { createTestProject, testConfig } from '../../helpers/platform.js';
 let platform: Platform;
 let url: string;
 
-const anon: RequestIdentity = { role: 'anon', claims: '{"role":"anon"}', method: 'GET', path: '/x', headers: '{}', cookies: '{}', searchPath: '"public"', timezone: null, preRequest: null };
+const anon: RequestIdentity = { role: 'anon', claims: '{"role":"anon"}', method: 'GET', path: '/x', headers: '{}', cookies: '{}', searchPath: '"public"', timezone: null, preRequest: null, appSettings: [] };
 
 function probe(i: number) {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSetting, parseSetting, resolveSettings, SettingsError } from '../../../runtime/platform/settings.js';
+import { appSettingGucs, formatSetting, mergeAppSettings, parseSetting, resolveSettings, SettingsError, settingLines } from '../../../runtime/platform/settings.js';
 
 describe('api.schemas', () => {
   it('parses a comma-separated, ordered list taken exactly (no trimming, any character but a comma)', () => {
@@ -80,5 +80,37 @@ describe('auth.secure_email_change', () => {
     expect(resolveSettings({})['auth.secure_email_change']).toBe(true);
     expect(parseSetting('auth.secure_email_change=false')).toEqual({ key: 'auth.secure_email_change', value: false });
     expect(() => parseSetting('auth.secure_email_change=no')).toThrow(new SettingsError('auth.secure_email_change: expected true or false, got "no"'));
+  });
+});
+
+describe('app.settings', () => {
+  it('parses app.settings.NAME=VALUE into one app setting, the value taken exactly', () => {
+    expect(parseSetting('app.settings.jwt_secret=a=b, c')).toEqual({ key: 'app.settings', value: { jwt_secret: 'a=b, c' } });
+    expect(parseSetting('app.settings.my.nested$1=')).toEqual({ key: 'app.settings', value: { 'my.nested$1': '' } });
+  });
+
+  it('refuses names PostgreSQL does not take for a custom setting, and the whole map at once', () => {
+    for (const name of ['', 'no-dash', '1st', 'a..b', 'a.', "quo'te"]) {
+      expect(() => parseSetting(`app.settings.${name}=x`)).toThrow(
+        new SettingsError(`app.settings.${name}: expected a name of letters, digits, _ and $ (dot-separated words not starting with a digit)`),
+      );
+    }
+    expect(() => parseSetting('app.settings={}')).toThrow(new SettingsError('app.settings: set each one as app.settings.NAME=VALUE'));
+    expect(() => parseSetting('app.other=1')).toThrow(/unknown setting "app.other" \(known: .*app\.settings\.NAME/);
+  });
+
+  it('merges assignments in order, an empty value removing the name, sorted by name', () => {
+    expect(mergeAppSettings({ b: '1', a: '2' }, [{ c: '3' }, { a: '' }, { b: 'x' }, { z: '' }])).toEqual({ b: 'x', c: '3' });
+    expect(Object.keys(mergeAppSettings({ b: '1' }, [{ a: '2' }]))).toEqual(['a', 'b']);
+  });
+
+  it('becomes the GUCs of a request and one CLI line each; unusable stored values fall back to none', () => {
+    expect(appSettingGucs({ tenant: 'acme', jwt_secret: 's' })).toEqual([['app.settings.jwt_secret', 's'], ['app.settings.tenant', 'acme']]);
+    const settings = resolveSettings({ 'app.settings': { tenant: 'acme', jwt_secret: 's' } });
+    expect(settingLines(settings).filter((line) => line.startsWith('app.'))).toEqual(['app.settings.jwt_secret=s', 'app.settings.tenant=acme']);
+    expect(settingLines(settings)).toContain('api.schemas=public');
+    expect(resolveSettings({ 'app.settings': { 'bad-name': 'x' } })['app.settings']).toEqual({});
+    expect(resolveSettings({ 'app.settings': { ok: 1 } })['app.settings']).toEqual({});
+    expect(resolveSettings({})['app.settings']).toEqual({});
   });
 });
