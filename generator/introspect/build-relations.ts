@@ -179,6 +179,7 @@ function buildColumn(
     identity: attribute.attidentity === 'a' ? 'always' : attribute.attidentity === 'd' ? 'by default' : null,
     generated: generated ? expression : null,
     comment: attribute.getDescription() ?? null,
+    ...(!generated && text?.domain_default ? { domainDefault: text.domain_default } : {}),
   };
 }
 

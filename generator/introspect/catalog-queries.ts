@@ -16,13 +16,17 @@ export interface ColumnTextRow {
   readonly attnum: number;
   readonly sql: string;
   readonly default_expr: string | null;
+  /** The default of the column's domain (`CREATE DOMAIN … DEFAULT`), when the column has none of its own. */
+  readonly domain_default: string | null;
 }
 export const columnTextQuery = `
 select a.attrelid::text as relid, a.attnum::int as attnum,
        pg_catalog.format_type(a.atttypid, a.atttypmod) as sql,
-       pg_catalog.pg_get_expr(d.adbin, d.adrelid) as default_expr
+       pg_catalog.pg_get_expr(d.adbin, d.adrelid) as default_expr,
+       case when d.adbin is null and t.typtype = 'd' then pg_catalog.pg_get_expr(t.typdefaultbin, 0) end as domain_default
 from pg_catalog.pg_attribute a
 join pg_catalog.pg_class c on c.oid = a.attrelid
+join pg_catalog.pg_type t on t.oid = a.atttypid
 join pg_catalog.pg_namespace n on n.oid = c.relnamespace
 left join pg_catalog.pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
 where n.nspname = any($1::text[]) and a.attnum > 0 and not a.attisdropped

@@ -37,6 +37,7 @@ function columnMeta(model: SchemaModel, column: ColumnModel): ColumnMeta {
     identity: column.identity,
     generated: column.generated !== null,
     comment: column.comment,
+    ...(column.domainDefault !== undefined ? { domainDefault: column.domainDefault } : {}),
   };
 }
 

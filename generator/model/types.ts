@@ -40,6 +40,11 @@ export interface ColumnModel {
   /** Generation expression of a `GENERATED ALWAYS AS (...) STORED` column. */
   readonly generated: string | null;
   readonly comment: string | null;
+  /**
+   * The default of the column's domain when the column has none (PostgreSQL's own inserts use it); absent otherwise.
+   * Apart from `default` so that types and OpenAPI keep postgres-meta's reading, which ignores it.
+   */
+  readonly domainDefault?: string;
 }
 
 export interface KeyModel {

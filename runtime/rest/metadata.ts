@@ -24,6 +24,8 @@ export interface ColumnMeta {
   readonly comment: string | null;
   /** A domain's casts from/to `json` and `text` (PostgREST's domain representations); absent when it has none. */
   readonly representation?: DomainRepresentationMeta;
+  /** The default of the column's domain, when the column has no default of its own (`Prefer: missing=default` uses it). */
+  readonly domainDefault?: string;
 }
 
 /** Functions of a domain's casts: to `json` (output), from `json` (body values), from `text` (filter values). */

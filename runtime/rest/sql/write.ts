@@ -118,6 +118,7 @@ function writeStatement(ctx: WriteContext, mutation: string, insert?: { inserted
 /** The value of a column missing from a row under `Prefer: missing=default`. */
 function defaultSql(ctx: WriteContext, column: ColumnMeta): string {
   if (column.default !== null) return `(${column.default})`;
+  if (column.domainDefault !== undefined) return `(${column.domainDefault})`;
   if (column.identity !== null) {
     const seq = `pg_catalog.pg_get_serial_sequence(${ctx.params.typed(qualifiedName(ctx.table.schema, ctx.table.name), 'text')}, ${ctx.params.typed(column.name, 'text')})`;
     return `nextval(${seq})`;

@@ -62,6 +62,27 @@ describe('input', () => {
   });
 });
 
+describe('domain defaults under Prefer: missing=default (InsertSpec)', () => {
+  const prefer = { Prefer: 'return=representation, missing=default' };
+
+  it("inserts the domain's default into a column without its own", async () => {
+    const res = await call('/evil_friends?columns=id,name', { method: 'POST', headers: prefer, body: { name: 'Lu' } });
+    expect([res.status, res.headers.get('preference-applied'), res.json]).toEqual([201, 'missing=default, return=representation', [{ id: 666, name: 'Lu' }]]);
+    const bulk = await call('/evil_friends?columns=id,name', { method: 'POST', headers: prefer, body: [{ name: 'a' }, { id: 1, name: 'b' }] });
+    expect([bulk.status, bulk.json]).toEqual([201, [{ id: 666, name: 'a' }, { id: 1, name: 'b' }]]);
+  });
+
+  it('inserts a column default before the domain default', async () => {
+    const res = await call('/evil_friends_with_column_default?columns=id,name', { method: 'POST', headers: prefer, body: { name: 'Demon' } });
+    expect([res.status, res.json]).toEqual([201, [{ id: 420, name: 'Demon' }]]);
+  });
+
+  it('leaves the key missing without missing=default: NULL, as PostgREST', async () => {
+    const res = await call('/evil_friends?columns=id,name', { method: 'POST', headers: { Prefer: 'return=representation' }, body: { name: 'Nil' } });
+    expect([res.status, res.json]).toEqual([201, [{ id: null, name: 'Nil' }]]);
+  });
+});
+
 describe('embedded and explicit reads', () => {
   it('formats the columns of an embed', async () => {
     const res = await call('/datarep_next_two_todos?select=id,first_item:datarep_todos!first_item_id(label_color)&id=eq.1');

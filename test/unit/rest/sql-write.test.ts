@@ -63,6 +63,19 @@ describe('insert', () => {
     expect(identity.values).toEqual(['[{"name":"x"}]', 'id', '"public"."orders"', 'id', 'name']);
   });
 
+  it("gives a column without a default of its own its domain's default under missing=default, a column default first", () => {
+    const items = META.tables['public.items'] as TableMeta;
+    const columns = items.columns.map((c) => (c.name === 'name' ? { ...c, domainDefault: "'ignored'::text" } : c));
+    const meta: ProjectMeta = {
+      ...META,
+      tables: { ...META.tables, 'public.items': { ...items, columns: [...columns, { ...columns[1]!, name: 'code', default: null, domainDefault: '666' }] } },
+    };
+    const st = buildStatement(request('POST', 'items', 'columns=name,code', { body: '[{"qty":2}]', headers: { prefer: 'missing=default' } }), meta);
+    expect(st.text).toContain('INSERT INTO "public"."items" AS "t0" ("name", "code") SELECT '
+      + 'CASE WHEN "pgrst_e"."j" -> $2::text IS NULL THEN (\'unnamed\'::text) ELSE "pgrst_r"."name" END, '
+      + 'CASE WHEN "pgrst_e"."j" -> $3::text IS NULL THEN (666) ELSE "pgrst_r"."code" END FROM');
+  });
+
   it('inserts default rows for objects without keys, and nothing for an empty array', () => {
     expect(build('POST', 'items', '', '[{},{}]', { prefer: 'return=minimal' }).text)
       .toBe('WITH pgrst_source AS (INSERT INTO "public"."items" AS "t0" SELECT FROM json_array_elements($1::json) RETURNING 1' + MINIMAL_TAIL);
