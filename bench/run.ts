@@ -13,6 +13,7 @@
  * Node 22 and dependencies are installed into bench/.cache (BENCH_CACHE_DIR) on first use.
  * Options: --connections 50 --duration 10 --runs 3 --big-rows 10000000 (0 skips the
  * estimated-count table) --only "20 rows,post" (parts of scenario names)
+ * --scenario mixed (bench/mixed.ts: many users, 70/20/10 reads/writes/RPC; --users 1000) instead of the requests;
  * --peers standin,express (default)|all|none|postgraphile,platformatic,express,standin; the stand-in
  * (bench/stand-in.ts) is the 20-row read written by hand for speed, running the API's own transaction. The 20-row read also runs on a copy of its table
  * that the bench project's extension hooks with afterRead, and the two reads' ratio is reported.
@@ -35,12 +36,14 @@ import { freePort } from '../runtime/platform/ports.js';
 import { parseRequest } from '../runtime/rest/parse/request.js';
 import { buildStatement } from '../runtime/rest/sql/build.js';
 import { runLoad, type LoadResult } from './load.js';
+import { runMixed } from './mixed.js';
 import { preflightPeer, selectPeers, startPeer, type PeerRequest, type RunningPeer, type ScenarioKey } from './peers.js';
 import { findPgbench, pgbenchScript, runPgbench, type PgbenchResult } from './pgbench.js';
 import { projectTaskKeys, todoKeys } from './served-rows.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const OWNER = '00000000-0000-0000-0000-000000000007';
+const SERVER_APP_NAME = 'gantry-bench-server';
 
 interface Scenario {
   readonly key: ScenarioKey;
@@ -97,6 +100,8 @@ const { values: opts } = parseArgs({
     'big-rows': { type: 'string', default: '10000000' },
     only: { type: 'string' },
     peers: { type: 'string', default: 'standin,express' },
+    scenario: { type: 'string', default: 'requests' },
+    users: { type: 'string', default: '1000' },
   },
 });
 const SCENARIOS = ALL_SCENARIOS.filter((s) => !opts.only || opts.only.split(',').some((word) => s.name.toLowerCase().includes(word.toLowerCase())));
@@ -205,7 +210,8 @@ async function main(): Promise<void> {
     const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
     server = spawn(process.execPath, [...nodeArgs, path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], {
       cwd: repoRoot,
-      env: { ...process.env, ...env, PORT: String(port), CALLS_PORT: String(callsPort) },
+      // PGAPPNAME (read by node-postgres) marks the server's connections for sampleConnections.
+      env: { ...process.env, ...env, PORT: String(port), CALLS_PORT: String(callsPort), PGAPPNAME: SERVER_APP_NAME },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const child = server;
@@ -224,8 +230,12 @@ async function main(): Promise<void> {
     const token = signJwt(record.jwtSecret, { sub: OWNER, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 24 * 3600 });
     const claims = { sub: OWNER, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 24 * 3600 };
     const dbUrl = platform.authenticatorUrl(record.databaseName);
+    if (opts.scenario === 'mixed') {
+      console.log(`\n${(await mixedTable(apiUrl, keys.anon_key, record.jwtSecret, server.pid!)).join('\n')}`);
+      return;
+    }
 
-    const results = new Map<string, { api: LoadResult[]; db: PgbenchResult[] }>();
+    const results = new Map<string, { api: LoadResult[]; db: PgbenchResult[]; connections: number[] }>();
     const servedRows = new Map<ScenarioKey, readonly string[]>();
     let ceiling10: PgbenchResult[] = [];
     const headersFor = (scenario: Scenario): Record<string, string> => ({
@@ -257,7 +267,7 @@ async function main(): Promise<void> {
       if (!scenario.check(pre.status, preBody)) throw new Error(`preflight of "${scenario.name}" failed: ${pre.status} ${String(JSON.stringify(preBody)).slice(0, 300)}`);
       const rows = scenario.rows?.(preBody);
       if (rows) servedRows.set(scenario.key, rows);
-      results.set(scenario.name, { api: [], db: [] });
+      results.set(scenario.name, { api: [], db: [], connections: [] });
     }
 
     const peerRuns: PeerRuns[] = [];
@@ -284,9 +294,12 @@ async function main(): Promise<void> {
         const entry = results.get(scenario.name)!;
         const steps: (() => Promise<string>)[] = [
           async () => {
+            const sampler = sampleConnections(platform.cluster.urlFor(record.databaseName), record.databaseName);
             const r = await runLoad({ url: `${apiUrl}${scenario.path}`, method: scenario.method, headers, body: scenario.body, connections, duration });
+            const most = await sampler.stop();
             entry.api.push(r);
-            return `API ${fmt(r.rps)} req/s p50 ${fmt(r.p50Ms, 2)} p99 ${fmt(r.p99Ms, 2)} ms`;
+            entry.connections.push(most);
+            return `API ${fmt(r.rps)} req/s p50 ${fmt(r.p50Ms, 2)} p99 ${fmt(r.p99Ms, 2)} ms, ${most} connections`;
           },
         ];
         if (pgbench) {
@@ -316,13 +329,14 @@ async function main(): Promise<void> {
     const lines: string[] = [];
     lines.push(`Data API vs pgbench, ${connections} connections, ${duration} s runs, median of ${runs} interleaved runs (${os.cpus().length} cores)`);
     lines.push('');
-    lines.push('| request | API req/s | p50 ms | p99 ms | non-2xx | pgbench tx/s (same tx, same concurrency) | pgbench p50 / p99 ms | API ÷ pgbench |');
-    lines.push('|---|---:|---:|---:|---:|---:|---|---:|');
+    lines.push('| request | API req/s | p50 ms | p99 ms | p99 ÷ p50 | API connections (most) | non-2xx | pgbench tx/s (same tx, same concurrency) | pgbench p50 / p99 ms | API ÷ pgbench |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---|---:|');
     for (const scenario of SCENARIOS) {
-      const { api, db } = results.get(scenario.name)!;
+      const { api, db, connections: most } = results.get(scenario.name)!;
       const rps = median(api.map((r) => r.rps));
       const tps = db.length ? median(db.map((r) => r.tps)) : NaN;
-      lines.push(`| ${scenario.name} | ${fmt(rps)} | ${fmt(median(api.map((r) => r.p50Ms)), 2)} | ${fmt(median(api.map((r) => r.p99Ms)), 2)} | ${api.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
+      const [p50, p99] = [median(api.map((r) => r.p50Ms)), median(api.map((r) => r.p99Ms))];
+      lines.push(`| ${scenario.name} | ${fmt(rps)} | ${fmt(p50, 2)} | ${fmt(p99, 2)} | ${fmt(p99 / p50, 1)} | ${Math.max(...most)} | ${api.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
         + (db.length ? `${fmt(tps)} | ${fmt(median(db.map((r) => r.p50Ms)), 2)} / ${fmt(median(db.map((r) => r.p99Ms)), 2)} | **${fmt(rps / tps, 2)}** |` : 'n/a | n/a | n/a |'));
     }
     const plain = results.get(ALL_SCENARIOS[0]!.name);
@@ -349,6 +363,55 @@ async function main(): Promise<void> {
     await platform.close();
     await fs.rm(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * The most connections the server held to the project database while it was under load (data API, admin
+ * pool, schema watch), polled every 200 ms: the pools follow the load within DB_MAX_CONNECTIONS.
+ */
+function sampleConnections(superuserUrl: string, databaseName: string): { stop: () => Promise<number> } {
+  const client = new pg.Client(superuserUrl);
+  let most = 0;
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'
+           AND application_name = $2`,
+        [databaseName, SERVER_APP_NAME],
+      );
+      most = Math.max(most, rows[0]!.n);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await client.end();
+  })();
+  return { stop: async () => { running = false; await loop; return most; } };
+}
+
+/**
+ * `--scenario mixed`: bench/mixed.ts at 50 and 200 connections (or --connections), reads on `todos` and then on
+ * `hooked_todos` (an afterRead hook), `--duration` s each (60 by default for this scenario).
+ */
+async function mixedTable(apiUrl: string, anonKey: string, jwtSecret: string, serverPid: number): Promise<string[]> {
+  const levels = process.argv.includes('--connections') ? [connections] : [50, 200];
+  const seconds = process.argv.includes('--duration') ? duration : 60;
+  const users = Number(opts.users);
+  const lines = [
+    `Mixed workload: ${users} users, 70% reads / 20% writes / 10% RPC in supabase-js shapes, ${seconds} s per row (${os.cpus().length} cores)`,
+    '',
+    '| reads on | connections | req/s | p50 ms | p99 ms | non-2xx | errors | server CPU (cores) | server peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const readTable of ['todos', 'hooked_todos']) {
+    for (const level of levels) {
+      const r = await runMixed({ apiUrl, anonKey, jwtSecret, users, connections: level, duration: seconds, readTable, serverPid });
+      const row = `| ${readTable === 'todos' ? 'todos' : 'hooked_todos (afterRead hook)'} | ${level} | ${fmt(r.rps)} | ${fmt(r.p50Ms, 2)} | ${fmt(r.p99Ms, 2)} | ${r.non2xx} | ${r.errors} | ${fmt(r.cpuCores, 2)} | ${fmt(r.rssMb)} |`;
+      console.log(row);
+      lines.push(row);
+    }
+  }
+  return lines;
 }
 
 /**
