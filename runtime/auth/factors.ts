@@ -1,5 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/transaction.js';
+import { openValue, purposeKey, sealValue } from '../sealed-value.js';
 
 /** A row of auth.mfa_factors. */
 export interface FactorRow {
@@ -59,30 +59,20 @@ export function factorJson(factor: ListedFactor): Record<string, unknown> {
   };
 }
 
-function secretKey(jwtSecret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', jwtSecret, Buffer.alloc(0), 'gantry mfa totp secret', 32));
-}
+const totpKey = (jwtSecret: string): Buffer => purposeKey(jwtSecret, 'gantry mfa totp secret');
 
 /**
- * The TOTP secret under AES-256-GCM with a key derived from the project's JWT secret
+ * The TOTP secret sealed with a key derived from the project's JWT secret
  * (which lives in the platform registry, not in the project database), bound to
  * the factor id so a sealed secret cannot be moved to another factor.
  */
 export function sealTotpSecret(jwtSecret: string, factorId: string, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', secretKey(jwtSecret), iv);
-  cipher.setAAD(Buffer.from(factorId, 'utf8'));
-  const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+  return sealValue(totpKey(jwtSecret), factorId, secret);
 }
 
 /** Throws when the sealed value was not made by sealTotpSecret for this factor and secret. */
 export function openTotpSecret(jwtSecret: string, factorId: string, sealed: string): string {
-  const raw = Buffer.from(sealed, 'base64url');
-  const decipher = createDecipheriv('aes-256-gcm', secretKey(jwtSecret), raw.subarray(0, 12));
-  decipher.setAAD(Buffer.from(factorId, 'utf8'));
-  decipher.setAuthTag(raw.subarray(raw.length - 16));
-  return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
+  return openValue(totpKey(jwtSecret), factorId, sealed);
 }
 
 export async function listFactors(db: Queryable, userId: string): Promise<FactorRow[]> {

@@ -17,6 +17,7 @@ import { hitRateLimit } from './rate-limit.js';
 import { attendanceRouter } from './routes/attendance.js';
 import { callsRouter } from './routes/calls.js';
 import { insightsRouter } from './routes/insights.js';
+import { speechRouter } from './routes/speech.js';
 import { oauthRouter } from './routes/oauth.js';
 import { webhooksRouter } from './routes/webhooks.js';
 import type { CallsSettings } from './settings.js';
@@ -121,6 +122,7 @@ export function createCallsApp(service: CallsService): Express {
   app.use('/v1', webhooksRouter(ctx));
   app.use('/v1', attendanceRouter(ctx));
   app.use('/v1', insightsRouter(ctx));
+  app.use('/v1', speechRouter(ctx));
 
   app.use(() => {
     throw new CallsApiError(404, 'route_not_found', 'no such route');

@@ -3,6 +3,7 @@ import { CHECK_IN_SOURCES } from './validation.js';
 import { EVENT_TYPES } from './webhooks/events.js';
 import { INSIGHT_LIMITS } from './insights/settings.js';
 import { PII_KINDS } from './insights/pii-redaction.js';
+import { ENGINE_KINDS } from './transcript/speech-settings.js';
 
 type Schema = Readonly<Record<string, unknown>>;
 
@@ -271,6 +272,41 @@ const SCHEMAS: Readonly<Record<string, Schema>> = {
       },
     },
   },
+  SpeechSettingsInput: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'The whole settings; a field left out is null.',
+    properties: {
+      engines: { type: ['array', 'null'], items: { enum: ENGINE_KINDS }, uniqueItems: true, description: 'engines in order of preference, each one the deployment offers (openai also with your own endpoint); null: the deployment’s order' },
+      openai: {
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['base_url', 'model'],
+            properties: {
+              base_url: { type: 'string', format: 'uri', description: 'e.g. https://api.openai.com/v1; /audio/transcriptions is appended; the SSRF guard applies' },
+              model: { type: 'string', minLength: 1, maxLength: 128 },
+              api_key: { type: 'string', description: 'stored sealed, never returned; left out: the stored key is kept' },
+              languages: { type: ['array', 'null'], items: { type: 'string' }, description: 'BCP-47 tags the endpoint serves; null: Whisper’s 57' },
+            },
+          },
+        ],
+      },
+    },
+  },
+  SpeechSettings: {
+    type: 'object',
+    required: ['object', 'engines', 'openai', 'available_engines', 'updated_at'],
+    properties: {
+      object: { const: 'speech_settings' },
+      engines: { type: ['array', 'null'], items: { enum: ENGINE_KINDS } },
+      openai: { oneOf: [{ type: 'null' }, { type: 'object', properties: { base_url: { type: 'string' }, model: { type: 'string' }, languages: { type: ['array', 'null'], items: { type: 'string' } }, api_key_set: { type: 'boolean' } } }] },
+      available_engines: { type: 'array', items: { enum: ENGINE_KINDS } },
+      updated_at: { type: ['string', 'null'], format: 'date-time' },
+    },
+  },
   CallPage: {
     type: 'object',
     required: ['object', 'data', 'has_more', 'next_cursor'],
@@ -327,6 +363,10 @@ export function callsOpenApiDocument(): Schema {
       '/v1/insights/settings': {
         get: operation('The tenant’s insight settings (the defaults until set)', 'calls:read', { '200': ok('the settings', ref('InsightSettings')) }),
         put: operation('Replace the tenant’s insight settings; they apply to transcripts completed from now on', 'calls:write', { '200': ok('the settings', ref('InsightSettings')), '400': problem('invalid fields'), '415': problem('not JSON') }, body(ref('InsightSettingsInput'))),
+      },
+      '/v1/speech/settings': {
+        get: operation('The tenant’s speech-engine settings', 'calls:read', { '200': ok('the settings', ref('SpeechSettings')) }),
+        put: operation('Replace the tenant’s speech-engine settings; they apply to calls analysed from now on', 'calls:write', { '200': ok('the settings', ref('SpeechSettings')), '400': problem('invalid fields, or an engine this deployment does not offer'), '415': problem('not JSON') }, body(ref('SpeechSettingsInput'))),
       },
       '/v1/webhooks': {
         get: operation('Webhook endpoints', 'webhooks:manage', { '200': ok('the endpoints', list(ref('WebhookEndpoint'))) }),

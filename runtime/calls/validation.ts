@@ -43,7 +43,7 @@ function requiredString(fields: Fields, field: string, errors: FieldError[]): st
 }
 
 /** An outbound http(s) URL: length, no whitespace, no credentials, IP-literal hosts checked against the SSRF policy. */
-function outboundUrl(fields: Fields, field: string, policy: AddressPolicy, errors: FieldError[]): string | null {
+export function outboundUrl(fields: Fields, field: string, policy: AddressPolicy, errors: FieldError[]): string | null {
   const raw = requiredString(fields, field, errors);
   if (raw === null) return null;
   if (raw.length > MAX_URL_LENGTH) {

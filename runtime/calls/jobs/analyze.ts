@@ -5,6 +5,8 @@ import { inTransaction } from '../../db/transaction.js';
 import { fetchRecording } from '../fetch/fetch-recording.js';
 import { withTenantInsights } from '../insights/store.js';
 import { DELIVER_QUEUE, type AnalyzeJob } from '../queue.js';
+import type { EngineSpec } from '../transcript/speech-settings.js';
+import { loadTenantSpeech, tenantEngines } from '../transcript/tenant-speech-store.js';
 import { callEventData } from '../webhooks/call-event.js';
 import { recordEvent } from '../webhooks/outbox.js';
 import { classifyFailure } from './failure.js';
@@ -28,6 +30,13 @@ async function finish(ctx: CallsContext, callId: string, outcome: { result: unkn
     return (await recordEvent(client, ctx.queue, row.tenant_id, type, callEventData(callResource(row)))).deliveries;
   });
   if (delivered) ctx.queue.wake(DELIVER_QUEUE);
+}
+
+/** The engines this tenant's calls go to (its settings over the deployment's), its own key unsealed for this job only. */
+async function tenantEnginesOf(ctx: CallsContext, tenantId: string): Promise<EngineSpec[]> {
+  const { settings } = ctx;
+  const policy = { allowPrivate: settings.allowPrivateUrls, allowCidrs: settings.allowCidrs };
+  return tenantEngines(settings.speech, await loadTenantSpeech(ctx.pool, tenantId), ctx.tokenKey, tenantId, policy, settings.speech.timeoutMs);
 }
 
 /**
@@ -56,7 +65,7 @@ export async function runAnalysisJob(ctx: CallsContext, job: PgBoss.JobWithMetad
     });
     const analysed = await ctx.analysis.analyze(recording.body, {
       maxDurationSeconds: settings.maxDurationSeconds,
-      speech: { language: call.language, engines: settings.speech.engines },
+      speech: { language: call.language, engines: await tenantEnginesOf(ctx, call.tenant_id) },
     });
     await finish(ctx, callId, { result: await withTenantInsights(ctx.pool, call.tenant_id, analysed) });
   } catch (failure) {

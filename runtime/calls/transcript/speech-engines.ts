@@ -24,7 +24,7 @@ export function engineFor(spec: EngineSpec): SpeechEngine {
 
 /** The first engine serving `language`, or why there is none (the transcript's `reason`). */
 export function chooseEngine(specs: readonly EngineSpec[], language: string): { engine: SpeechEngine } | { reason: string } {
-  if (specs.length === 0) return { reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES)' };
+  if (specs.length === 0) return { reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES, /v1/speech/settings)' };
   const candidates = specs.map(engineFor);
   const engine = candidates.find((candidate) => servesLanguage(candidate.languages, language));
   if (engine) return { engine };

@@ -14,6 +14,8 @@ export type EngineSpec =
 /** The deployment's engines in order of preference: a call goes to the first that serves its language. */
 export interface SpeechSettings {
   readonly engines: readonly EngineSpec[];
+  /** `CALLS_SPEECH_TIMEOUT_SECONDS`, for tenants' own endpoints too. */
+  readonly timeoutMs: number;
 }
 
 function list(raw: string | undefined): string[] {
@@ -57,5 +59,5 @@ export function readSpeechSettings(env: NodeJS.ProcessEnv, policy: AddressPolicy
       policy,
     };
   });
-  return { engines };
+  return { engines, timeoutMs: timeoutSeconds * 1000 };
 }

@@ -110,6 +110,7 @@ describe('the OpenAPI document of the call-analysis API', () => {
       'GET /v1/calls',
       'GET /v1/calls/{id}',
       'GET /v1/insights/settings',
+      'GET /v1/speech/settings',
       'GET /v1/webhooks',
       'GET /v1/webhooks/{id}',
       'GET /v1/webhooks/{id}/deliveries',
@@ -121,6 +122,7 @@ describe('the OpenAPI document of the call-analysis API', () => {
       'POST /v1/webhooks/{id}/rotate-secret',
       'PUT /v1/attendance/operators/{operatorId}',
       'PUT /v1/insights/settings',
+      'PUT /v1/speech/settings',
     ]);
     expect(served.body.paths['/v1/insights/settings'].put.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/InsightSettingsInput' });
     expect(Object.keys(served.body.components.schemas.InsightSettingsInput.properties)).toEqual(['keyword_lists', 'script', 'redact_pii', 'min_score']);

@@ -83,4 +83,50 @@ describe('transcripts through the API', () => {
     expect(served.body.components.schemas.Call.properties.result.oneOf[1].properties.transcript).toEqual({ $ref: '#/components/schemas/Transcript' });
     expect(served.body.components.schemas.Transcript.oneOf.map((variant: { properties: { status: { const: string } } }) => variant.properties.status.const)).toEqual(['completed', 'unavailable']);
   });
+
+  it('per tenant: its own OpenAI-compatible endpoint, the key sealed at rest and never shown; engines only from what the deployment offers', async () => {
+    const { key, tenant } = await h.newTenant();
+    const initial = await h.request('GET', '/v1/speech/settings', { key });
+    expect(initial.body).toEqual({ object: 'speech_settings', engines: null, openai: null, available_engines: ['openai'], updated_at: null });
+
+    const refused = await h.request('PUT', '/v1/speech/settings', { key, body: { engines: ['pocketsphinx'], colour: 1 } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`)).toEqual(['colour:unknown_field']);
+    const unavailable = await h.request('PUT', '/v1/speech/settings', { key, body: { engines: ['pocketsphinx'] } });
+    expect([unavailable.status, unavailable.body.errors]).toEqual([400, [{ field: 'engines[0]', code: 'engine_not_available', message: 'this deployment offers openai; openai also with your own endpoint' }]]);
+
+    const own = await startTranscriptionServer();
+    try {
+      const put = await h.request('PUT', '/v1/speech/settings', { key, body: { engines: ['openai'], openai: { base_url: own.baseUrl, model: 'tenant-whisper', api_key: 'sk-tenant-secret', languages: ['en'] } } });
+      expect(put.status).toBe(200);
+      expect(put.body).toEqual({
+        object: 'speech_settings',
+        engines: ['openai'],
+        openai: { base_url: own.baseUrl, model: 'tenant-whisper', languages: ['en'], api_key_set: true },
+        available_engines: ['openai'],
+        updated_at: expect.stringMatching(/^\d{4}-/),
+      });
+      const { rows } = await h.platform.pool.query('SELECT openai_key_sealed FROM calls_speech_settings WHERE tenant_id = $1', [tenant]);
+      expect(rows[0].openai_key_sealed).not.toContain('sk-tenant-secret');
+
+      // A change without api_key keeps the stored key.
+      await h.request('PUT', '/v1/speech/settings', { key, body: { openai: { base_url: own.baseUrl, model: 'tenant-whisper-2', languages: ['en'] } } });
+      const deploymentUploads = engine.uploads.length;
+      const submitted = await h.request('POST', '/v1/calls/analyze', { key, body: { audio_url: `${rec.url}/ref.wav`, language: 'en', operator_id: 'op_1' } });
+      const done = await h.waitForCall(key, submitted.body.id);
+      expect(done.body.result.transcript).toMatchObject({ status: 'completed', engine: 'openai-compatible', model: 'tenant-whisper-2' });
+      expect(own.uploads.map((u) => [u.authorization, u.fields.model![0]])).toEqual([
+        ['Bearer sk-tenant-secret', 'tenant-whisper-2'],
+        ['Bearer sk-tenant-secret', 'tenant-whisper-2'],
+      ]);
+      expect(engine.uploads.length).toBe(deploymentUploads);
+    } finally {
+      await own.close();
+    }
+
+    const cleared = await h.request('PUT', '/v1/speech/settings', { key, body: { engines: [] } });
+    expect(cleared.body).toMatchObject({ engines: [], openai: null, available_engines: ['openai'] });
+    const silent = await h.request('POST', '/v1/calls/analyze', { key, body: { audio_url: `${rec.url}/ref.wav`, language: 'en', operator_id: 'op_1' } });
+    expect((await h.waitForCall(key, silent.body.id)).body.result.transcript).toEqual({ status: 'unavailable', reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES, /v1/speech/settings)', language: 'en' });
+  });
 });

@@ -89,7 +89,7 @@ describe('events and delivery', () => {
     // The event carries the transcript's status (no engine here) and the insight summary beside the metrics; the transcript itself is read from the call.
     const call = (await h.request('GET', `/v1/calls/${ok.body.id}`, { key })).body;
     const { transcript, insights, ...metrics } = call.result;
-    expect(transcript).toEqual({ status: 'unavailable', reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES)', language: 'en' });
+    expect(transcript).toEqual({ status: 'unavailable', reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES, /v1/speech/settings)', language: 'en' });
     expect(completed.data).toEqual({ ...call, result: metrics, transcript, insights });
     expect(failed.data).toMatchObject({ id: bad.body.id, status: 'failed', error: { code: 'download_failed', status: 502 } });
     for (const hook of hooks) {

@@ -46,7 +46,7 @@ describe('languages', () => {
 
 describe('speech settings (CALLS_SPEECH_*)', () => {
   it('none by default; engines in the order given, each with its variables', () => {
-    expect(readCallsSettings({}).speech).toEqual({ engines: [] });
+    expect(readCallsSettings({}).speech).toEqual({ engines: [], timeoutMs: 120_000 });
     const { engines } = readCallsSettings({
       CALLS_SPEECH_ENGINES: 'openai, pocketsphinx',
       CALLS_SPEECH_OPENAI_URL: 'https://api.example.com/v1',

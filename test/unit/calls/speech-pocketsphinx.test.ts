@@ -1,25 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import type { CompletedTranscript } from '../../../runtime/calls/transcript/transcript.js';
-import { CUSTOMER_VOICE, dialogue, FIXTURE_RATE, missingSpeechTools, OPERATOR_VOICE, wordErrorRate, type Line } from './helpers/speech-fixtures.js';
+import { CUSTOMER_VOICE, DIALOGUE, dialogue, FIXTURE_RATE, missingSpeechTools, OPERATOR_VOICE, wordErrorRate } from './helpers/speech-fixtures.js';
 import { chunked } from './helpers/synth.js';
 import { encodeWav } from './helpers/wav-writer.js';
 
-const LINES: Line[] = [
-  { speaker: 0, text: 'good morning my name is anna how can i help you today' },
-  { speaker: 1, text: 'hello i am calling about my account please can you check my balance' },
-  { speaker: 0, text: 'of course can you tell me your account number please' },
-  { speaker: 1, text: 'yes it is four five six seven eight nine' },
-  { speaker: 0, text: 'thank you your balance is one hundred dollars' },
-  { speaker: 1, text: 'thank you very much have a nice day' },
-];
 
 const missing = missingSpeechTools();
 const POCKETSPHINX = [{ kind: 'pocketsphinx' as const }];
 
 describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
   it.skipIf(missing !== null)('stereo: each channel transcribed as its speaker, WER <= 0.65, every word inside its line +-0.5 s', async () => {
-    const { channels, placed } = dialogue(LINES, [OPERATOR_VOICE, CUSTOMER_VOICE], { stereo: true, gapS: 1 });
+    const { channels, placed } = dialogue(DIALOGUE, [OPERATOR_VOICE, CUSTOMER_VOICE], { stereo: true, gapS: 1 });
     const wav = encodeWav(channels, FIXTURE_RATE, 's16');
     const result = await analyzeRecording(chunked(wav), { speech: { language: 'en-US', engines: POCKETSPHINX } });
     const transcript = result.transcript as CompletedTranscript;
@@ -47,7 +39,7 @@ describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
   }, 120_000);
 
   it.skipIf(missing !== null)('a language the engine lacks: signal metrics, and the transcript unavailable with the reason', async () => {
-    const { channels } = dialogue(LINES.slice(0, 2), [OPERATOR_VOICE, CUSTOMER_VOICE], { stereo: true, gapS: 0.5 });
+    const { channels } = dialogue(DIALOGUE.slice(0, 2), [OPERATOR_VOICE, CUSTOMER_VOICE], { stereo: true, gapS: 0.5 });
     const result = await analyzeRecording(chunked(encodeWav(channels, FIXTURE_RATE, 's16')), { speech: { language: 'de-DE', engines: POCKETSPHINX } });
     expect(result.transcript).toEqual({ status: 'unavailable', reason: 'no configured speech engine serves de-DE (pocketsphinx: en)', language: 'de-DE' });
     expect(result.talk.operator_s).toBeGreaterThan(2);
@@ -55,7 +47,7 @@ describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
   }, 60_000);
 
   it.skipIf(missing !== null)('mono, two voices apart in pitch: two speakers, each word given to the voice that said it', async () => {
-    const { channels, placed } = dialogue(LINES, [OPERATOR_VOICE, CUSTOMER_VOICE], { stereo: false, gapS: 0.8 });
+    const { channels, placed } = dialogue(DIALOGUE, [OPERATOR_VOICE, CUSTOMER_VOICE], { stereo: false, gapS: 0.8 });
     const result = await analyzeRecording(chunked(encodeWav(channels, FIXTURE_RATE, 's16')), { speech: { language: 'en', engines: POCKETSPHINX } });
     const transcript = result.transcript as CompletedTranscript;
     expect(transcript.separation.method).toBe('pitch');
@@ -71,7 +63,7 @@ describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
   }, 120_000);
 
   it.skipIf(missing !== null)('mono, one voice for both parts: one speaker, with the low confidence that decided it', async () => {
-    const { channels } = dialogue(LINES, [OPERATOR_VOICE, OPERATOR_VOICE], { stereo: false, gapS: 0.8 });
+    const { channels } = dialogue(DIALOGUE, [OPERATOR_VOICE, OPERATOR_VOICE], { stereo: false, gapS: 0.8 });
     const result = await analyzeRecording(chunked(encodeWav(channels, FIXTURE_RATE, 's16')), { speech: { language: 'en', engines: POCKETSPHINX } });
     const transcript = result.transcript as CompletedTranscript;
     console.log(`same voice: confidence ${transcript.separation.confidence}`);
@@ -86,7 +78,7 @@ describe('no engine', () => {
     const { referenceCall, synthesize } = await import('./helpers/synth.js');
     const wav = encodeWav(synthesize(referenceCall()), 8000, 's16');
     const result = await analyzeRecording(chunked(wav), { speech: { language: 'en-US', engines: [] } });
-    expect(result.transcript).toEqual({ status: 'unavailable', reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES)', language: 'en-US' });
+    expect(result.transcript).toEqual({ status: 'unavailable', reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES, /v1/speech/settings)', language: 'en-US' });
     expect(result.talk.operator_s).toBe(7);
   });
 });

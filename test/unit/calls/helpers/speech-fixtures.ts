@@ -53,6 +53,16 @@ export interface Line {
   readonly text: string;
 }
 
+/** The test dialogue: an operator and a customer, three lines each. */
+export const DIALOGUE: readonly Line[] = [
+  { speaker: 0, text: 'good morning my name is anna how can i help you today' },
+  { speaker: 1, text: 'hello i am calling about my account please can you check my balance' },
+  { speaker: 0, text: 'of course can you tell me your account number please' },
+  { speaker: 1, text: 'yes it is four five six seven eight nine' },
+  { speaker: 0, text: 'thank you your balance is one hundred dollars' },
+  { speaker: 1, text: 'thank you very much have a nice day' },
+];
+
 export interface PlacedLine extends Line {
   readonly start: number;
   readonly end: number;
