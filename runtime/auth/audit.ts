@@ -24,7 +24,10 @@ export type AuditEvent =
   | 'verification_attempted'
   | 'factor_unenrolled'
   | 'factor_deleted'
-  | 'factor_updated';
+  | 'factor_updated'
+  | 'passkey_created'
+  | 'passkey_updated'
+  | 'passkey_deleted';
 
 export interface AuditEntry {
   readonly event: AuditEvent;

@@ -16,6 +16,7 @@ import { registerInvite } from './routes/invite.js';
 import { registerFactors } from './routes/factors.js';
 import { registerJwks } from './routes/jwks.js';
 import { registerOtp } from './routes/otp.js';
+import { registerPasskeys } from './routes/passkeys.js';
 import { registerReauthenticate } from './routes/reauthenticate.js';
 import { registerRecovery } from './routes/recovery.js';
 import { registerResend } from './routes/resend.js';
@@ -78,6 +79,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerInvite(router, deps);
   registerGenerateLink(router, deps);
   registerFactors(router, deps);
+  registerPasskeys(router, deps);
   registerUnsupported(router, deps);
 
   router.use((req: Request, res: Response) => {

@@ -9,7 +9,7 @@ export const OAUTH_PROVIDERS = [
 
 /**
  * GoTrue's `GET /settings`, every field as it holds here: the e-mail provider and,
- * when switched on, anonymous sign-ins; phone, OAuth, SAML and passkeys do not exist.
+ * when switched on, anonymous sign-ins and passkeys; phone, OAuth and SAML do not exist.
  * Settings GoTrue keeps out of this answer follow under its configuration names,
  * so a client can tell them too.
  */
@@ -25,7 +25,7 @@ export function settingsJson(settings: ProjectSettings): Record<string, unknown>
     sms_provider: '',
     saml_enabled: false,
     saml_private_key_next_configured: false,
-    passkeys_enabled: false,
+    passkeys_enabled: settings['auth.passkey.enabled'],
     mailer_otp_exp: settings['auth.otp_expiry'],
     security_update_password_require_reauthentication: settings['auth.update_password_require_reauthentication'],
   };

@@ -47,6 +47,12 @@ export interface ProjectSettings {
   readonly 'auth.rate_limit.otp': number;
   /** GoTrue's RATE_LIMIT_ANONYMOUS_USERS: anonymous sign-ins per client IP and hour. */
   readonly 'auth.rate_limit.anonymous_users': number;
+  /** GoTrue's PASSKEY_ENABLED: sign-in with passkeys under /passkeys; off, those answer 404 passkey_disabled. */
+  readonly 'auth.passkey.enabled': boolean;
+  /** GoTrue's WEBAUTHN_RP_ID: the domain passkeys and WebAuthn factors are scoped to ('' = the site URL's host). */
+  readonly 'auth.webauthn.rp_id': string;
+  /** GoTrue's WEBAUTHN_RP_ORIGINS: origins allowed to run WebAuthn ceremonies ([] = the site URL's origin). */
+  readonly 'auth.webauthn.rp_origins': readonly string[];
 }
 
 /**

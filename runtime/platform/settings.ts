@@ -1,6 +1,7 @@
 import type { ProjectSettings } from './project-context.js';
 import { compileRedirectGlob, splitPatternList } from '../auth/redirect-glob.js';
 import { isAccessTokenAlg, type AccessTokenAlg } from '../auth/keyring.js';
+import { isRpId, isRpOrigin } from '../auth/webauthn-rp.js';
 import { DEFAULT_EXPOSED_SCHEMAS, isForbiddenSchema } from './exposed-schemas.js';
 
 export class SettingsError extends Error {
@@ -195,6 +196,24 @@ const parseSigningAlg = (raw: string): AccessTokenAlg => {
   throw new SettingsError(`expected HS256, ES256 or RS256, got "${raw}"`);
 };
 
+/** The WebAuthn relying party's domain ('' for the site URL's host). */
+const parseRpId = (raw: string): string => {
+  if (raw === '' || isRpId(raw)) return raw;
+  throw new SettingsError(`expected a domain such as example.com (lower case, no scheme or port), or nothing, got "${raw}"`);
+};
+
+const isStoredRpId = (stored: unknown): boolean => typeof stored === 'string' && (stored === '' || isRpId(stored));
+
+/** Comma-separated origins allowed to run WebAuthn ceremonies ('' for the site URL's origin). */
+const parseRpOrigins = (raw: string): readonly string[] => {
+  const origins = raw === '' ? [] : raw.split(',').map((origin) => origin.trim());
+  const bad = origins.find((origin) => !isRpOrigin(origin));
+  if (bad !== undefined) throw new SettingsError(`expected origins such as https://app.example.com (scheme, host and port only), got "${bad}"`);
+  return origins;
+};
+
+const isStoredRpOrigins = (stored: unknown): boolean => Array.isArray(stored) && stored.every((origin) => typeof origin === 'string' && isRpOrigin(origin));
+
 const isBoolean = (stored: unknown): boolean => typeof stored === 'boolean';
 const isNumber = (stored: unknown): boolean => typeof stored === 'number';
 
@@ -221,6 +240,9 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'auth.rate_limit.verify': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
   'auth.rate_limit.otp': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
   'auth.rate_limit.anonymous_users': { parse: requestLimit('hour'), accepts: isNumber, fallback: 30 },
+  'auth.passkey.enabled': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.webauthn.rp_id': { parse: parseRpId, accepts: isStoredRpId, fallback: '' },
+  'auth.webauthn.rp_origins': { parse: parseRpOrigins, accepts: isStoredRpOrigins, fallback: [] },
 };
 
 export const settingNames = Object.keys(known).sort() as SettingName[];
@@ -289,5 +311,8 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'auth.rate_limit.verify': pick('auth.rate_limit.verify'),
     'auth.rate_limit.otp': pick('auth.rate_limit.otp'),
     'auth.rate_limit.anonymous_users': pick('auth.rate_limit.anonymous_users'),
+    'auth.passkey.enabled': pick('auth.passkey.enabled'),
+    'auth.webauthn.rp_id': pick('auth.webauthn.rp_id'),
+    'auth.webauthn.rp_origins': pick('auth.webauthn.rp_origins'),
   };
 }

@@ -157,6 +157,35 @@ describe('sign-up confirmation settings', () => {
     expect(after.body).toMatchObject({ access_token: expect.any(String), token_type: 'bearer', user: { email: 'later@example.com' } });
   });
 
+  it('project config --set auth.passkey.enabled and auth.webauthn.* turn passkey sign-in on for the relying party set', async () => {
+    const keys = shop;
+    const badOrigin = await cli(['project', 'config', keys.ref, '--set', 'auth.webauthn.rp_origins=https://app.example.com/login', '--json'], inst.env);
+    expect(badOrigin.code).toBe(1);
+    expect(jsonObject(badOrigin)).toMatchObject({ error: { code: 'invalid_setting', message: expect.stringContaining('auth.webauthn.rp_origins') } });
+
+    const run = await cli(
+      ['project', 'config', keys.ref, '--set', 'auth.passkey.enabled=true', '--set', 'auth.webauthn.rp_id=example.com',
+        '--set', 'auth.webauthn.rp_origins=https://app.example.com,https://example.com', '--json'],
+      inst.env,
+    );
+    expect(run.code).toBe(0);
+    expect(jsonObject(run)).toMatchObject({
+      settings: { 'auth.passkey.enabled': true, 'auth.webauthn.rp_id': 'example.com', 'auth.webauthn.rp_origins': ['https://app.example.com', 'https://example.com'] },
+    });
+    const options = () =>
+      request(`${keys.url}/auth/v1/passkeys/authentication/options`, {
+        method: 'POST',
+        headers: { apikey: keys.anon_key, 'content-type': 'application/json' },
+        body: '{}',
+      });
+    const on = await eventually(2000, options, (a) => a.status === 200);
+    expect(on.body).toMatchObject({ challenge_id: expect.any(String), options: { rpId: 'example.com', challenge: expect.any(String) } });
+
+    await cliOk(['project', 'config', keys.ref, '--set', 'auth.passkey.enabled=false'], inst.env);
+    const off = await eventually(2000, options, (a) => a.status === 404);
+    expect(off.body).toMatchObject({ error_code: 'passkey_disabled' });
+  });
+
   it('project config with an unknown key or a bad value exits 1 and changes nothing', async () => {
     const keys = shop;
     const unknown = await cli(['project', 'config', keys.ref, '--set', 'auth.nonsense=true', '--json'], inst.env);

@@ -74,6 +74,17 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
       last_challenged_at: { anyOf: [dateTime, { type: 'null' }] },
     },
   },
+  Passkey: {
+    type: 'object',
+    description: "A user's passkey (a WebAuthn credential); `friendly_name` left out when empty, `last_used_at` until its first sign-in.",
+    required: ['id', 'created_at'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      friendly_name: { type: 'string' },
+      created_at: dateTime,
+      last_used_at: dateTime,
+    },
+  },
   Session: {
     type: 'object',
     description: 'A session: an access token (JWT, role `authenticated`, valid 3600 s) and a refresh token (rotated on use).',
@@ -148,6 +159,7 @@ function op(operationId: string, summary: string, security: readonly unknown[], 
 }
 
 const userId = { name: 'id', in: 'path', required: true, description: 'The user id.', schema: { type: 'string', format: 'uuid' } };
+const passkeyId = { name: 'passkey_id', in: 'path', required: true, description: 'The passkey id.', schema: { type: 'string', format: 'uuid' } };
 const factorId = { name: 'factor_id', in: 'path', required: true, description: 'The factor id.', schema: { type: 'string', format: 'uuid' } };
 const linkTypes = ['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email'];
 
@@ -513,6 +525,26 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '200': ok('The deleted factor.', schemaRef('Factor')),
         ...adminErrors,
         '404': authError('No such user or factor (`user_not_found`, `mfa_factor_not_found`).'),
+      },
+    }),
+  },
+  '/auth/v1/admin/users/{id}/passkeys': {
+    get: op('adminListPasskeys', "List a user's passkeys (service key)", ADMIN, {
+      parameters: [userId],
+      responses: {
+        '200': ok('The passkeys, oldest first.', { type: 'array', items: schemaRef('Passkey') }),
+        ...adminErrors,
+        '404': authError('No such user (`user_not_found`).'),
+      },
+    }),
+  },
+  '/auth/v1/admin/users/{id}/passkeys/{passkey_id}': {
+    delete: op('adminDeletePasskey', "Delete a user's passkey (service key)", ADMIN, {
+      parameters: [userId, passkeyId],
+      responses: {
+        '204': { description: 'Deleted.' },
+        ...adminErrors,
+        '404': authError('No such user or passkey (`user_not_found`, `validation_failed`).'),
       },
     }),
   },

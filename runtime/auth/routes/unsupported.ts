@@ -7,7 +7,7 @@ import { OAUTH_PROVIDERS } from '../settings-json.js';
 
 /**
  * Supabase Auth endpoints of features Gantry does not have (OAuth, SSO,
- * phone, passkeys, identity linking), answered as Supabase
+ * phone, passkeys when switched off, identity linking), answered as Supabase
  * Auth answers with each feature switched off, so clients get its error codes
  * rather than a 404 that looks like a wrong URL.
  */
@@ -49,9 +49,11 @@ export function registerUnsupported(router: Router, deps: AuthDeps): void {
   router.all(['/sso', '/sso/saml/metadata', '/sso/saml/acs'], refuse(apiKey, () => {
     throw samlDisabled();
   }));
-  router.all(['/passkeys', '/passkeys/*rest'], refuse(apiKey, () => {
-    throw passkeysDisabled();
-  }));
+  if (!deps.ctx.settings['auth.passkey.enabled']) {
+    router.all(['/passkeys', '/passkeys/*rest'], refuse(apiKey, () => {
+      throw passkeysDisabled();
+    }));
+  }
   router.all(['/oauth/*rest', '/.well-known/oauth-authorization-server'], refuse(apiKey, () => {
     throw oauthServerDisabled();
   }));

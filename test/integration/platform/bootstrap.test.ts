@@ -145,6 +145,7 @@ describe('project bootstrap', () => {
       'api.extra_search_path': ['public', 'extensions'],
       'api.max_rows': 1000,
       'api.pre_request': '',
+      'app.settings': {},
       'auth.autoconfirm': true,
       'auth.signing_alg': 'HS256',
       'auth.disable_signup': false,
@@ -159,6 +160,9 @@ describe('project bootstrap', () => {
       'auth.rate_limit.verify': 30,
       'auth.rate_limit.otp': 30,
       'auth.rate_limit.anonymous_users': 30,
+      'auth.passkey.enabled': false,
+      'auth.webauthn.rp_id': '',
+      'auth.webauthn.rp_origins': [],
     });
     const { keys } = await createTestProject(platform);
     const anon = verifyProjectToken(keys.anon_key, keys.jwt_secret);

@@ -114,3 +114,30 @@ describe('app.settings', () => {
     expect(resolveSettings({})['app.settings']).toEqual({});
   });
 });
+
+describe('auth.passkey.enabled and auth.webauthn.*', () => {
+  it('are off, empty and empty by default: the relying party then follows the site URL', () => {
+    const settings = resolveSettings({});
+    expect([settings['auth.passkey.enabled'], settings['auth.webauthn.rp_id'], settings['auth.webauthn.rp_origins']]).toEqual([false, '', []]);
+  });
+
+  it('take a lower-case domain and comma-separated origins, and refuse what a browser would not match', () => {
+    expect(parseSetting('auth.webauthn.rp_id=example.com')).toEqual({ key: 'auth.webauthn.rp_id', value: 'example.com' });
+    expect(parseSetting('auth.webauthn.rp_origins=https://app.example.com, http://localhost:5173')).toEqual({
+      key: 'auth.webauthn.rp_origins',
+      value: ['https://app.example.com', 'http://localhost:5173'],
+    });
+    expect(parseSetting('auth.webauthn.rp_origins=')).toEqual({ key: 'auth.webauthn.rp_origins', value: [] });
+    for (const raw of ['https://example.com', 'Example.com', 'example.com:443', '-example.com']) {
+      expect(() => parseSetting(`auth.webauthn.rp_id=${raw}`)).toThrow(
+        new SettingsError(`auth.webauthn.rp_id: expected a domain such as example.com (lower case, no scheme or port), or nothing, got "${raw}"`),
+      );
+    }
+    for (const raw of ['https://app.example.com/', 'app.example.com', 'ftp://example.com', 'https://app.example.com/login']) {
+      expect(() => parseSetting(`auth.webauthn.rp_origins=${raw}`)).toThrow(
+        new SettingsError(`auth.webauthn.rp_origins: expected origins such as https://app.example.com (scheme, host and port only), got "${raw}"`),
+      );
+    }
+    expect(resolveSettings({ 'auth.webauthn.rp_origins': ['https://x.example/path'] })['auth.webauthn.rp_origins']).toEqual([]);
+  });
+});

@@ -1,0 +1,22 @@
+import { afterAll } from 'vitest';
+import { createTestProject, startTestHost } from '../../../../helpers/platform.js';
+
+/**
+ * In place of auth-js's test/lib/clients.ts (the Supabase CLI's auth server on :54321):
+ * a Gantry host serving one project, configured as auth-js's test/supabase/config.toml
+ * configures passkeys ([auth.passkey], [auth.webauthn]) and with sign-ups confirmed at once.
+ */
+const host = await startTestHost();
+afterAll(() => host.close());
+
+const project = await createTestProject(host.platform, { host: host.host, autoconfirm: true });
+await host.platform.setSettings(project.record.ref, {
+  'auth.passkey.enabled': true,
+  'auth.webauthn.rp_id': 'localhost',
+  'auth.webauthn.rp_origins': ['http://localhost:5173'],
+});
+await host.host.directory.reload(project.record.ref);
+
+export const GOTRUE_URL_SIGNUP_ENABLED_AUTO_CONFIRM_ON = `${project.url}/auth/v1`;
+export const SUPABASE_PUBLISHABLE_KEY = project.keys.anon_key;
+export const SUPABASE_SECRET_KEY = project.keys.service_key;
