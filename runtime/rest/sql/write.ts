@@ -3,7 +3,7 @@ import type { ColumnMeta, ProjectMeta, TableMeta } from '../metadata.js';
 import type { ApiRequest, RowsPayload } from '../parse/ast.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
 import { conditionSql, type Scope } from './expressions.js';
-import { qualifiedName, quoteIdent } from './identifiers.js';
+import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
 import { arrayLiteral, Params } from './params.js';
 import { selectSql, TreeBuilder } from './read-tree.js';
 import { finish, findTable, type BuildOptions, type BuiltStatement } from './statement.js';
@@ -73,10 +73,22 @@ function wantsRepresentation(req: ApiRequest): boolean {
   return (req.preferences.return ?? 'representation') === 'representation';
 }
 
-/** `RETURNING`: whole rows when something reads them, else a constant. */
-function returning(ctx: WriteContext): string {
-  const needsRows = ctx.returnWritten || wantsRepresentation(ctx.req) || ctx.req.preferences.return === 'headers-only';
-  return ` RETURNING ${needsRows ? `${quoteIdent(ctx.alias)}.*` : '1'}`;
+/**
+ * The columns of the written rows that `sql` reads through `alias` (`"t1"."email"`), in table order; null when it reads
+ * whole rows (a computed field's `"t1"::table`) or every column. A role with column-level SELECT privileges may then
+ * write and see the columns it selects, as PostgREST returns only those (`DELETE …&select=id,email`).
+ */
+export function columnsRead(sql: string, alias: string, table: TableMeta): readonly string[] | null {
+  const quoted = quoteIdent(alias);
+  const columns = table.columns.map((c) => c.name).filter((name) => sql.includes(columnRef(alias, name)));
+  const wholeRow = sql.split(quoted).slice(1).some((after) => !after.startsWith('."'));
+  return wholeRow || columns.length === table.columns.length ? null : columns;
+}
+
+/** What the mutation returns: the columns the response reads (see columnsRead), whole rows, or a constant for none. */
+function returnedSql(ctx: WriteContext, read: readonly string[] | null): string {
+  if (read === null) return `${quoteIdent(ctx.alias)}.*`;
+  return read.length === 0 ? '1' : read.map((name) => columnRef(ctx.alias, name)).join(', ');
 }
 
 /**
@@ -84,31 +96,36 @@ function returning(ctx: WriteContext): string {
  * returned rows (select, embeds, embedded filters, order), the affected count and, for
  * headers-only inserts, the first row's primary key.
  */
-function writeStatement(ctx: WriteContext, mutation: string, insert?: { inserted?: string }): BuiltStatement {
+function writeStatement(ctx: WriteContext, mutation: (returned: string) => string, insert?: { inserted?: string }): BuiltStatement {
   const { req, table, params, tree } = ctx;
-  const ctes = [`${SOURCE} AS (${mutation})`];
+  const source = (read: readonly string[] | null): string => `${SOURCE} AS (${mutation(returnedSql(ctx, read))})`;
   const total = `(SELECT pg_catalog.count(*) FROM ${SOURCE})`;
   const inserted = insert?.inserted;
   const written = ctx.returnWritten ? `(SELECT coalesce(json_agg(pgrst_w), '[]')::text FROM ${SOURCE} AS pgrst_w)` : undefined;
   let location: string | undefined;
-  if (insert && req.preferences.return === 'headers-only' && table.primaryKey.length > 0) {
-    const keys = table.primaryKey.map((k) => quoteIdent(k)).join(', ');
+  const locationKeys = insert && req.preferences.return === 'headers-only' ? table.primaryKey : [];
+  if (locationKeys.length > 0) {
+    const keys = locationKeys.map((k) => quoteIdent(k)).join(', ');
     location = `(SELECT row_to_json(pgrst_l)::text FROM (SELECT ${keys} FROM ${SOURCE} LIMIT 1) AS pgrst_l)`;
   }
   if (!wantsRepresentation(req)) {
+    const ctes = [source(ctx.returnWritten ? null : locationKeys)];
     const text = envelopeSql({ ctes, rows: SOURCE, total, body: null, inserted, location, written });
     return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape: null });
   }
   const alias = tree.alias('t');
   const level = tree.level(table, alias, [], req.select, false);
   tree.validate();
+  const from = `${SOURCE} AS ${quoteIdent(alias)}`;
   const rows = selectSql(params, {
     outputs: level.outputs,
-    from: [`${SOURCE} AS ${quoteIdent(alias)}`, ...level.joins].join(' '),
+    from: [from, ...level.joins].join(' '),
     where: level.where,
     order: level.order,
     range: null,
   });
+  const read = ctx.returnWritten ? null : columnsRead(rows.replace(from, ''), alias, table);
+  const ctes = [source(read)];
   ctes.push(`${BODY} AS (${rows})`);
   const text = envelopeSql({ ctes, rows: BODY, total, body: bodySql(req.media, BODY), inserted, location, written });
   const shape = { relation: `${table.schema}.${table.name}`, embeds: level.embeds };
@@ -186,7 +203,7 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
     insert = `INSERT INTO ${target} (${list}) SELECT ${columns.map((c) => `"pgrst_r".${quoteIdent(c.name)}`).join(', ')}`
       + ` FROM json_populate_recordset(${rowType}, ${body}) AS "pgrst_r"${offered}`;
   }
-  const mutation = insert + conflictSql(ctx, columns, counting) + returning(ctx);
+  const mutation = (returned: string): string => `${insert}${conflictSql(ctx, columns, counting)} RETURNING ${returned}`;
   // Read after the rows are aggregated, so once the INSERT has run to its end.
   const inserted = counting ? insertedCount : merge ? `(SELECT pg_catalog.count(*) FROM ${SOURCE})` : undefined;
   return writeStatement(ctx, mutation, { inserted });
@@ -199,10 +216,10 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   const { table, params } = ctx;
   const columns = payloadColumns(table, payload.keys);
   const qualified = qualifiedName(table.schema, table.name);
-  let mutation: string;
+  let mutation: (returned: string) => string;
   if (columns.length === 0 || payload.rowCount === 0) {
     // An empty body updates nothing (PostgREST): no rows, no error.
-    mutation = `SELECT ${quoteIdent(ctx.alias)}.* FROM ${qualified} AS ${quoteIdent(ctx.alias)} WHERE false`;
+    mutation = (returned) => `SELECT ${returned} FROM ${qualified} AS ${quoteIdent(ctx.alias)} WHERE false`;
   } else {
     const row = `(${params.typed(payload.json, 'json')})->0`;
     // With `columns=` and missing=default, a listed key absent from the body sets the column's default.
@@ -215,7 +232,8 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta, options: BuildOp
         return `${quoteIdent(c.name)} = ${expr}`;
       }).join(', ');
     const from = `json_populate_record(NULL::${qualified}, ${populatedSql(params, columns, row)}) AS "pgrst_r"`;
-    mutation = `UPDATE ${qualified} AS ${quoteIdent(ctx.alias)} SET ${set} FROM ${from}${mutationWhere(ctx)}${returning(ctx)}`;
+    const where = mutationWhere(ctx);
+    mutation = (returned) => `UPDATE ${qualified} AS ${quoteIdent(ctx.alias)} SET ${set} FROM ${from}${where} RETURNING ${returned}`;
   }
   return writeStatement(ctx, mutation);
 }
@@ -224,6 +242,6 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta, options: BuildOp
 export function buildDelete(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
   const ctx = context(req, meta, 'delete', options);
   const qualified = qualifiedName(ctx.table.schema, ctx.table.name);
-  const mutation = `DELETE FROM ${qualified} AS ${quoteIdent(ctx.alias)}${mutationWhere(ctx)}${returning(ctx)}`;
-  return writeStatement(ctx, mutation);
+  const where = mutationWhere(ctx);
+  return writeStatement(ctx, (returned) => `DELETE FROM ${qualified} AS ${quoteIdent(ctx.alias)}${where} RETURNING ${returned}`);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectMeta, TableMeta } from '../../../runtime/rest/metadata.js';
 import { buildStatement } from '../../../runtime/rest/sql/build.js';
+import { columnsRead } from '../../../runtime/rest/sql/write.js';
 import { META } from './fixture-meta.js';
 import { errorOf, request } from './request-helper.js';
 
@@ -15,7 +16,7 @@ describe('insert', () => {
   it('inserts from the JSON body and returns the representation built by PostgreSQL', () => {
     const st = build('POST', 'films', 'select=id,directors(last_name)', '{"id":1,"title":"x"}');
     expect(st.text).toBe('WITH pgrst_source AS (INSERT INTO "public"."films" AS "t0" ("id", "title") '
-      + 'SELECT "pgrst_r"."id", "pgrst_r"."title" FROM json_populate_recordset(NULL::"public"."films", $1::json) AS "pgrst_r" RETURNING "t0".*), '
+      + 'SELECT "pgrst_r"."id", "pgrst_r"."title" FROM json_populate_recordset(NULL::"public"."films", $1::json) AS "pgrst_r" RETURNING "t0"."id", "t0"."director_id"), '
       + 'pgrst_body AS (SELECT "t1"."id" AS "id", row_to_json("j3".*) AS "directors" FROM pgrst_source AS "t1" '
       + 'LEFT JOIN LATERAL (SELECT "t2"."last_name" AS "last_name" FROM "public"."directors" AS "t2" WHERE "t2"."id" = "t1"."director_id") AS "j3" ON TRUE) '
       + 'SELECT (SELECT pg_catalog.count(*) FROM pgrst_source) AS total_count, pg_catalog.count(*) AS page_count, '
@@ -36,7 +37,7 @@ describe('insert', () => {
       'WITH pgrst_source AS (INSERT INTO "public"."films" AS "t0" ("id", "title") SELECT "pgrst_r"."id", "pgrst_r"."title" '
       + 'FROM json_populate_recordset(NULL::"public"."films", $1::json) AS "pgrst_r" RETURNING 1' + MINIMAL_TAIL);
     expect(build('POST', 'films', '', '{"id":1,"title":"x"}', { prefer: 'return=headers-only' }).text)
-      .toContain('RETURNING "t0".*) SELECT (SELECT pg_catalog.count(*) FROM pgrst_source) AS total_count, pg_catalog.count(*) AS page_count, '
+      .toContain('RETURNING "t0"."id") SELECT (SELECT pg_catalog.count(*) FROM pgrst_source) AS total_count, pg_catalog.count(*) AS page_count, '
         + 'NULL::text AS body, NULL::bigint AS inserted_count, (SELECT row_to_json(pgrst_l)::text FROM (SELECT "id" FROM pgrst_source LIMIT 1) AS pgrst_l) AS location, pg_catalog.current_setting(\'response.headers\', true) AS response_headers, pg_catalog.current_setting(\'response.status\', true) AS response_status');
   });
 
@@ -98,7 +99,7 @@ describe('update and delete', () => {
   it('updates the filtered rows from the body', () => {
     const st = build('PATCH', 'films', 'id=eq.1&select=id', '{"title":"x","year":2000}');
     expect(st.text).toContain('WITH pgrst_source AS (UPDATE "public"."films" AS "t0" SET "title" = "pgrst_r"."title", "year" = "pgrst_r"."year" '
-      + 'FROM json_populate_record(NULL::"public"."films", ($1::json)->0) AS "pgrst_r" WHERE "t0"."id" = $2 RETURNING "t0".*), '
+      + 'FROM json_populate_record(NULL::"public"."films", ($1::json)->0) AS "pgrst_r" WHERE "t0"."id" = $2 RETURNING "t0"."id"), '
       + 'pgrst_body AS (SELECT "t1"."id" AS "id" FROM pgrst_source AS "t1")');
     expect(st.values).toEqual(['[{"title":"x","year":2000}]', '1']);
   });
@@ -118,15 +119,21 @@ describe('update and delete', () => {
     expect(build('PATCH', 'films', '', '{"title":"x"}', { prefer: 'return=minimal' }).text).toBe('WITH pgrst_source AS (UPDATE "public"."films" AS "t0" '
       + 'SET "title" = "pgrst_r"."title" FROM json_populate_record(NULL::"public"."films", ($1::json)->0) AS "pgrst_r" RETURNING 1' + MINIMAL_TAIL);
     expect(build('PATCH', 'films', 'id=eq.1', '{}', { prefer: 'return=minimal' }).text)
-      .toBe('WITH pgrst_source AS (SELECT "t0".* FROM "public"."films" AS "t0" WHERE false' + MINIMAL_TAIL);
+      .toBe('WITH pgrst_source AS (SELECT 1 FROM "public"."films" AS "t0" WHERE false' + MINIMAL_TAIL);
+    expect(build('PATCH', 'films', 'id=eq.1&select=title', '{}').text).toContain('WITH pgrst_source AS (SELECT "t0"."title" FROM "public"."films" AS "t0" WHERE false)');
   });
 
   it('deletes the filtered rows; embedded filters shape only the returned rows', () => {
     expect(build('DELETE', 'films', 'year=lt.2000&or=(id.eq.1,id.eq.2)', null, { prefer: 'return=minimal' }).text)
       .toBe('WITH pgrst_source AS (DELETE FROM "public"."films" AS "t0" WHERE "t0"."year" < $1 AND ("t0"."id" = $2 OR "t0"."id" = $3) RETURNING 1' + MINIMAL_TAIL);
     const st = build('DELETE', 'films', 'id=eq.1&select=id,roles(character)&roles.character=eq.Bob', null);
-    expect(st.text).toContain('DELETE FROM "public"."films" AS "t0" WHERE "t0"."id" = $1 RETURNING "t0".*');
+    expect(st.text).toContain('DELETE FROM "public"."films" AS "t0" WHERE "t0"."id" = $1 RETURNING "t0"."id")');
     expect(st.text).toContain('WHERE "t2"."film_id" = "t1"."id" AND "t2"."character" = $2');
+  });
+
+  it('returns only the columns the response reads, so column-level SELECT privileges suffice (PostgREST DeleteSpec)', () => {
+    expect(build('DELETE', 'films', 'id=eq.1&select=title,id', null).text).toContain('RETURNING "t0"."id", "t0"."title")');
+    expect(build('DELETE', 'films', 'id=eq.1', null).text).toContain('RETURNING "t0".*)');
   });
 
   it('checks filter columns before any SQL', () => {
@@ -149,5 +156,19 @@ describe('writes to a view PostgreSQL cannot write through', () => {
       });
     }
     expect(buildStatement(request('PATCH', 'totals', 'id=eq.1', { body: '{"title":"x"}' }), meta).text).toContain('UPDATE "public"."totals"');
+  });
+});
+
+describe('columnsRead', () => {
+  const films = META.tables['public.films'] as TableMeta;
+
+  it("finds the columns read through the alias, in the table's order", () => {
+    expect(columnsRead('SELECT "t1"."title" AS "t", "t10"."year" FROM x WHERE "t1"."id" = "t2"."director_id"', 't1', films)).toEqual(['id', 'title']);
+    expect(columnsRead('SELECT 1', 't1', films)).toEqual([]);
+  });
+
+  it('is null (whole rows) for a whole-row use of the alias or every column', () => {
+    expect(columnsRead('SELECT "public"."f"("t1"::"public"."films")', 't1', films)).toBeNull();
+    expect(columnsRead(films.columns.map((c) => `"t1".${JSON.stringify(c.name)}`).join(', '), 't1', films)).toBeNull();
   });
 });
