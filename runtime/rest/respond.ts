@@ -46,15 +46,16 @@ export function contentRange(offset: number, pageCount: number, total: number | 
 }
 
 /**
- * `Preference-Applied` in PostgREST's order, naming only what the action applies: `resolution` on inserts,
+ * `Preference-Applied` in PostgREST's order, naming only what the action applies: `resolution` on inserts with a
+ * conflict target (a primary key or `on_conflict`),
  * `missing` on inserts and updates, `return` on writes, `max-affected` (strict) on updates, deletes and calls;
  * `handling` is echoed whichever it is.
  */
-function preferenceApplied(req: ApiRequest): string | null {
+function preferenceApplied(req: ApiRequest, built: BuiltStatement): string | null {
   const applied: string[] = [];
   const p = req.preferences;
   const action = req.action;
-  if (p.resolution && action === 'insert') applied.push(`resolution=${p.resolution}`);
+  if (p.resolution && built.upsert) applied.push(`resolution=${p.resolution}`);
   if (p.missing && (action === 'insert' || action === 'update')) applied.push(`missing=${p.missing}`);
   if (p.return && (action === 'insert' || action === 'update' || action === 'delete')) applied.push(`return=${p.return}`);
   if (req.count) applied.push(`count=${req.count}`);
@@ -139,7 +140,7 @@ export function respond(req: ApiRequest, built: BuiltStatement, row: ResultRow, 
 function respondTo(req: ApiRequest, built: BuiltStatement, row: ResultRow, planned: number | null, location: (pk: string) => string | null): RestResponse {
   const pageCount = Number(row.page_count);
   const headers: Record<string, string> = { 'Content-Type': contentType(req, built) };
-  const applied = preferenceApplied(req);
+  const applied = preferenceApplied(req, built);
   if (applied) headers['Preference-Applied'] = applied;
 
   if (req.media.kind === 'object' && built.result === 'rows' && pageCount !== 1) throw singularityError(pageCount);

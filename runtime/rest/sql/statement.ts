@@ -38,6 +38,8 @@ export interface BuiltStatement extends SqlQuery {
   readonly countThreshold: number | null;
   /** What the body's rows are, for `rows` and `composite` results; null for scalars and void. */
   readonly shape: BodyShape | null;
+  /** An insert with a conflict target (the key or `on_conflict`), so that `Prefer: resolution` applies; absent otherwise. */
+  readonly upsert?: true;
 }
 
 export interface BuildOptions {

@@ -96,11 +96,12 @@ function returnedSql(ctx: WriteContext, read: readonly string[] | null): string 
  * returned rows (select, embeds, embedded filters, order), the affected count and, for
  * headers-only inserts, the first row's primary key.
  */
-function writeStatement(ctx: WriteContext, mutation: (returned: string) => string, insert?: { inserted?: string }): BuiltStatement {
+function writeStatement(ctx: WriteContext, mutation: (returned: string) => string, insert?: { inserted?: string; upsert: boolean }): BuiltStatement {
   const { req, table, params, tree } = ctx;
   const source = (read: readonly string[] | null): string => `${SOURCE} AS (${mutation(returnedSql(ctx, read))})`;
   const total = `(SELECT pg_catalog.count(*) FROM ${SOURCE})`;
   const inserted = insert?.inserted;
+  const upsert = insert?.upsert ? { upsert: true as const } : {};
   const written = ctx.returnWritten ? `(SELECT coalesce(json_agg(pgrst_w), '[]')::text FROM ${SOURCE} AS pgrst_w)` : undefined;
   let location: string | undefined;
   const locationKeys = insert && req.preferences.return === 'headers-only' ? table.primaryKey : [];
@@ -111,7 +112,7 @@ function writeStatement(ctx: WriteContext, mutation: (returned: string) => strin
   if (!wantsRepresentation(req)) {
     const ctes = [source(ctx.returnWritten ? null : locationKeys)];
     const text = envelopeSql({ ctes, rows: SOURCE, total, body: null, inserted, location, written });
-    return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape: null });
+    return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape: null, ...upsert });
   }
   const alias = tree.alias('t');
   const level = tree.level(table, alias, [], req.select, false);
@@ -129,7 +130,7 @@ function writeStatement(ctx: WriteContext, mutation: (returned: string) => strin
   ctes.push(`${BODY} AS (${rows})`);
   const text = envelopeSql({ ctes, rows: BODY, total, body: bodySql(req.media, BODY), inserted, location, written });
   const shape = { relation: `${table.schema}.${table.name}`, embeds: level.embeds };
-  return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape });
+  return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape, ...upsert });
 }
 
 /** The value of a column missing from a row under `Prefer: missing=default`. */
@@ -206,7 +207,8 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   const mutation = (returned: string): string => `${insert}${conflictSql(ctx, columns, counting)} RETURNING ${returned}`;
   // Read after the rows are aggregated, so once the INSERT has run to its end.
   const inserted = counting ? insertedCount : merge ? `(SELECT pg_catalog.count(*) FROM ${SOURCE})` : undefined;
-  return writeStatement(ctx, mutation, { inserted });
+  const upsert = req.preferences.resolution !== null && (req.onConflict ?? table.primaryKey).length > 0;
+  return writeStatement(ctx, mutation, { inserted, upsert });
 }
 
 /** PATCH (and PUT, which the service document defines as PATCH): the body's columns set on the filtered rows. */

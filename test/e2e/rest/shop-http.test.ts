@@ -230,6 +230,10 @@ describe('writes on composite keys, unique keys and whole tables', () => {
     expect([read.status, read.headers.get('preference-applied')]).toEqual([200, 'handling=strict']);
     const insert = await call('/counters', { method: 'POST', token: service, headers: { Prefer: prefer }, body: { name: 'applied', hits: 1 } });
     expect([insert.status, insert.headers.get('preference-applied')]).toEqual([201, 'resolution=merge-duplicates, missing=default, return=minimal, handling=strict']);
+    // A table without a primary key and no on_conflict: resolution does not apply, so it is not named (UpsertSpec "no_pk").
+    const noKey = await call('/labels?select=a', { method: 'POST', token: service, headers: { Prefer: 'return=representation, resolution=merge-duplicates' }, body: [{ a: 'k' }] });
+    expect([noKey.status, noKey.headers.get('preference-applied'), noKey.json]).toEqual([201, 'return=representation', [{ a: 'k' }]]);
+    await call('/labels?a=eq.k', { method: 'DELETE', token: service });
     const update = await call('/counters?name=eq.applied', { method: 'PATCH', token: service, headers: { Prefer: prefer }, body: { hits: 2 } });
     expect([update.status, update.headers.get('preference-applied')]).toEqual([204, 'missing=default, return=minimal, handling=strict, max-affected=5']);
     const lenient = 'missing=default, return=minimal, handling=lenient, max-affected=0';
