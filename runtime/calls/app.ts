@@ -6,7 +6,7 @@ import { PLATFORM_DATABASE, type Platform } from '../platform/platform.js';
 import { authenticate } from './auth.js';
 import type { CallsContext } from './context.js';
 import { CallsApiError, sendProblem } from './errors.js';
-import type { Resolver } from './fetch/guarded-request.js';
+import type { Resolver } from '../outbound/guarded-request.js';
 import { pruneIdempotencyKeys } from './idempotency.js';
 import { AnalysisPool } from './jobs/analysis-pool.js';
 import { runAnalysisJob } from './jobs/analyze.js';

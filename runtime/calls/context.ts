@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { GuardOptions } from './fetch/guarded-request.js';
+import type { GuardOptions } from '../outbound/guarded-request.js';
 import type { AnalysisPool } from './jobs/analysis-pool.js';
 import type { CallsQueue } from './queue.js';
 import type { CallsSettings } from './settings.js';

@@ -1,6 +1,6 @@
-import type { AddressPolicy } from './fetch/address-policy.js';
-import { FetchError } from './fetch/errors.js';
-import { checkOutboundUrl } from './fetch/outbound-url.js';
+import type { AddressPolicy } from '../outbound/address-policy.js';
+import { FetchError } from '../outbound/errors.js';
+import { checkOutboundUrl } from '../outbound/outbound-url.js';
 import type { FieldError } from './errors.js';
 import { EVENT_TYPES, isEventType, type EventType } from './webhooks/events.js';
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net, { type LookupFunction, type NetConnectOpts, type Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { parseIpLiteral } from '../../runtime/calls/fetch/ip-literal.js';
+import { parseIpLiteral } from '../../runtime/outbound/ip-literal.js';
 
 /**
  * Confines this process's outbound TCP to loopback while a hardening test runs: the SSRF table

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addressBlockReason, type AddressPolicy } from '../../runtime/calls/fetch/address-policy.js';
-import { FetchError } from '../../runtime/calls/fetch/errors.js';
+import { addressBlockReason, type AddressPolicy } from '../../runtime/outbound/address-policy.js';
+import { FetchError } from '../../runtime/outbound/errors.js';
 import { fetchRecording } from '../../runtime/calls/fetch/fetch-recording.js';
-import { guardedRequest } from '../../runtime/calls/fetch/guarded-request.js';
-import { checkOutboundUrl, redirectTarget } from '../../runtime/calls/fetch/outbound-url.js';
+import { guardedRequest } from '../../runtime/outbound/guarded-request.js';
+import { checkOutboundUrl, redirectTarget } from '../../runtime/outbound/outbound-url.js';
 import { confineToLoopback, type LoopbackConfinement } from './loopback-only.js';
 
 /**

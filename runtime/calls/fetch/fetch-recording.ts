@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import { FetchError } from './errors.js';
-import { guardedRequest, OutboundTimeoutError, readBody, type GuardOptions } from './guarded-request.js';
-import { checkOutboundUrl, redirectTarget } from './outbound-url.js';
+import { FetchError } from '../../outbound/errors.js';
+import { guardedRequest, OutboundTimeoutError, readBody, type GuardOptions } from '../../outbound/guarded-request.js';
+import { checkOutboundUrl, redirectTarget } from '../../outbound/outbound-url.js';
 
 export interface FetchRecordingOptions extends GuardOptions {
   /** Cap on the body size; larger bodies fail with `file_too_large`. Default 500 MB. */

@@ -1,6 +1,6 @@
 import { AudioError, type AudioErrorCode } from '../audio/errors.js';
 import type { CallError } from '../call-resource.js';
-import { FetchError, type FetchErrorCode } from '../fetch/errors.js';
+import { FetchError, type FetchErrorCode } from '../../outbound/errors.js';
 
 /** The HTTP status each failure corresponds to, as in this API's error shape: a too-large recording is a 413. */
 const STATUS: Readonly<Record<FetchErrorCode | AudioErrorCode | 'internal_error', number>> = {

@@ -1,9 +1,9 @@
 import type PgBoss from 'pg-boss';
 import type { CallsContext } from '../context.js';
 import { inTransaction } from '../../db/transaction.js';
-import { FetchError } from '../fetch/errors.js';
-import { guardedRequest, readBody } from '../fetch/guarded-request.js';
-import { checkOutboundUrl } from '../fetch/outbound-url.js';
+import { FetchError } from '../../outbound/errors.js';
+import { guardedRequest, readBody } from '../../outbound/guarded-request.js';
+import { checkOutboundUrl } from '../../outbound/outbound-url.js';
 import type { DeliverJob } from '../queue.js';
 import { nextAttemptDelayMs, outcomeOf, retryAfterMs } from './schedule.js';
 import { webhookHeaders } from './signing.js';

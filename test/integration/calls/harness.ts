@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createCallsApp, startCallsService, type CallsService } from '../../../runtime/calls/app.js';
-import type { Resolver } from '../../../runtime/calls/fetch/guarded-request.js';
+import type { Resolver } from '../../../runtime/outbound/guarded-request.js';
 import { createApiKey } from '../../../runtime/calls/keys.js';
 import { createLogger } from '../../../runtime/logger.js';
 import { Platform, PLATFORM_DATABASE } from '../../../runtime/platform/platform.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AudioError } from '../../../runtime/calls/audio/errors.js';
-import { FetchError } from '../../../runtime/calls/fetch/errors.js';
+import { FetchError } from '../../../runtime/outbound/errors.js';
 import { classifyFailure } from '../../../runtime/calls/jobs/failure.js';
 import { readCallsSettings } from '../../../runtime/calls/settings.js';
 import { nextAttemptDelayMs, outcomeOf, retryAfterMs } from '../../../runtime/calls/webhooks/schedule.js';

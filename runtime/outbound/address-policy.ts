@@ -17,7 +17,7 @@ const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100
 const CARRIER_RANGES = new Set(['ipv4Mapped', 'rfc6052', '6to4', 'teredo']);
 
 export interface AddressPolicy {
-  /** `CALLS_ALLOW_PRIVATE_URLS=true`: loopback, private, link-local etc. are allowed (metadata never is). */
+  /** The host's allowance (`CALLS_ALLOW_PRIVATE_URLS`, `AUTH_ALLOW_PRIVATE_PROVIDER_URLS`): loopback, private, link-local etc. are allowed (metadata never is). */
   readonly allowPrivate: boolean;
   /** Narrower than `allowPrivate`: only these CIDRs (e.g. `127.0.0.1/32`) are let through besides public unicast. */
   readonly allowCidrs?: readonly string[];
