@@ -32,6 +32,12 @@ export interface GantryConfig {
   /** Default for new projects' `auth.autoconfirm`. */
   readonly authAutoconfirm: boolean;
   readonly callsAllowPrivateUrls: boolean;
+  /**
+   * AUTH_ALLOW_PRIVATE_PROVIDER_URLS=true: OAuth/OIDC providers (issuer, token, user-info and key
+   * URLs) may be on loopback or private addresses — tests and local development with a provider
+   * on this machine. Off: auth reaches providers only on public addresses.
+   */
+  readonly authAllowPrivateProviderUrls: boolean;
   /** The call-analysis API's tunables (`CALLS_*`, see runtime/calls/settings.ts). */
   readonly calls: CallsSettings;
   /** Where generated project code lives (`generated/` of the checkout). */
@@ -142,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
     smtpUrl: env.SMTP_URL || null,
     smtpFrom: env.SMTP_FROM || 'no-reply@localhost',
     authAutoconfirm: readBool(env, 'AUTH_AUTOCONFIRM'),
+    authAllowPrivateProviderUrls: readBool(env, 'AUTH_ALLOW_PRIVATE_PROVIDER_URLS'),
     callsAllowPrivateUrls: readBool(env, 'CALLS_ALLOW_PRIVATE_URLS'),
     calls: readCallsSettings(env),
     generatedDir,

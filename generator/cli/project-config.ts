@@ -4,6 +4,7 @@ import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js
 import { mergeAppSettings, SettingsError, type SettingAssignment, type SettingName, type SettingValue } from '../../runtime/platform/settings.js';
 import { currentSigningKey, DEFAULT_ROTATION_GRACE_SECONDS, generateSigningKey, rotateSigningKey } from '../../runtime/platform/signing-keys.js';
 import type { AccessTokenAlg } from '../../runtime/auth/keyring.js';
+import { sealProviderSecret } from '../../runtime/auth/external/provider-settings.js';
 import { generateProject } from '../generate.js';
 import type { WriteResult } from '../write.js';
 
@@ -36,6 +37,13 @@ async function ensureSigningKey(platform: Platform, record: ProjectRecord, alg: 
   await rotateSigningKey(platform.pool, record.ref, await generateSigningKey(alg), DEFAULT_ROTATION_GRACE_SECONDS);
 }
 
+/** An OAuth client secret is stored only sealed with the project's JWT secret, bound to its provider. */
+function sealedIfSecret(record: ProjectRecord, key: string, value: SettingAssignment['value']): SettingAssignment['value'] {
+  const secret = /^auth\.external\.(.+)\.secret$/.exec(key);
+  if (secret === null || typeof value !== 'string' || value === '') return value;
+  return sealProviderSecret(record.jwtSecret, secret[1] as string, value);
+}
+
 /**
  * Applies parsed `--set` assignments to a project, all checked before anything is
  * stored. A new `api.schemas` is checked against the project database, and the code
@@ -57,7 +65,7 @@ export async function configureProject(platform: Platform, record: ProjectRecord
   }
   if (signingAlg) await ensureSigningKey(platform, record, signingAlg);
   if (assignments.length === 0) return { record, generated };
-  const settings: Partial<Record<SettingName, SettingValue>> = Object.fromEntries(assignments.map(({ key, value }) => [key, value]));
+  const settings: Record<string, unknown> = Object.fromEntries(assignments.map(({ key, value }) => [key, sealedIfSecret(record, key, value)]));
   const appSettings = assignments.flatMap((assignment) => (assignment.key === 'app.settings' ? [assignment.value] : []));
   if (appSettings.length > 0) settings['app.settings'] = mergeAppSettings(record.settings['app.settings'], appSettings);
   return { record: (await platform.setSettings(record.ref, settings)) ?? record, generated };

@@ -3,7 +3,7 @@ import { loadConfig } from '../../runtime/config.js';
 import { deleteProject, readSchemaFiles } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
-import { parseSetting, settingLines } from '../../runtime/platform/settings.js';
+import { displaySettings, parseSetting, settingLines } from '../../runtime/platform/settings.js';
 import { isAccessTokenAlg, type AccessTokenAlg, type SigningAlg } from '../../runtime/auth/keyring.js';
 import {
   currentSigningKey,
@@ -66,7 +66,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
     }
     case 'list': {
       const projects = await withPlatform((platform) => platform.listProjects());
-      const list = projects.map((p) => ({ ref: p.ref, url: projectKeys(config, p).url, created_at: p.createdAt.toISOString(), settings: p.settings }));
+      const list = projects.map((p) => ({ ref: p.ref, url: projectKeys(config, p).url, created_at: p.createdAt.toISOString(), settings: displaySettings(p.settings) }));
       out.result({ projects: list }, list.length ? list.map((p) => `${p.ref}\t${p.url}`).join('\n') : 'no projects');
       return;
     }
@@ -92,9 +92,10 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       const assignments = (values.set ?? []).map(parseSetting);
       const { configureProject } = await import('./project-config.js');
       const { record, generated } = await withPlatform(async (platform) => configureProject(platform, await requireProject(platform, ref), assignments));
+      const settings = displaySettings(record.settings);
       const lines = settingLines(record.settings);
       if (generated) lines.push(`regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`);
-      out.result({ ref, settings: record.settings, ...(generated ? { generated } : {}) }, lines.join('\n'));
+      out.result({ ref, settings, ...(generated ? { generated } : {}) }, lines.join('\n'));
       return;
     }
     default:

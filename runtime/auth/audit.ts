@@ -27,7 +27,9 @@ export type AuditEvent =
   | 'factor_updated'
   | 'passkey_created'
   | 'passkey_updated'
-  | 'passkey_deleted';
+  | 'passkey_deleted'
+  | 'identity_linked'
+  | 'identity_unlinked';
 
 export interface AuditEntry {
   readonly event: AuditEvent;

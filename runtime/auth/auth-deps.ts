@@ -3,6 +3,7 @@ import type { Mailer } from '../mail/mailer.js';
 import type { PasswordPool } from './passwords.js';
 import type { RateLimitConfig } from './rate-limits.js';
 import type { RedirectPolicy } from './redirects.js';
+import type { OidcDirectory } from './external/oidc.js';
 
 export interface AuthLog {
   info(fields: Record<string, unknown>, message: string): void;
@@ -19,6 +20,8 @@ export interface AuthDeps {
   readonly rateLimits: RateLimitConfig;
   readonly redirects: RedirectPolicy;
   readonly log: AuthLog;
+  /** OpenID Connect discovery and keys of the project's providers, cached per router. */
+  readonly oidc: OidcDirectory;
 }
 
 /** The `iss` of access tokens: where this project's auth lives. */

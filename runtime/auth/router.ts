@@ -10,8 +10,10 @@ import { jsonBody } from './json-body.js';
 import { sharedPasswordPool, type PasswordPool } from './passwords.js';
 import { rateLimitsFrom } from './rate-limits.js';
 import { redirectPolicy } from './redirects.js';
+import { OidcDirectory } from './external/oidc.js';
 import { registerAdmin } from './routes/admin.js';
 import { registerGenerateLink } from './routes/generate-link.js';
+import { registerIdentities } from './routes/identities.js';
 import { registerInvite } from './routes/invite.js';
 import { registerFactors } from './routes/factors.js';
 import { registerJwks } from './routes/jwks.js';
@@ -49,6 +51,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
     rateLimits: rateLimitsFrom(ctx.settings),
     redirects: redirectPolicy(ctx.settings['auth.site_url'], ctx.settings['auth.redirect_allow_list'], ctx.config.publicUrl),
     log,
+    oidc: new OidcDirectory({ allowPrivate: ctx.config.authAllowPrivateProviderUrls }),
   };
   const router = express.Router();
 
@@ -80,6 +83,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerGenerateLink(router, deps);
   registerFactors(router, deps);
   registerPasskeys(router, deps);
+  registerIdentities(router, deps);
   registerUnsupported(router, deps);
 
   router.use((req: Request, res: Response) => {

@@ -12,7 +12,7 @@ import type { UserRow } from './user-json.js';
 import { findUserById, isBanned } from './users.js';
 
 /** How a session was opened (the amr claim); PKCE exchanges name the flow as GoTrue does (`email/signup`, `magiclink`, `invite`). */
-export type AmrMethod = 'password' | 'recovery' | 'otp' | 'email_change' | 'email/signup' | 'magiclink' | 'invite' | 'anonymous' | 'passkey';
+export type AmrMethod = 'password' | 'recovery' | 'otp' | 'email_change' | 'email/signup' | 'magiclink' | 'invite' | 'anonymous' | 'passkey' | 'oauth';
 export type RevokeReason = 'logout' | 'password' | 'admin' | 'reuse';
 export type LogoutScope = 'global' | 'local' | 'others';
 

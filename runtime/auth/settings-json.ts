@@ -1,6 +1,6 @@
 import type { ProjectSettings } from '../platform/project-context.js';
 
-/** Every OAuth provider Supabase Auth lists under `external`, in its order; Gantry signs in with none of them. */
+/** Every OAuth provider Supabase Auth lists under `external`, in its order; those with a preset here can be enabled. */
 export const OAUTH_PROVIDERS = [
   'apple', 'azure', 'bitbucket', 'discord', 'facebook', 'snapchat', 'figma', 'fly', 'github', 'gitlab', 'google',
   'keycloak', 'kakao', 'linkedin', 'linkedin_oidc', 'notion', 'spotify', 'slack', 'slack_oidc', 'workos', 'twitch',
@@ -9,13 +9,13 @@ export const OAUTH_PROVIDERS = [
 
 /**
  * GoTrue's `GET /settings`, every field as it holds here: the e-mail provider and,
- * when switched on, anonymous sign-ins and passkeys; phone, OAuth and SAML do not exist.
+ * when switched on, anonymous sign-ins, passkeys and the OAuth providers enabled; phone and SAML do not exist.
  * Settings GoTrue keeps out of this answer follow under its configuration names,
  * so a client can tell them too.
  */
 export function settingsJson(settings: ProjectSettings): Record<string, unknown> {
   const external: Record<string, boolean> = { anonymous_users: settings['auth.anonymous_users'] };
-  for (const provider of OAUTH_PROVIDERS) external[provider] = false;
+  for (const provider of OAUTH_PROVIDERS) external[provider] = settings['auth.external'][provider]?.enabled ?? false;
   Object.assign(external, { email: true, phone: false, zoom: false });
   return {
     external,

@@ -1,4 +1,5 @@
 import { factorJson, type ListedFactor } from './factors.js';
+import { identityJson, type IdentityRow } from './identities.js';
 
 /** A row of auth.users as the pg driver returns it. */
 export interface UserRow {
@@ -28,6 +29,8 @@ export interface UserRow {
   readonly is_anonymous: boolean;
   /** The user's MFA factors where the query asked for them (users.ts), null when none. */
   readonly factors?: readonly ListedFactor[] | null;
+  /** Its identities at OAuth/OIDC providers where the query asked for them (users.ts), null when none. */
+  readonly identities?: readonly IdentityRow[] | null;
 }
 
 export type UserJson = Record<string, unknown> & { readonly id: string; readonly email: string };
@@ -36,9 +39,16 @@ function iso(value: Date | null | undefined): string | undefined {
   return value === null || value === undefined ? undefined : value.toISOString();
 }
 
-/** The one identity a user has here: its e-mail address; an anonymous user has none. */
+/** Whether the account signs in by its e-mail address: every account but one made by an OAuth provider (or unlinked from e-mail). */
+export function hasEmailIdentity(user: UserRow): boolean {
+  const providers = user.raw_app_meta_data.providers;
+  return user.email !== null && (!Array.isArray(providers) || providers.includes('email'));
+}
+
+/** The e-mail identity (implied by the row; an anonymous user has none), then those at providers. */
 function identitiesOf(user: UserRow): Record<string, unknown>[] {
-  if (user.email === null) return [];
+  const linked = (user.identities ?? []).map(identityJson);
+  if (!hasEmailIdentity(user)) return linked;
   return [
     {
       identity_id: user.id,
@@ -56,6 +66,7 @@ function identitiesOf(user: UserRow): Record<string, unknown>[] {
       updated_at: user.updated_at.toISOString(),
       email: user.email,
     },
+    ...linked,
   ];
 }
 

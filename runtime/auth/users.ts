@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/transaction.js';
 import type { UserRow } from './user-json.js';
 
-/** A user row with its MFA factors (`factors`, null when none), as every user answer lists them. */
-const USER_COLUMNS = '*, auth.user_factors(id) AS factors';
+/** A user row with its MFA factors and provider identities (null when none), as every user answer lists them. */
+const USER_COLUMNS = '*, auth.user_factors(id) AS factors, auth.user_identities(id) AS identities';
 
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | null> {
   const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM auth.users WHERE lower(email) = lower($1)`, [email]);

@@ -7,7 +7,7 @@ import type { ProjectSettings } from './project-context.js';
 import { acquireCluster, type Cluster, type EmbeddedOptions } from './cluster.js';
 import { surviveDroppedConnections, taskClient } from '../db/pool-errors.js';
 import { migratePlatform } from './migrations.js';
-import { resolveSettings, type SettingValue } from './settings.js';
+import { resolveSettings } from './settings.js';
 import type { StoredSigningKey } from '../auth/keyring.js';
 import { currentSigningKey, SIGNING_KEYS_COLUMN, toStoredKeys } from './signing-keys.js';
 
@@ -101,7 +101,7 @@ export class Platform {
   }
 
   /** Stores settings in one statement, so a host reloading on its NOTIFY never sees some of them without the others. */
-  async setSettings(ref: string, settings: Readonly<Partial<Record<keyof ProjectSettings, SettingValue>>>): Promise<ProjectRecord | null> {
+  async setSettings(ref: string, settings: Readonly<Record<string, unknown>>): Promise<ProjectRecord | null> {
     const { rows } = await this.pool.query<ProjectRow>(`UPDATE projects p SET settings = settings || $2::jsonb WHERE ref = $1 RETURNING ${PROJECT_COLUMNS}`, [
       ref,
       JSON.stringify(settings),

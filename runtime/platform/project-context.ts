@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { GantryConfig } from '../config.js';
 import type { RlsExecutor } from '../db/rls-transaction.js';
 import type { AccessTokenAlg, ProjectKeyring } from '../auth/keyring.js';
+import type { ExternalProviders } from '../auth/external/provider-settings.js';
 
 /** Per-project settings kept in the platform registry (`project config --set`). */
 export interface ProjectSettings {
@@ -53,6 +54,10 @@ export interface ProjectSettings {
   readonly 'auth.webauthn.rp_id': string;
   /** GoTrue's WEBAUTHN_RP_ORIGINS: origins allowed to run WebAuthn ceremonies ([] = the site URL's origin). */
   readonly 'auth.webauthn.rp_origins': readonly string[];
+  /** OAuth/OIDC providers by name (`auth.external.<provider>.<field>`, GoTrue's EXTERNAL_<PROVIDER>_*). */
+  readonly 'auth.external': ExternalProviders;
+  /** GoTrue's SECURITY_MANUAL_LINKING_ENABLED: users link (GET /user/identities/authorize) and unlink identities. */
+  readonly 'auth.manual_linking': boolean;
 }
 
 /**

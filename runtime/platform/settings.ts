@@ -3,15 +3,25 @@ import { compileRedirectGlob, splitPatternList } from '../auth/redirect-glob.js'
 import { isAccessTokenAlg, type AccessTokenAlg } from '../auth/keyring.js';
 import { isRpId, isRpOrigin } from '../auth/webauthn-rp.js';
 import { DEFAULT_EXPOSED_SCHEMAS, isForbiddenSchema } from './exposed-schemas.js';
+import {
+  displayExternalProviders,
+  isExternalSettingKey,
+  parseExternalSetting,
+  resolveExternalProviders,
+  type ExternalSettingKey,
+} from '../auth/external/provider-settings.js';
 
 export class SettingsError extends Error {
   readonly code = 'invalid_setting';
 }
 
-export type SettingName = keyof ProjectSettings;
+/** Settings with one key each; `auth.external` is a family of keys of its own (auth/external/provider-settings.ts). */
+export type SettingName = Exclude<keyof ProjectSettings, 'auth.external'>;
 export type SettingValue = ProjectSettings[SettingName];
 /** A parsed `KEY=VALUE`, its value typed by its key. */
-export type SettingAssignment = { [K in SettingName]: { readonly key: K; readonly value: ProjectSettings[K] } }[SettingName];
+export type SettingAssignment =
+  | { [K in SettingName]: { readonly key: K; readonly value: ProjectSettings[K] } }[SettingName]
+  | { readonly key: ExternalSettingKey; readonly value: string | boolean };
 
 interface Setting<T> {
   /** The CLI's text -> the value; throws SettingsError. */
@@ -243,6 +253,7 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'auth.passkey.enabled': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.webauthn.rp_id': { parse: parseRpId, accepts: isStoredRpId, fallback: '' },
   'auth.webauthn.rp_origins': { parse: parseRpOrigins, accepts: isStoredRpOrigins, fallback: [] },
+  'auth.manual_linking': { parse: parseBool, accepts: isBoolean, fallback: false },
 };
 
 export const settingNames = Object.keys(known).sort() as SettingName[];
@@ -261,6 +272,13 @@ export function parseSetting(assignment: string): SettingAssignment {
   if (eq <= 0) throw new SettingsError(`expected KEY=VALUE, got "${assignment}"`);
   const key = assignment.slice(0, eq);
   if (key.startsWith(APP_SETTINGS_PREFIX)) return parseAppSetting(key.slice(APP_SETTINGS_PREFIX.length), assignment.slice(eq + 1));
+  if (isExternalSettingKey(key)) {
+    try {
+      return { key, value: parseExternalSetting(key, assignment.slice(eq + 1)) };
+    } catch (error) {
+      throw new SettingsError((error as Error).message);
+    }
+  }
   if (!isKnown(key)) throw new SettingsError(`unknown setting "${key}" (known: ${settingNames.map((name) => (name === 'app.settings' ? `${APP_SETTINGS_PREFIX}NAME` : name)).join(', ')})`);
   try {
     return assign(key, assignment.slice(eq + 1));
@@ -277,7 +295,7 @@ export function formatSetting(value: Exclude<SettingValue, Readonly<Record<strin
 
 /** Settings as `KEY=VALUE` lines the CLI takes back; each app setting on a line of its own. */
 export function settingLines(settings: ProjectSettings): string[] {
-  return Object.entries(settings).flatMap(([key, value]: [string, SettingValue]) => {
+  return Object.entries(displaySettings(settings)).flatMap(([key, value]) => {
     if (key === 'app.settings') return appSettingGucs(value as Readonly<Record<string, string>>).map(([name, setting]) => `${name}=${setting}`);
     return [`${key}=${formatSetting(value as Exclude<SettingValue, Readonly<Record<string, string>>>)}`];
   });
@@ -314,5 +332,13 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'auth.passkey.enabled': pick('auth.passkey.enabled'),
     'auth.webauthn.rp_id': pick('auth.webauthn.rp_id'),
     'auth.webauthn.rp_origins': pick('auth.webauthn.rp_origins'),
+    'auth.external': resolveExternalProviders(stored),
+    'auth.manual_linking': pick('auth.manual_linking'),
   };
+}
+
+/** The settings as the CLI shows them: one key per setting as it is set, the OAuth providers' keys flat, secrets never. */
+export function displaySettings(settings: ProjectSettings): Record<string, SettingValue | string | boolean> {
+  const { 'auth.external': external, ...single } = settings;
+  return { ...single, ...displayExternalProviders(external) };
 }

@@ -6,11 +6,11 @@ import { normaliseEmail } from '../email-address.js';
 import { AuthError, authErrors } from '../errors.js';
 import { exchangeAuthCode } from '../flow-state.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
-import { idTokenGrantRefusal } from '../id-token-grant.js';
 import { DUMMY_PASSWORD_HASH } from '../passwords.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession, refreshSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
+import { idTokenGrant } from '../external/id-token-sign-in.js';
 import { findUserByEmail, findUserById, isBanned, updateUser } from '../users.js';
 import { isBlank } from './signup.js';
 
@@ -118,7 +118,7 @@ export function registerToken(router: Router, deps: AuthDeps): void {
         if (grantType === 'password') session = await passwordGrant(deps, body, ip);
         else if (grantType === 'refresh_token') session = await refreshGrant(deps, body, ip);
         else if (grantType === 'pkce') session = await pkceGrant(deps, body, ip);
-        else if (grantType === 'id_token') throw idTokenGrantRefusal(body);
+        else if (grantType === 'id_token') session = await idTokenGrant(deps, req, body, ip);
         else if (grantType === 'web3') throw authErrors.disabled(422, 'web3_provider_disabled', 'Web3 provider is disabled');
         else throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');
         res.status(200).json(session);

@@ -4,6 +4,7 @@ import { authErrors } from '../errors.js';
 import { handle, queryString } from '../http.js';
 import { checkPresentApiKey, requireApiKey, requireUser } from '../request-auth.js';
 import { OAUTH_PROVIDERS } from '../settings-json.js';
+import { manualLinkingDisabled } from './identities.js';
 
 /**
  * Supabase Auth endpoints of features Gantry does not have (OAuth, SSO,
@@ -19,7 +20,6 @@ const KNOWN_OAUTH_PROVIDERS: ReadonlySet<string> = new Set([...OAUTH_PROVIDERS, 
 const samlDisabled = () => authErrors.disabled(404, 'saml_provider_disabled', 'SAML 2.0 is disabled');
 const passkeysDisabled = () => authErrors.disabled(404, 'passkey_disabled', 'Passkeys are disabled');
 const oauthServerDisabled = () => authErrors.disabled(404, 'feature_disabled', 'OAuth server is disabled');
-const manualLinkingDisabled = () => authErrors.disabled(404, 'manual_linking_disabled', 'Manual linking is disabled');
 
 function unsupportedProvider(name: string): string {
   if (name.startsWith('custom:')) return 'Unsupported provider: custom OAuth providers are disabled';
@@ -59,9 +59,6 @@ export function registerUnsupported(router: Router, deps: AuthDeps): void {
   }));
 
   router.get('/user/identities/authorize', refuse(user, () => {
-    throw manualLinkingDisabled();
-  }));
-  router.delete('/user/identities/:identity_id', refuse(user, () => {
     throw manualLinkingDisabled();
   }));
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { guardedRequest, readBody, type GuardOptions } from '../fetch/guarded-request.js';
-import { checkOutboundUrl } from '../fetch/outbound-url.js';
+import { guardedRequest, readBody, type GuardOptions } from '../../outbound/guarded-request.js';
+import { checkOutboundUrl } from '../../outbound/outbound-url.js';
 import { SpeechEngineError, type EngineWord, type SpeechChunk, type SpeechEngine } from './speech-engine.js';
 import { encodePcm16Wav } from './wav-encoding.js';
 

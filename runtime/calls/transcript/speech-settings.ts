@@ -1,4 +1,4 @@
-import type { AddressPolicy } from '../fetch/address-policy.js';
+import type { AddressPolicy } from '../../outbound/address-policy.js';
 import { WHISPER_LANGUAGES } from './openai-engine.js';
 import { SpeechEngineError } from './speech-engine.js';
 

@@ -58,6 +58,8 @@ export interface ProjectOptions {
   /** Other settings, e.g. rate limits; defaults as for a new project. */
   readonly settings?: Partial<ProjectSettings>;
   readonly passwords?: AuthRouterOptions['passwords'];
+  /** AUTH_ALLOW_PRIVATE_PROVIDER_URLS for this project's host: an OAuth provider on loopback (the test's). */
+  readonly allowPrivateProviderUrls?: boolean;
 }
 
 const quietLog = { info: () => undefined, error: () => undefined };
@@ -122,7 +124,7 @@ export class AuthSuite {
       settings,
       executor,
       adminPool: admin,
-      config: { ...this.platform.config, publicUrl: base, smtpUrl: this.smtp.url, smtpFrom: 'auth@gantry.test' },
+      config: { ...this.platform.config, authAllowPrivateProviderUrls: options.allowPrivateProviderUrls ?? false, publicUrl: base, smtpUrl: this.smtp.url, smtpFrom: 'auth@gantry.test' },
     };
     const clock = new TestClock();
     app.use(`/v1/${record.ref}/auth/v1`, createAuthRouter(ctx, { now: clock.now, log: quietLog, passwords: options.passwords }));
