@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors.js';
-import type { AddressPolicy } from '../fetch/address-policy.js';
+import type { AddressPolicy } from '../../outbound/address-policy.js';
 import { canonicalLanguage, fieldsOf, isObject, NOT_AN_OBJECT, outboundUrl, type Validated } from '../validation.js';
 import { ENGINE_KINDS, type EngineKind } from './speech-settings.js';
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/transaction.js';
-import type { AddressPolicy } from '../fetch/address-policy.js';
+import type { AddressPolicy } from '../../outbound/address-policy.js';
 import { openValue, purposeKey, sealValue } from '../../sealed-value.js';
 import { WHISPER_LANGUAGES } from './openai-engine.js';
 import type { EngineKind, EngineSpec, SpeechSettings } from './speech-settings.js';
