@@ -1,4 +1,4 @@
-import { openSecret, sealSecret } from '../sealed-secrets.js';
+import { openValue, purposeKey, sealValue } from '../../sealed-value.js';
 
 /**
  * Per-project OAuth/OIDC providers, set as `auth.external.<provider>.<field>` (GoTrue's
@@ -46,14 +46,15 @@ function splitKey(key: string): { provider: string; field: ProviderField } | nul
   return match === null ? null : { provider: match[1] as string, field: match[2] as ProviderField };
 }
 
-const SECRET_PURPOSE = 'gantry oauth provider client secret';
+/** The client secret is sealed (runtime/sealed-value.ts) under a key derived from the project's JWT secret, bound to its provider. */
+const secretKey = (jwtSecret: string): Buffer => purposeKey(jwtSecret, 'gantry oauth provider client secret');
 
 export function sealProviderSecret(jwtSecret: string, provider: string, secret: string): string {
-  return sealSecret(jwtSecret, SECRET_PURPOSE, provider, secret);
+  return sealValue(secretKey(jwtSecret), provider, secret);
 }
 
 export function openProviderSecret(jwtSecret: string, provider: string, sealed: string): string {
-  return sealed === '' ? '' : openSecret(jwtSecret, SECRET_PURPOSE, provider, sealed);
+  return sealed === '' ? '' : openValue(secretKey(jwtSecret), provider, sealed);
 }
 
 const listOf = (raw: string): string[] => raw.split(/[\s,]+/).filter((item) => item !== '');
