@@ -1,7 +1,10 @@
 /**
  * Call-analysis throughput and memory on a synthesized 1-hour stereo recording streamed from disk.
  *
- *   node --import tsx bench/calls-analysis.ts [--minutes 60] [--rate 8000] [--codecs]
+ *   node --import tsx bench/calls-analysis.ts [--minutes 60] [--rate 8000] [--codecs] [--vad silero|energy]
+ *
+ * --vad picks the VAD (default silero, as the API). The recording is tones: the energy VAD reads
+ * its talk times exactly, Silero hears no speech in it but does all its work on every window.
  *
  * --codecs also encodes the WAV with flac/lame/oggenc/opusenc (when installed) and measures those
  * decoders. Prints recording-minutes analysed per second of wall time and the peak RSS / heap seen
@@ -13,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { analyzeRecording } from '../runtime/calls/analysis/analyze.js';
+import type { VadKind } from '../runtime/calls/analysis/options.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -22,6 +26,7 @@ const option = (name: string, fallback: number): number => {
 const minutes = option('minutes', 60);
 const rate = option('rate', 8000);
 const withCodecs = args.includes('--codecs');
+const vad: VadKind = args.includes('--vad') && args[args.indexOf('--vad') + 1] === 'energy' ? 'energy' : 'silero';
 
 /** A 20 s conversation cycle: operator [0,6) [14,17), customer [5.5,12) [17,19). */
 const CYCLE_S = 20;
@@ -87,7 +92,7 @@ async function measure(label: string, path: string): Promise<Measurement> {
   const input = createReadStream(path, { highWaterMark: 64 * 1024 });
   input.on('data', sample);
   const started = performance.now();
-  const result = await analyzeRecording(input);
+  const result = await analyzeRecording(input, { analyzer: { vad } });
   const seconds = (performance.now() - started) / 1000;
   clearInterval(timer);
   sample();
@@ -109,7 +114,7 @@ try {
   const wav = join(dir, 'call.wav');
   await writeWav(wav);
   const cycles = (minutes * 60) / CYCLE_S;
-  console.log(`recording: ${minutes} min stereo PCM16 ${rate} Hz; expected operator ${9 * cycles} s, customer ${8.5 * cycles} s, overtalk ${0.5 * cycles} s, silence ${3 * cycles} s`);
+  console.log(`recording: ${minutes} min stereo PCM16 ${rate} Hz, ${vad} VAD; expected operator ${9 * cycles} s, customer ${8.5 * cycles} s, overtalk ${0.5 * cycles} s, silence ${3 * cycles} s`);
   const targets: [string, string][] = [['wav pcm16', wav]];
   if (withCodecs) {
     const encoders: [string, string, (i: string, o: string) => string[]][] = [

@@ -1,5 +1,6 @@
 import { SpeechEngineError } from './transcript/speech-engine.js';
 import { readSpeechSettings, type SpeechSettings } from './transcript/speech-settings.js';
+import type { VadKind } from './analysis/options.js';
 
 /**
  * Tunables of the call-analysis API, read from the environment by `loadConfig` (the one config
@@ -45,6 +46,8 @@ export interface CallsSettings {
   readonly webhookTimeoutSeconds: number;
   /** `CALLS_SPEECH_ENGINES` and the engines' variables: which speech engines transcribe calls (see docs/call-analysis.md). */
   readonly speech: SpeechSettings;
+  /** `CALLS_VAD`: `silero` (default) or `energy`, the voice activity detector of the talk metrics. */
+  readonly vad: VadKind;
 }
 
 export class CallsSettingsError extends Error {
@@ -89,6 +92,8 @@ export function readCallsSettings(env: NodeJS.ProcessEnv): CallsSettings {
     if (error instanceof SpeechEngineError) throw new CallsSettingsError(error.message);
     throw error;
   }
+  const vad = env.CALLS_VAD || 'silero';
+  if (vad !== 'silero' && vad !== 'energy') throw new CallsSettingsError(`CALLS_VAD must be silero or energy, got "${vad}"`);
   return {
     allowPrivateUrls,
     allowCidrs,
@@ -108,5 +113,6 @@ export function readCallsSettings(env: NodeJS.ProcessEnv): CallsSettings {
     webhookRetrySchedule: schedule.length ? schedule : DEFAULT_RETRY_SCHEDULE,
     webhookTimeoutSeconds: numberOf(env, 'CALLS_WEBHOOK_TIMEOUT_SECONDS', 15, 1),
     speech,
+    vad,
   };
 }

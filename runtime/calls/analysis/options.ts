@@ -1,5 +1,14 @@
-/** Tunables of the energy VAD. Defaults are the values that gave exact answers in the research runs. */
+/**
+ * `silero`: Silero VAD decides which frames are speech; the other channel's leakage is still
+ * rejected by level (`crosstalkDb`), and pauses bridged and bursts dropped as below. `energy`:
+ * the energy VAD alone (level over the channel's noise floor). Silero was better on the spoken
+ * fixtures (docs/call-analysis.md); the energy VAD serves signals that are not speech (tones).
+ */
+export type VadKind = 'silero' | 'energy';
+
+/** Tunables of the VAD. Energy defaults are the values that gave exact answers in the research runs. */
 export interface AnalyzerOptions {
+  readonly vad: VadKind;
   /** Analysis frame length. */
   readonly frameMs: number;
   /** A frame is never speech at or below this level, however quiet the line is. */
@@ -28,6 +37,7 @@ export interface AnalyzerOptions {
 }
 
 export const DEFAULT_ANALYZER_OPTIONS: AnalyzerOptions = Object.freeze({
+  vad: 'silero',
   frameMs: 20,
   absoluteThresholdDbfs: -45,
   noiseMarginDb: 12,

@@ -3,9 +3,9 @@ import type { Transcript } from '../transcript/transcript.js';
 import type { FrameLevels } from './frame-accumulator.js';
 import type { AnalyzerOptions } from './options.js';
 import { coverage, countInterruptions, countTurns, longest, segmentsOf, type Segment } from './timeline.js';
-import { detectVoiceActivity, meanSquareToDbfs, SILENCE_FLOOR_DBFS } from './vad.js';
+import { detectVoiceActivity, framesOf, meanSquareToDbfs, SILENCE_FLOOR_DBFS } from './vad.js';
 
-export const ANALYZER_NAME = 'energy-vad';
+export const ANALYZER_NAMES = { silero: 'silero-vad', energy: 'energy-vad' } as const;
 export const ANALYZER_VERSION = 1;
 
 export type ChannelRole = 'operator' | 'customer' | 'mixed' | `channel_${number}`;
@@ -107,8 +107,16 @@ function rolesFor(channels: number): ChannelRole[] {
   return Array.from({ length: channels }, (_, c): ChannelRole => (c === 0 ? 'operator' : c === 1 ? 'customer' : `channel_${c}`));
 }
 
-/** Turns per-frame energies into the call metrics. Pure: same input, same output. */
-export function buildCallAnalysis(levels: FrameLevels, description: AudioDescription, options: AnalyzerOptions): CallAnalysis {
+/**
+ * Turns per-frame energies (and, with the Silero VAD, its speech segments per channel) into the
+ * call metrics. Pure: same input, same output.
+ */
+export function buildCallAnalysis(
+  levels: FrameLevels,
+  description: AudioDescription,
+  options: AnalyzerOptions,
+  speechSegments?: readonly (readonly (readonly [number, number])[])[],
+): CallAnalysis {
   const { sampleRate: rate, frameSamples, frameCount, totalSamples } = levels;
   const channels = levels.meanSquares.length;
   const startSample = (frame: number): number => Math.min(frame * frameSamples, totalSamples);
@@ -120,7 +128,8 @@ export function buildCallAnalysis(levels: FrameLevels, description: AudioDescrip
     return samples;
   };
 
-  const vad = detectVoiceActivity(levels.meanSquares, options);
+  const speech = speechSegments?.map((segments) => framesOf(segments, frameCount, options.frameMs));
+  const vad = detectVoiceActivity(levels.meanSquares, options, speech);
   const segments = vad.map((channel, c) => segmentsOf(channel.active, c));
   const talkSamples = vad.map((channel) => countSamples(channel.active));
   const roles = rolesFor(channels);
@@ -200,7 +209,7 @@ export function buildCallAnalysis(levels: FrameLevels, description: AudioDescrip
     ),
     segments_truncated: segments.some((own) => own.length > maxSegments),
     analyzer: {
-      name: ANALYZER_NAME,
+      name: speech ? ANALYZER_NAMES.silero : ANALYZER_NAMES.energy,
       version: ANALYZER_VERSION,
       frame_ms: options.frameMs,
       absolute_threshold_dbfs: options.absoluteThresholdDbfs,

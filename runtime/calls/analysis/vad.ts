@@ -44,14 +44,25 @@ export function dropShortRuns(active: Uint8Array, minRun: number): void {
   }
 }
 
+/** Frames (of `frameMs`) whose middle falls inside one of the `[start_s, end_s]` segments. */
+export function framesOf(segments: readonly (readonly [number, number])[], frameCount: number, frameMs: number): Uint8Array {
+  const frames = new Uint8Array(frameCount);
+  const frameS = frameMs / 1000;
+  for (const [start, end] of segments) {
+    for (let f = Math.max(0, Math.ceil(start / frameS - 0.5)); f < frameCount && (f + 0.5) * frameS < end; f++) frames[f] = 1;
+  }
+  return frames;
+}
+
 /**
- * Energy VAD over all channels at once. Per channel: the threshold is the noise floor (a low
- * percentile of frame levels) plus a margin, clamped to [absolute, max]. With several channels a
- * frame only counts when it is within `crosstalkDb` of the loudest other channel, so echo and
- * codec leakage of the other speaker never count as talk. Then short pauses are bridged and short
- * bursts dropped.
+ * VAD over all channels at once. Per channel: with `speech` (Silero's frames), a frame counts
+ * when Silero heard speech in it and it is not digital silence (an absolute threshold would cut
+ * the quiet ends of words Silero keeps); without, when its level is above the noise floor (a low
+ * percentile of frame levels) plus a margin, clamped to [absolute, max]. With several channels a frame only counts when it is within `crosstalkDb` of
+ * the loudest other channel, so echo and codec leakage of the other speaker never count as talk
+ * (Silero hears leaked speech as speech). Then short pauses are bridged and short bursts dropped.
  */
-export function detectVoiceActivity(meanSquares: readonly Float64Array[], options: AnalyzerOptions): ChannelVad[] {
+export function detectVoiceActivity(meanSquares: readonly Float64Array[], options: AnalyzerOptions, speech?: readonly Uint8Array[]): ChannelVad[] {
   const levels = meanSquares.map((channel) => channel.map(meanSquareToDbfs));
   const frameCount = levels[0]?.length ?? 0;
   const minGap = Math.round(options.minGapMs / options.frameMs);
@@ -59,11 +70,12 @@ export function detectVoiceActivity(meanSquares: readonly Float64Array[], option
   return levels.map((own, c) => {
     const noiseFloorDbfs = percentile(own, options.noisePercentile);
     const adaptive = Math.min(noiseFloorDbfs + options.noiseMarginDb, options.maxThresholdDbfs);
-    const thresholdDbfs = Math.max(options.absoluteThresholdDbfs, adaptive);
+    const heard = speech?.[c];
+    const thresholdDbfs = heard ? SILENCE_FLOOR_DBFS : Math.max(options.absoluteThresholdDbfs, adaptive);
     const active = new Uint8Array(frameCount);
     for (let f = 0; f < frameCount; f++) {
       const level = own[f]!;
-      if (level <= thresholdDbfs) continue;
+      if (level <= thresholdDbfs || (heard && !heard[f])) continue;
       let loudestOther = -Infinity;
       for (let o = 0; o < levels.length; o++) if (o !== c) loudestOther = Math.max(loudestOther, levels[o]![f]!);
       if (level >= loudestOther - options.crosstalkDb) active[f] = 1;

@@ -65,6 +65,7 @@ export async function runAnalysisJob(ctx: CallsContext, job: PgBoss.JobWithMetad
     });
     const analysed = await ctx.analysis.analyze(recording.body, {
       maxDurationSeconds: settings.maxDurationSeconds,
+      analyzer: { vad: settings.vad },
       speech: { language: call.language, engines: await tenantEnginesOf(ctx, call.tenant_id) },
     });
     await finish(ctx, callId, { result: await withTenantInsights(ctx.pool, call.tenant_id, analysed) });

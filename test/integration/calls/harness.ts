@@ -49,9 +49,13 @@ export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-/** Environment of a calls test service: its own pg-boss schema, fast polling and retries, private URLs allowed. */
+/**
+ * Environment of a calls test service: its own pg-boss schema, fast polling and retries, private
+ * URLs allowed, and the energy VAD: the recordings these tests serve are tones (TONE_ANALYSIS).
+ */
 export function callsEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {
+    CALLS_VAD: 'energy',
     CALLS_QUEUE_SCHEMA: `pgboss_t${randomBytes(5).toString('hex')}`,
     CALLS_ALLOW_PRIVATE_URLS: 'true',
     CALLS_POLL_SECONDS: '0.5',

@@ -49,7 +49,9 @@ describe('webhook retry schedule', () => {
 describe('settings', () => {
   it('defaults, overrides and refusals', () => {
     const defaults = readCallsSettings({});
-    expect(defaults).toMatchObject({ allowPrivateUrls: false, concurrency: 2, queueSchema: 'pgboss', jobExpireSeconds: 900, idempotencyWindowSeconds: 86400, rateLimitPerMinute: 600, webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000] });
+    expect(defaults).toMatchObject({ allowPrivateUrls: false, concurrency: 2, queueSchema: 'pgboss', jobExpireSeconds: 900, idempotencyWindowSeconds: 86400, rateLimitPerMinute: 600, webhookRetrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000], vad: 'silero' });
+    expect(readCallsSettings({ CALLS_VAD: 'energy' }).vad).toBe('energy');
+    expect(() => readCallsSettings({ CALLS_VAD: 'webrtc' })).toThrow('CALLS_VAD must be silero or energy, got "webrtc"');
     expect(readCallsSettings({ CALLS_CONCURRENCY: '0', CALLS_WEBHOOK_RETRY_SCHEDULE: '0.5, 1', CALLS_ALLOW_CIDRS: '127.0.0.1/32' })).toMatchObject({
       concurrency: 0,
       webhookRetrySchedule: [0.5, 1],

@@ -4,7 +4,7 @@ import { decodeAudio } from '../../../runtime/calls/audio/decode.js';
 import { AudioError } from '../../../runtime/calls/audio/errors.js';
 import { encodeWith, hasEncoder, missingToolMessage, type ExternalCodec } from './helpers/encoders.js';
 import { FRAME_S, expectReferenceTimings } from './helpers/reference.js';
-import { chunked, referenceCall, synthesize } from './helpers/synth.js';
+import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
 import { encodeWav } from './helpers/wav-writer.js';
 
 async function failure(bytes: Uint8Array): Promise<AudioError> {
@@ -34,7 +34,7 @@ for (const { codec, container, reported, sampleRate, tolerance } of cases) {
     const encoded = available ? encodeWith(codec, wav) : new Uint8Array(0);
 
     it.skipIf(!available)(`decodes the reference call ${tolerance ? 'within one frame' : 'exactly'}, streamed in 4 KiB reads`, async () => {
-      const result = await analyzeRecording(chunked(encoded, [4096]));
+      const result = await analyzeRecording(chunked(encoded, [4096]), TONE_ANALYSIS);
       expect(result.audio).toMatchObject({ container, codec: reported, sample_rate_hz: sampleRate, channels: 2 });
       expectReferenceTimings(result, tolerance);
     });

@@ -8,7 +8,7 @@ import type { Resolver } from '../../../runtime/outbound/guarded-request.js';
 import { checkOutboundUrl, redirectTarget } from '../../../runtime/outbound/outbound-url.js';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import { expectReferenceTimings } from './helpers/reference.js';
-import { referenceCall, synthesize } from './helpers/synth.js';
+import { referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
 import { encodeWav } from './helpers/wav-writer.js';
 
 const AUDIO = Buffer.from('RIFF....WAVEfmt ' + 'x'.repeat(1000));
@@ -151,7 +151,7 @@ describe('fetchRecording against a local server', () => {
 
   it('feeds the streamed body straight into the analysis', async () => {
     const fetched = await fetchRecording(`${base}/call.wav`, open);
-    const result = await analyzeRecording(fetched.body);
+    const result = await analyzeRecording(fetched.body, TONE_ANALYSIS);
     expect(result.audio.codec).toBe('pcm_mulaw');
     expectReferenceTimings(result, 0);
   });

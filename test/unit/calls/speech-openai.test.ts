@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import type { EngineSpec } from '../../../runtime/calls/transcript/speech-settings.js';
 import { startTranscriptionServer, type TranscriptionServer } from './helpers/transcription-server.js';
-import { chunked, referenceCall, synthesize } from './helpers/synth.js';
+import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
 import { encodeWav } from './helpers/wav-writer.js';
 
 let server: TranscriptionServer;
@@ -19,7 +19,7 @@ const referenceWav = (): Uint8Array => encodeWav(synthesize(referenceCall()), 80
 describe('the OpenAI-compatible engine against a local server', () => {
   it('uploads each channel chunk as 16 kHz WAV with verbose_json word timestamps, and places the words in the call', async () => {
     server.uploads.length = 0;
-    const result = await analyzeRecording(chunked(referenceWav()), { speech: { language: 'pt-BR', engines: engine() } });
+    const result = await analyzeRecording(chunked(referenceWav()), { ...TONE_ANALYSIS, speech: { language: 'pt-BR', engines: engine() } });
     expect(server.uploads).toHaveLength(2);
     for (const upload of server.uploads) {
       expect(upload.authorization).toBe('Bearer sk-test-123');
@@ -66,27 +66,27 @@ describe('the OpenAI-compatible engine against a local server', () => {
 
   it('a language outside the declared ones is never sent', async () => {
     server.uploads.length = 0;
-    const result = await analyzeRecording(chunked(referenceWav()), { speech: { language: 'de', engines: engine() } });
+    const result = await analyzeRecording(chunked(referenceWav()), { ...TONE_ANALYSIS, speech: { language: 'de', engines: engine() } });
     expect(server.uploads).toHaveLength(0);
     expect(result.transcript).toEqual({ status: 'unavailable', reason: 'no configured speech engine serves de (openai-compatible: en, pt)', language: 'de' });
   });
 
   it('an error answer makes the transcript unavailable with the status, never the key', async () => {
     server.answer = () => ({ status: 401, body: { error: { message: 'Incorrect API key provided: sk-test-123' } } });
-    const result = await analyzeRecording(chunked(referenceWav()), { speech: { language: 'en', engines: engine() } });
+    const result = await analyzeRecording(chunked(referenceWav()), { ...TONE_ANALYSIS, speech: { language: 'en', engines: engine() } });
     expect(result.transcript).toEqual({ status: 'unavailable', reason: 'the transcription endpoint answered 401', engine: 'openai-compatible', language: 'en' });
     expect(result.talk.operator_s).toBe(7);
   });
 
   it('an answer without word timestamps is refused with the reason', async () => {
     server.answer = () => ({ status: 200, body: { text: 'hello world' } });
-    const result = await analyzeRecording(chunked(referenceWav()), { speech: { language: 'en', engines: engine() } });
+    const result = await analyzeRecording(chunked(referenceWav()), { ...TONE_ANALYSIS, speech: { language: 'en', engines: engine() } });
     expect(result.transcript).toMatchObject({ status: 'unavailable', reason: 'the transcription endpoint answered without word timestamps (verbose_json with timestamp_granularities[]=word)' });
   });
 
   it('the base URL goes through the SSRF guard: loopback is refused unless the deployment allows private addresses', async () => {
     server.uploads.length = 0;
-    const result = await analyzeRecording(chunked(referenceWav()), { speech: { language: 'en', engines: engine({ policy: { allowPrivate: false } }) } });
+    const result = await analyzeRecording(chunked(referenceWav()), { ...TONE_ANALYSIS, speech: { language: 'en', engines: engine({ policy: { allowPrivate: false } }) } });
     expect(server.uploads).toHaveLength(0);
     expect(result.transcript).toMatchObject({ status: 'unavailable', engine: 'openai-compatible' });
     expect((result.transcript as { reason: string }).reason).toMatch(/^url_blocked: /);

@@ -75,9 +75,9 @@ describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
 
 describe('no engine', () => {
   it('no engine configured: the transcript says so, the metrics are there', async () => {
-    const { referenceCall, synthesize } = await import('./helpers/synth.js');
+    const { referenceCall, synthesize, TONE_ANALYSIS } = await import('./helpers/synth.js');
     const wav = encodeWav(synthesize(referenceCall()), 8000, 's16');
-    const result = await analyzeRecording(chunked(wav), { speech: { language: 'en-US', engines: [] } });
+    const result = await analyzeRecording(chunked(wav), { ...TONE_ANALYSIS, speech: { language: 'en-US', engines: [] } });
     expect(result.transcript).toEqual({ status: 'unavailable', reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES, /v1/speech/settings)', language: 'en-US' });
     expect(result.talk.operator_s).toBe(7);
   });

@@ -5,7 +5,7 @@ import { AudioError } from '../../../runtime/calls/audio/errors.js';
 import { OggPageWalker } from '../../../runtime/calls/audio/ogg-pages.js';
 import { encodeWith, hasEncoder, missingToolMessage, type ExternalCodec } from './helpers/encoders.js';
 import { FRAME_S } from './helpers/reference.js';
-import { chunked, referenceCall, synthesize } from './helpers/synth.js';
+import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
 import { encodeWav } from './helpers/wav-writer.js';
 
 /** Decodes to the end: the sample count per channel, or the error's code and message. */
@@ -201,7 +201,7 @@ describe('FLAC keeps its tail', () => {
     const minute = { sampleRate: 44100, durationS: 60, tracks: [{ frequencyHz: 440, amplitude: 0.5, spans: [[0, 60]] as const }, { frequencyHz: 660, amplitude: 0.3, spans: [[30, 60]] as const }] };
     const flac = encodeWith('flac', encodeWav(synthesize(minute), 44100, 's16'));
     for (const sizes of [[4096], [65536, 1000], [flac.length]]) {
-      const result = await analyzeRecording(chunked(flac, sizes));
+      const result = await analyzeRecording(chunked(flac, sizes), TONE_ANALYSIS);
       expect(Math.abs(result.audio.duration_s - 60)).toBeLessThanOrEqual(FRAME_S);
       expect(result.audio.duration_s).toBe(60);
       expect(result.segments[1]).toEqual([[30, 60]]);

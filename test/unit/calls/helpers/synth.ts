@@ -63,3 +63,9 @@ export async function* chunked(bytes: Uint8Array, sizes: readonly number[] = [65
     offset += size;
   }
 }
+
+/**
+ * Tones are not speech, and Silero (the API's VAD) hears none in them: the tone fixtures measure
+ * the timing machinery with the energy VAD. Speech fixtures measure Silero (silero-vad.test.ts).
+ */
+export const TONE_ANALYSIS = { analyzer: { vad: 'energy' } } as const;
