@@ -212,7 +212,7 @@ export class ConnectionBudget {
   /** Hands free permits to waiting owners in turn, skipping those at their share. */
   private drain(): void {
     while (this.inUse < this.max && this.waitingCount > 0) {
-      const owner = [...this.queues.keys()].find((o) => this.grantable(o));
+      const owner = this.nextGrantable();
       if (owner === undefined) return;
       const queue = this.queues.get(owner)!;
       const waiter = queue.shift()!;
@@ -223,6 +223,12 @@ export class ConnectionBudget {
       clearTimeout(waiter.timer);
       waiter.grant(this.grant(owner));
     }
+  }
+
+  /** The first waiting owner in round-robin order that may have a permit now (no array per call: this runs on every release). */
+  private nextGrantable(): string | undefined {
+    for (const owner of this.queues.keys()) if (this.grantable(owner)) return owner;
+    return undefined;
   }
 
   private remove(owner: string, waiter: Waiter): boolean {
