@@ -5,6 +5,7 @@ import { mergeAppSettings, SettingsError, type SettingAssignment, type SettingNa
 import { currentSigningKey, DEFAULT_ROTATION_GRACE_SECONDS, generateSigningKey, rotateSigningKey } from '../../runtime/platform/signing-keys.js';
 import type { AccessTokenAlg } from '../../runtime/auth/keyring.js';
 import { sealProviderSecret } from '../../runtime/auth/external/provider-settings.js';
+import { isHookSettingKey, sealHookSecrets } from '../../runtime/auth/hooks/hook-settings.js';
 import { generateProject } from '../generate.js';
 import type { WriteResult } from '../write.js';
 
@@ -37,11 +38,12 @@ async function ensureSigningKey(platform: Platform, record: ProjectRecord, alg: 
   await rotateSigningKey(platform.pool, record.ref, await generateSigningKey(alg), DEFAULT_ROTATION_GRACE_SECONDS);
 }
 
-/** An OAuth client secret is stored only sealed with the project's JWT secret, bound to its provider. */
+/** OAuth client secrets and hook secrets are stored only sealed with the project's JWT secret, bound to what they belong to. */
 function sealedIfSecret(record: ProjectRecord, key: string, value: SettingAssignment['value']): SettingAssignment['value'] {
+  if (typeof value !== 'string' || value === '') return value;
+  if (isHookSettingKey(key) && key.endsWith('.secrets')) return sealHookSecrets(record.jwtSecret, key, value);
   const secret = /^auth\.external\.(.+)\.secret$/.exec(key);
-  if (secret === null || typeof value !== 'string' || value === '') return value;
-  return sealProviderSecret(record.jwtSecret, secret[1] as string, value);
+  return secret === null ? value : sealProviderSecret(record.jwtSecret, secret[1] as string, value);
 }
 
 /**

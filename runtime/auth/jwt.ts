@@ -102,8 +102,8 @@ export function signApiKey(
 /** ECDSA signatures in a JWS are r || s (IEEE P1363), not node's default DER. */
 const DSA_ENCODING = 'ieee-p1363';
 
-/** Signs with the project's current signing key (header `kid`), else HS256 with its secret. */
-export function signAccessToken(keys: ProjectKeys, claims: AccessTokenClaims): string {
+/** Signs with the project's current signing key (header `kid`), else HS256 with its secret; a custom access token hook's claims as they are. */
+export function signAccessToken(keys: ProjectKeys, claims: AccessTokenClaims | Readonly<Record<string, unknown>>): string {
   const signing = typeof keys === 'string' ? null : keys.signing;
   if (signing === null) return signJwt(secretOf(keys), claims);
   const signingInput = `${base64url(JSON.stringify({ alg: signing.alg, kid: signing.kid, typ: 'JWT' }))}.${base64url(JSON.stringify(claims))}`;

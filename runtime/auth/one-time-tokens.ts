@@ -25,6 +25,8 @@ export interface IssuedOneTimeToken {
   /** The 6-digit code mailed with the link: GoTrue's `{{ .Token }}`, verified with the address. */
   readonly code: string;
   readonly lifetimeSeconds: number;
+  /** Whose token it is: the send-email hook is given the account. */
+  readonly userId: string;
 }
 
 export interface IssueOptions {
@@ -67,7 +69,7 @@ export async function issueOneTimeToken(
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [userId, type, hashToken(token), hashCode(userId, code), flowStateId, now, new Date(now.getTime() + lifetimeSeconds * 1000)],
   );
-  return { token: flowStateId === null ? token : `${PKCE_TOKEN_PREFIX}${token}`, code, lifetimeSeconds };
+  return { token: flowStateId === null ? token : `${PKCE_TOKEN_PREFIX}${token}`, code, lifetimeSeconds, userId };
 }
 
 export interface ValidOneTimeToken {

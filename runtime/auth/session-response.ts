@@ -1,7 +1,9 @@
 import { amrClaims } from './amr.js';
 import type { AuthDeps } from './auth-deps.js';
 import { issuerOf } from './auth-deps.js';
-import { signAccessToken } from './jwt.js';
+import { customClaimsFrom } from './hooks/hook-output.js';
+import { hookEnabled, runHook } from './hooks/run-hook.js';
+import { signAccessToken, type AccessTokenClaims } from './jwt.js';
 import type { SessionRow } from './sessions.js';
 import { userJson, type UserJson, type UserRow } from './user-json.js';
 
@@ -16,11 +18,21 @@ export interface SessionJson {
   readonly user: UserJson;
 }
 
-/** GoTrue's token response; the access token carries what auth.uid() and policies read. */
-export function sessionJson(deps: AuthDeps, user: UserRow, session: SessionRow, refreshToken: string): SessionJson {
+/**
+ * GoTrue's token response; the access token carries what auth.uid() and policies read. With
+ * the custom access token hook on, the hook's claims (checked as GoTrue checks them) are
+ * signed instead; `method` is the hook's `authentication_method`.
+ */
+export async function sessionJson(
+  deps: AuthDeps,
+  user: UserRow,
+  session: SessionRow,
+  refreshToken: string,
+  method: string = session.amr_method,
+): Promise<SessionJson> {
   const iat = Math.floor(deps.now().getTime() / 1000);
   const exp = iat + ACCESS_TOKEN_LIFETIME_SECONDS;
-  const accessToken = signAccessToken(deps.ctx.keyring, {
+  const claims: AccessTokenClaims = {
     iss: issuerOf(deps),
     sub: user.id,
     aud: user.aud,
@@ -35,7 +47,10 @@ export function sessionJson(deps: AuthDeps, user: UserRow, session: SessionRow, 
     amr: amrClaims(session),
     session_id: session.id,
     is_anonymous: user.is_anonymous,
-  });
+  };
+  const accessToken = hookEnabled(deps, 'custom_access_token')
+    ? signAccessToken(deps.ctx.keyring, customClaimsFrom(await runHook(deps, 'custom_access_token', { user_id: user.id, claims, authentication_method: method }, null)))
+    : signAccessToken(deps.ctx.keyring, claims);
   return {
     access_token: accessToken,
     token_type: 'bearer',

@@ -3,6 +3,7 @@ import type { GantryConfig } from '../config.js';
 import type { RlsExecutor } from '../db/rls-transaction.js';
 import type { AccessTokenAlg, ProjectKeyring } from '../auth/keyring.js';
 import type { ExternalProviders } from '../auth/external/provider-settings.js';
+import type { AuthHooks } from '../auth/hooks/hook-settings.js';
 
 /** Per-project settings kept in the platform registry (`project config --set`). */
 export interface ProjectSettings {
@@ -58,6 +59,8 @@ export interface ProjectSettings {
   readonly 'auth.external': ExternalProviders;
   /** GoTrue's SECURITY_MANUAL_LINKING_ENABLED: users link (GET /user/identities/authorize) and unlink identities. */
   readonly 'auth.manual_linking': boolean;
+  /** Supabase Auth's hooks (`auth.hook.<name>.{enabled,uri,secrets}`, GoTrue's HOOK_<NAME>_*). */
+  readonly 'auth.hook': AuthHooks;
 }
 
 /**

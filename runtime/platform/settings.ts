@@ -10,18 +10,19 @@ import {
   resolveExternalProviders,
   type ExternalSettingKey,
 } from '../auth/external/provider-settings.js';
+import { displayHooks, isHookSettingKey, parseHookSetting, resolveHooks, type HookSettingKey } from '../auth/hooks/hook-settings.js';
 
 export class SettingsError extends Error {
   readonly code = 'invalid_setting';
 }
 
-/** Settings with one key each; `auth.external` is a family of keys of its own (auth/external/provider-settings.ts). */
-export type SettingName = Exclude<keyof ProjectSettings, 'auth.external'>;
+/** Settings with one key each; `auth.external` and `auth.hook` are families of keys of their own (auth/external/provider-settings.ts, auth/hooks/hook-settings.ts). */
+export type SettingName = Exclude<keyof ProjectSettings, 'auth.external' | 'auth.hook'>;
 export type SettingValue = ProjectSettings[SettingName];
 /** A parsed `KEY=VALUE`, its value typed by its key. */
 export type SettingAssignment =
   | { [K in SettingName]: { readonly key: K; readonly value: ProjectSettings[K] } }[SettingName]
-  | { readonly key: ExternalSettingKey; readonly value: string | boolean };
+  | { readonly key: ExternalSettingKey | HookSettingKey; readonly value: string | boolean };
 
 interface Setting<T> {
   /** The CLI's text -> the value; throws SettingsError. */
@@ -272,6 +273,13 @@ export function parseSetting(assignment: string): SettingAssignment {
   if (eq <= 0) throw new SettingsError(`expected KEY=VALUE, got "${assignment}"`);
   const key = assignment.slice(0, eq);
   if (key.startsWith(APP_SETTINGS_PREFIX)) return parseAppSetting(key.slice(APP_SETTINGS_PREFIX.length), assignment.slice(eq + 1));
+  if (isHookSettingKey(key)) {
+    try {
+      return { key, value: parseHookSetting(key, assignment.slice(eq + 1)) };
+    } catch (error) {
+      throw new SettingsError((error as Error).message);
+    }
+  }
   if (isExternalSettingKey(key)) {
     try {
       return { key, value: parseExternalSetting(key, assignment.slice(eq + 1)) };
@@ -334,11 +342,12 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'auth.webauthn.rp_origins': pick('auth.webauthn.rp_origins'),
     'auth.external': resolveExternalProviders(stored),
     'auth.manual_linking': pick('auth.manual_linking'),
+    'auth.hook': resolveHooks(stored),
   };
 }
 
 /** The settings as the CLI shows them: one key per setting as it is set, the OAuth providers' keys flat, secrets never. */
 export function displaySettings(settings: ProjectSettings): Record<string, SettingValue | string | boolean> {
-  const { 'auth.external': external, ...single } = settings;
-  return { ...single, ...displayExternalProviders(external) };
+  const { 'auth.external': external, 'auth.hook': hooks, ...single } = settings;
+  return { ...single, ...displayExternalProviders(external), ...displayHooks(hooks) };
 }

@@ -42,5 +42,5 @@ export async function idTokenGrant(deps: AuthDeps, req: Request, body: Record<st
     await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: 'id_token', provider: found.provider, session_id: opened.session.id }, at: now });
     return { user, ...opened };
   });
-  return sessionJson(deps, issued.user, issued.session, issued.refreshToken);
+  return await sessionJson(deps, issued.user, issued.session, issued.refreshToken);
 }

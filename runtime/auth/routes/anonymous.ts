@@ -40,5 +40,5 @@ export async function signUpAnonymously(req: Request, res: Response, deps: AuthD
     await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: 'anonymous' }, at: now });
     return { user, ...opened };
   });
-  res.status(200).json(sessionJson(deps, issued.user, issued.session, issued.refreshToken));
+  res.status(200).json(await sessionJson(deps, issued.user, issued.session, issued.refreshToken));
 }

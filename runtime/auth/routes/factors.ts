@@ -26,7 +26,9 @@ import {
 import { bodyOf, enforceRateLimit, handle } from '../http.js';
 import { encodeQr, qrSvg } from '../qr-code.js';
 import { clientIp, requireAdmin, requireSession, type SessionUser } from '../request-auth.js';
-import { findLiveSession, replaceRefreshToken, revokeAal1Sessions } from '../sessions.js';
+import { findLiveSession, replaceRefreshToken, revokeAal1Sessions, revokeSessions } from '../sessions.js';
+import { attemptDecisionFrom } from '../hooks/hook-output.js';
+import { hookEnabled, runHook } from '../hooks/run-hook.js';
 import { sessionJson } from '../session-response.js';
 import { base32Decode, generateTotpSecret, matchTotpStep, otpauthUri } from '../totp.js';
 import { findUserById, isUuid } from '../users.js';
@@ -180,6 +182,25 @@ function acceptChallengeId(body: Record<string, unknown>): string {
   return value;
 }
 
+interface MfaAttempt {
+  readonly userId: string;
+  readonly factorId: string;
+  readonly factorType: string;
+  readonly valid: boolean;
+}
+
+const MFA_HOOK_REJECTION = 'Further MFA verification attempts will be rejected.';
+
+/** GoTrue's MFA verification attempt hook: a refusal signs the user out everywhere and answers 403. */
+async function mfaHook(deps: AuthDeps, db: Queryable, attempt: MfaAttempt, ip: string | null, now: Date): Promise<AuthError | null> {
+  if (!hookEnabled(deps, 'mfa_verification_attempt')) return null;
+  const input = { user_id: attempt.userId, factor_id: attempt.factorId, factor_type: attempt.factorType, valid: attempt.valid };
+  const decision = attemptDecisionFrom(await runHook(deps, 'mfa_verification_attempt', input, ip));
+  if (!decision.reject) return null;
+  await revokeSessions(db, attempt.userId, 'global', null, 'logout', now);
+  return new AuthError(403, 'mfa_verification_rejected', decision.message === '' ? MFA_HOOK_REJECTION : decision.message);
+}
+
 function registerVerify(router: Router, deps: AuthDeps): void {
   router.post(
     '/factors/:factor_id/verify',
@@ -206,6 +227,8 @@ function registerVerify(router: Router, deps: AuthDeps): void {
         const key = base32Decode(openTotpSecret(deps.ctx.jwtSecret, factor.id, factor.secret_sealed));
         const lastStep = factor.last_used_step === null ? null : Number(factor.last_used_step);
         const step = matchTotpStep(key, code, Math.floor(now.getTime() / 1000), lastStep);
+        const rejection = await mfaHook(deps, db, { userId: user.id, factorId: factor.id, factorType: factor.factor_type, valid: step !== null }, ip, now);
+        if (rejection !== null) return { ok: false, error: rejection };
         if (step === null) return { ok: false, error: mfaError.verificationFailed() };
         await writeAudit(db, {
           event: 'verification_attempted',
@@ -221,7 +244,7 @@ function registerVerify(router: Router, deps: AuthDeps): void {
       if (!outcome.ok) throw outcome.error;
       const [raised, current] = await Promise.all([findLiveSession(deps.ctx.adminPool, session.id), findUserById(deps.ctx.adminPool, user.id)]);
       if (raised === null || current === null) throw authErrors.sessionNotFound(403);
-      res.status(200).json(sessionJson(deps, current, raised, outcome.refreshToken));
+      res.status(200).json(await sessionJson(deps, current, raised, outcome.refreshToken, 'totp'));
     }),
   );
 }

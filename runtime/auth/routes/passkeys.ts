@@ -247,7 +247,7 @@ export function registerPasskeys(router: Router, deps: AuthDeps): void {
         await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: 'passkey', passkey_id: passkey.id, session_id: opened.session.id }, at: now });
         return { user: signedIn, ...opened };
       });
-      res.status(200).json(sessionJson(deps, issued.user, issued.session, issued.refreshToken));
+      res.status(200).json(await sessionJson(deps, issued.user, issued.session, issued.refreshToken));
     }),
   );
 

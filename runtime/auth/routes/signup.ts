@@ -16,6 +16,7 @@ import { resolveRedirect } from '../redirects.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
+import { hookEnabled, runHook } from '../hooks/run-hook.js';
 import { decoyUserJson, userJson } from '../user-json.js';
 import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../users.js';
 
@@ -74,6 +75,10 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
       // Hashed before the lookup so a taken address costs the same time as a new one.
       const passwordHash = await deps.passwords.hash(password);
       const now = deps.now();
+      // GoTrue asks the hook before creating a user, outside the transaction that creates it; a taken address is no new user.
+      if (hookEnabled(deps, 'before_user_created') && (await findUserByEmail(deps.ctx.adminPool, email)) === null) {
+        await runHook(deps, 'before_user_created', { user: decoyUserJson(randomUUID(), email, data, now) }, ip);
+      }
 
       if (deps.ctx.settings['auth.autoconfirm']) {
         const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
@@ -95,7 +100,7 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
           await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: 'signup' }, at: now });
           return { user, ...opened };
         });
-        const session = sessionJson(deps, issued.user, issued.session, issued.refreshToken);
+        const session = await sessionJson(deps, issued.user, issued.session, issued.refreshToken);
         res.status(200).json({ ...session, session });
         return;
       }

@@ -8,11 +8,25 @@ import { exchangeAuthCode } from '../flow-state.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
 import { DUMMY_PASSWORD_HASH } from '../passwords.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
-import { openSession, refreshSession } from '../sessions.js';
+import { openSession, refreshSession, revokeSessions } from '../sessions.js';
+import { attemptDecisionFrom } from '../hooks/hook-output.js';
+import { hookEnabled, runHook } from '../hooks/run-hook.js';
 import { sessionJson } from '../session-response.js';
 import { idTokenGrant } from '../external/id-token-sign-in.js';
 import { findUserByEmail, findUserById, isBanned, updateUser } from '../users.js';
 import { isBlank } from './signup.js';
+
+const PASSWORD_HOOK_REJECTION = 'Further password verification attempts will be rejected.';
+
+/** GoTrue's password verification attempt hook: told every attempt on an account with a password, it may refuse it. */
+async function passwordHook(deps: AuthDeps, userId: string, valid: boolean, ip: string | null, now: Date): Promise<void> {
+  if (!hookEnabled(deps, 'password_verification_attempt')) return;
+  const decision = attemptDecisionFrom(await runHook(deps, 'password_verification_attempt', { user_id: userId, valid }, ip));
+  if (!decision.reject) return;
+  if (decision.shouldLogoutUser) await revokeSessions(deps.ctx.adminPool, userId, 'global', null, 'logout', now);
+  await writeAudit(deps.ctx.adminPool, { event: 'login_failed', userId, ip, payload: { reason: 'password_verification_hook' }, at: now });
+  throw new AuthError(400, 'invalid_credentials', decision.message === '' ? PASSWORD_HOOK_REJECTION : decision.message);
+}
 
 async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
   if (!isBlank(body.email) && !isBlank(body.phone)) {
@@ -29,6 +43,7 @@ async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: 
   const hash = user?.encrypted_password ?? DUMMY_PASSWORD_HASH;
   const matches = (await deps.passwords.compare(password, hash)) && user !== null && user.encrypted_password !== null;
   const now = deps.now();
+  if (user !== null && user.encrypted_password !== null && !(matches && isBanned(user, now))) await passwordHook(deps, user.id, matches, ip, now);
   if (!matches || user === null) {
     await writeAudit(deps.ctx.adminPool, {
       event: 'login_failed',
@@ -54,7 +69,7 @@ async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: 
     await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: 'password', session_id: opened.session.id }, at: now });
     return { user: signedIn, ...opened };
   });
-  return sessionJson(deps, issued.user, issued.session, issued.refreshToken);
+  return await sessionJson(deps, issued.user, issued.session, issued.refreshToken);
 }
 
 async function refreshGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
@@ -72,7 +87,7 @@ async function refreshGrant(deps: AuthDeps, body: Record<string, unknown>, ip: s
   switch (outcome.kind) {
     case 'rotated':
     case 'reused_in_window':
-      return sessionJson(deps, outcome.user, outcome.session, outcome.refreshToken);
+      return await sessionJson(deps, outcome.user, outcome.session, outcome.refreshToken, 'token_refresh');
     case 'not_found':
       throw authErrors.refreshTokenNotFound();
     case 'banned':
@@ -100,7 +115,7 @@ async function pkceGrant(deps: AuthDeps, body: Record<string, unknown>, ip: stri
     await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: flow.method, via: 'pkce', session_id: opened.session.id }, at: now });
     return { user: signedIn, ...opened };
   });
-  return sessionJson(deps, issued.user, issued.session, issued.refreshToken);
+  return await sessionJson(deps, issued.user, issued.session, issued.refreshToken);
 }
 
 export function registerToken(router: Router, deps: AuthDeps): void {

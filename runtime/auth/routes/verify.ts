@@ -196,7 +196,7 @@ async function redeem(deps: AuthDeps, locate: Locate, ip: string | null): Promis
     return { type: found.type, user: updated, ...opened };
   });
   if (issued === null) return { type: 'email_change', session: null };
-  return { type: issued.type, session: sessionJson(deps, issued.user, issued.session, issued.refreshToken) };
+  return { type: issued.type, session: await sessionJson(deps, issued.user, issued.session, issued.refreshToken) };
 }
 
 /** POST /verify: `token_hash` alone, or a mailed `token` (code) with its `email`, as GoTrue's VerifyParams.Validate. */

@@ -14,6 +14,10 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticator') THEN
     CREATE ROLE authenticator LOGIN NOINHERIT;
   END IF;
+  -- Auth hooks run as this role, as GoTrue runs them: apps grant their hook functions to it.
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_auth_admin') THEN
+    CREATE ROLE supabase_auth_admin NOLOGIN NOINHERIT;
+  END IF;
 END
 $$;
 GRANT anon, authenticated, service_role TO authenticator;

@@ -163,6 +163,12 @@ describe('project bootstrap', () => {
       'auth.passkey.enabled': false,
       'auth.webauthn.rp_id': '',
       'auth.webauthn.rp_origins': [],
+      'auth.hook': Object.fromEntries(
+        ['custom_access_token', 'before_user_created', 'password_verification_attempt', 'mfa_verification_attempt', 'send_email', 'send_sms'].map((name) => [
+          name,
+          { enabled: false, uri: '', secrets_sealed: '' },
+        ]),
+      ),
     });
     const { keys } = await createTestProject(platform);
     const anon = verifyProjectToken(keys.anon_key, keys.jwt_secret);
