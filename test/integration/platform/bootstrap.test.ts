@@ -163,6 +163,8 @@ describe('project bootstrap', () => {
       'auth.passkey.enabled': false,
       'auth.webauthn.rp_id': '',
       'auth.webauthn.rp_origins': [],
+      'auth.external': {},
+      'auth.manual_linking': false,
       'auth.hook': Object.fromEntries(
         ['custom_access_token', 'before_user_created', 'password_verification_attempt', 'mfa_verification_attempt', 'send_email', 'send_sms'].map((name) => [
           name,
