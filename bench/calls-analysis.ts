@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { analyzeRecording } from '../runtime/calls/analysis/analyze.js';
 import type { VadKind } from '../runtime/calls/analysis/options.js';
+import { pcm16WavHeader } from './wav-header.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -36,19 +37,7 @@ const speaking = (spans: [number, number][], t: number): boolean => spans.some((
 
 async function writeWav(path: string): Promise<void> {
   const frames = minutes * 60 * rate;
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + frames * 4, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 4, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(frames * 4, 40);
+  const header = pcm16WavHeader(frames, rate, 2);
   const out = createWriteStream(path);
   out.write(header);
   for (let second = 0; second < minutes * 60; second++) {

@@ -19,6 +19,7 @@ import { createApiKey } from '../runtime/calls/keys.js';
 import { loadConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { Platform } from '../runtime/platform/platform.js';
+import { pcm16WavHeader } from './wav-header.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '40' }, minutes: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '2' } } });
 const calls = Number(values.calls);
@@ -28,18 +29,7 @@ const RATE = 8000;
 function conversationWav(seconds: number): Buffer {
   const frames = seconds * RATE;
   const out = Buffer.alloc(44 + frames * 4);
-  out.write('RIFF', 0);
-  out.writeUInt32LE(36 + frames * 4, 4);
-  out.write('WAVEfmt ', 8);
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20);
-  out.writeUInt16LE(2, 22);
-  out.writeUInt32LE(RATE, 24);
-  out.writeUInt32LE(RATE * 4, 28);
-  out.writeUInt16LE(4, 32);
-  out.writeUInt16LE(16, 34);
-  out.write('data', 36);
-  out.writeUInt32LE(frames * 4, 40);
+  pcm16WavHeader(frames, RATE, 2).copy(out);
   for (let i = 0; i < frames; i++) {
     const t = (i / RATE) % 20;
     const operator = t < 6 || (t >= 14 && t < 17) ? Math.round(12000 * Math.sin((2 * Math.PI * 440 * i) / RATE)) : 0;
