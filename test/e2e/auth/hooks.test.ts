@@ -5,6 +5,7 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { sealHookSecrets, type HookName } from '../../../runtime/auth/hooks/hook-settings.js';
+import { base32Decode, hotp, totpStep } from '../../../runtime/auth/totp.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { uniqueEmail } from '../../integration/auth/harness.js';
 
@@ -52,6 +53,14 @@ CREATE FUNCTION public.password_attempt(event jsonb) RETURNS jsonb LANGUAGE sql 
   SELECT CASE WHEN (event ->> 'valid')::boolean THEN '{"decision": "continue"}'::jsonb
     ELSE '{"decision": "reject", "message": "Too many attempts, wait a while", "should_logout_user": true}'::jsonb END
 $$;
+CREATE TABLE public.mfa_attempts (user_id uuid, factor_type text, valid boolean);
+GRANT INSERT ON public.mfa_attempts TO supabase_auth_admin;
+CREATE FUNCTION public.mfa_attempt(event jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO public.mfa_attempts VALUES ((event ->> 'user_id')::uuid, event ->> 'factor_type', (event ->> 'valid')::boolean);
+  IF (event ->> 'valid')::boolean THEN RETURN '{"decision": "continue"}'; END IF;
+  RETURN '{"decision": "reject", "message": "Wrong code: signed out everywhere"}';
+END $$;
 CREATE FUNCTION public.refuse_example_org(event jsonb) RETURNS jsonb LANGUAGE sql AS $$
   SELECT CASE WHEN event -> 'user' ->> 'email' LIKE '%@blocked.example.org'
     THEN '{"error": {"http_code": 400, "message": "Sign-ups from this domain are not allowed"}}'::jsonb ELSE '{}'::jsonb END
@@ -235,6 +244,36 @@ describe('password verification attempt hook', () => {
       expect((await client().auth.signInWithPassword({ email: user.email, password: 'secret-pw-1' })).error).toBeNull();
     } finally {
       await setHook('password_verification_attempt', '');
+    }
+  });
+});
+
+describe('MFA verification attempt hook', () => {
+  it('is told each attempt; a rejection answers 403 mfa_verification_rejected and ends the sessions', async () => {
+    const user = await signedUp('mfa-hook');
+    const supabase = client();
+    await supabase.auth.signInWithPassword({ email: user.email, password: 'secret-pw-1' });
+    const enrolled = await supabase.auth.mfa.enroll({ factorType: 'totp' });
+    const factorId = enrolled.data!.id;
+    const key = base32Decode(enrolled.data!.totp.secret);
+    await setHook('mfa_verification_attempt', 'pg-functions://postgres/public/mfa_attempt');
+    try {
+      const first = await supabase.auth.mfa.challenge({ factorId });
+      const good = await supabase.auth.mfa.verify({ factorId, challengeId: first.data!.id, code: hotp(key, totpStep(Date.now() / 1000)) });
+      expect(good.error).toBeNull();
+      const session = good.data!;
+      const second = await supabase.auth.mfa.challenge({ factorId });
+      const wrongCode = hotp(key, totpStep(Date.now() / 1000) + 5);
+      const bad = await supabase.auth.mfa.verify({ factorId, challengeId: second.data!.id, code: wrongCode });
+      expect(bad.error?.status).toBe(403);
+      expect(bad.error?.code).toBe('mfa_verification_rejected');
+      expect(bad.error?.message).toBe('Wrong code: signed out everywhere');
+      const refresh = await client().auth.refreshSession({ refresh_token: session.refresh_token });
+      expect(refresh.error?.name).toBe('AuthSessionMissingError');
+      const { data: attempts } = await client(project.keys.service_key).from('mfa_attempts').select('factor_type, valid').eq('user_id', user.id);
+      expect(attempts).toEqual([{ factor_type: 'totp', valid: true }, { factor_type: 'totp', valid: false }]);
+    } finally {
+      await setHook('mfa_verification_attempt', '');
     }
   });
 });
