@@ -36,7 +36,7 @@ describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
     }
     for (const utterance of transcript.utterances) expect(utterance.text).toBe(utterance.words.map((w) => w.text).join(' '));
     expect(result.talk.operator_s).toBeGreaterThan(5);
-  }, 120_000);
+  }, 300_000);
 
   it.skipIf(missing !== null)('a language the engine lacks: signal metrics, and the transcript unavailable with the reason', async () => {
     const { channels } = dialogue(DIALOGUE.slice(0, 2), [OPERATOR_VOICE, CUSTOMER_VOICE], { stereo: true, gapS: 0.5 });
@@ -44,7 +44,7 @@ describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
     expect(result.transcript).toEqual({ status: 'unavailable', reason: 'no configured speech engine serves de-DE (pocketsphinx: en)', language: 'de-DE' });
     expect(result.talk.operator_s).toBeGreaterThan(2);
     expect(result.talk.customer_s).toBeGreaterThan(2);
-  }, 60_000);
+  }, 300_000);
 
   it.skipIf(missing !== null)('mono, two voices apart in pitch: two speakers, each word given to the voice that said it', async () => {
     const { channels, placed } = dialogue(DIALOGUE, [OPERATOR_VOICE, CUSTOMER_VOICE], { stereo: false, gapS: 0.8 });
@@ -60,7 +60,7 @@ describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
     });
     console.log(`mono split: confidence ${transcript.separation.confidence}, ${right.length}/${words.length} words to the right voice`);
     expect(right.length / words.length).toBeGreaterThanOrEqual(0.9);
-  }, 120_000);
+  }, 300_000);
 
   it.skipIf(missing !== null)('mono, one voice for both parts: one speaker, with the low confidence that decided it', async () => {
     const { channels } = dialogue(DIALOGUE, [OPERATOR_VOICE, OPERATOR_VOICE], { stereo: false, gapS: 0.8 });
@@ -70,7 +70,7 @@ describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
     expect(transcript.separation.confidence).toBeLessThan(0.5);
     expect(transcript.speakers).toEqual([{ id: 'speaker_1', label: 'Speaker 1', confidence: transcript.separation.confidence }]);
     expect(new Set(transcript.utterances.map((u) => u.speaker))).toEqual(new Set(['speaker_1']));
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('no engine', () => {
