@@ -9,14 +9,15 @@ const COMMAND = 'pocketsphinx_continuous';
 /** Debian's pocketsphinx-en-us puts the acoustic model, dictionary and language model here. */
 const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 /**
- * A wider search than the defaults: on the synthesized fixtures it took the word error rate from
- * about 0.9 to 0.5–0.6 for about twice the compute.
+ * A wider search than the defaults: on six synthesized lines in a voice PocketSphinx reads badly
+ * it took the word error rate from 0.86 to 0.76; it costs about 0.47 CPU-seconds per second of
+ * each channel (bench/calls-transcripts.ts).
  */
 const SEARCH_FLAGS = ['-beam', '1e-80', '-wbeam', '1e-60', '-pbeam', '1e-80'];
 const FILLERS = new Set(['<s>', '</s>', '<sil>']);
 
 export const POCKETSPHINX_QUALITY =
-  'PocketSphinx 0.8 with the cmusphinx en-us model: word error rate about 0.5-0.6 on clean 16 kHz synthesized English, about 0.9 on telephone-band audio';
+  'PocketSphinx 0.8 with the cmusphinx en-us model, a fallback: measured word error rate 0.23-0.27 on a clean synthesized 16 kHz stereo dialogue, 0.5-1.0 with other synthetic voices; expect worse on real and telephone-band calls';
 
 /** The `-time yes` lines (`word start end posterior`), fillers and noise markers left out, pronunciation variants `(2)` stripped. */
 export function parsePocketsphinxTimes(output: string): EngineWord[] {
