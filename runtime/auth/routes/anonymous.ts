@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
@@ -7,6 +8,8 @@ import { enforceRateLimit, optionalObject } from '../http.js';
 import { clientIp } from '../request-auth.js';
 import { openSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
+import { hookEnabled, runHook } from '../hooks/run-hook.js';
+import { userJson } from '../user-json.js';
 import { insertUser, updateUser } from '../users.js';
 
 /**
@@ -22,6 +25,14 @@ export async function signUpAnonymously(req: Request, res: Response, deps: AuthD
   const data = optionalObject(body.data, 'data') ?? {};
   const ip = clientIp(req);
   const now = deps.now();
+  if (hookEnabled(deps, 'before_user_created')) {
+    const user = userJson({
+      id: randomUUID(), aud: 'authenticated', role: 'authenticated', email: null, encrypted_password: null, email_confirmed_at: null,
+      confirmation_sent_at: null, recovery_sent_at: null, last_sign_in_at: null, raw_app_meta_data: {}, raw_user_meta_data: data,
+      banned_until: null, created_at: now, updated_at: now, is_anonymous: true,
+    });
+    await runHook(deps, 'before_user_created', { user }, ip);
+  }
   const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
     const created = await insertUser(db, {
       email: null,

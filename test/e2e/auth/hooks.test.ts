@@ -62,7 +62,7 @@ BEGIN
   RETURN '{"decision": "reject", "message": "Wrong code: signed out everywhere"}';
 END $$;
 CREATE FUNCTION public.refuse_example_org(event jsonb) RETURNS jsonb LANGUAGE sql AS $$
-  SELECT CASE WHEN event -> 'user' ->> 'email' LIKE '%@blocked.example.org'
+  SELECT CASE WHEN event -> 'user' ->> 'email' LIKE '%@blocked.example.org' OR (event -> 'user' -> 'user_metadata' ->> 'bot')::boolean
     THEN '{"error": {"http_code": 400, "message": "Sign-ups from this domain are not allowed"}}'::jsonb ELSE '{}'::jsonb END
 $$;
 `;
@@ -289,6 +289,14 @@ describe('before user created hook', () => {
       const { data } = await client(project.keys.service_key).auth.admin.listUsers();
       expect(data.users.filter((u) => u.email === email)).toEqual([]);
       expect((await client().auth.signUp({ email: uniqueEmail('allowed'), password: 'secret-pw-1' })).error).toBeNull();
+      // Anonymous sign-ins ask it too, with the anonymous user.
+      await host.platform.setSettings(project.record.ref, { 'auth.anonymous_users': true });
+      await setHook('before_user_created', 'pg-functions://postgres/public/refuse_example_org');
+      const bot = await client().auth.signInAnonymously({ options: { data: { bot: true } } });
+      expect(bot.error?.status).toBe(400);
+      expect(bot.error?.message).toBe('Sign-ups from this domain are not allowed');
+      const person = await client().auth.signInAnonymously({ options: { data: { bot: false } } });
+      expect(person.data.user?.is_anonymous).toBe(true);
     } finally {
       await setHook('before_user_created', '');
     }
