@@ -1,14 +1,26 @@
 import type { Queryable } from '../db/transaction.js';
 import { openValue, purposeKey, sealValue } from '../sealed-value.js';
 
+export type FactorType = 'totp' | 'webauthn';
+
+/** What a WebAuthn factor keeps of its credential: the id and COSE public key (base64url), and the signature counter seen last. */
+export interface WebAuthnFactorCredential {
+  readonly id: string;
+  readonly public_key: string;
+  readonly sign_count: number;
+}
+
 /** A row of auth.mfa_factors. */
 export interface FactorRow {
   readonly id: string;
   readonly user_id: string;
   readonly friendly_name: string;
-  readonly factor_type: 'totp';
+  readonly factor_type: FactorType;
   readonly status: 'unverified' | 'verified';
-  readonly secret_sealed: string;
+  /** A TOTP factor's secret; null for WebAuthn. */
+  readonly secret_sealed: string | null;
+  /** A verified WebAuthn factor's credential; null otherwise. */
+  readonly web_authn_credential: WebAuthnFactorCredential | null;
   readonly last_used_step: string | null;
   readonly last_challenged_at: Date | null;
   readonly created_at: Date;
@@ -21,6 +33,8 @@ export interface ChallengeRow {
   readonly ip_address: string;
   readonly created_at: Date;
   readonly verified_at: Date | null;
+  /** A WebAuthn factor's challenge: the one the ceremony's response must sign. */
+  readonly web_authn_session_data: { readonly challenge: string } | null;
 }
 
 /** What `auth.user_factors()` gives per factor: the row without secrets, timestamps as JSON strings. */
@@ -98,23 +112,29 @@ export async function deleteAbandonedFactors(db: Queryable, userId: string, now:
   );
 }
 
-export async function insertTotpFactor(
+export async function insertFactor(
   db: Queryable,
-  factor: { readonly id: string; readonly userId: string; readonly friendlyName: string; readonly secretSealed: string },
+  factor: { readonly id: string; readonly userId: string; readonly friendlyName: string; readonly type: FactorType; readonly secretSealed: string | null },
   now: Date,
 ): Promise<FactorRow> {
   const { rows } = await db.query<FactorRow>(
     `INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, secret_sealed, created_at, updated_at)
-     VALUES ($1, $2, $3, 'totp', 'unverified', $4, $5, $5) RETURNING *`,
-    [factor.id, factor.userId, factor.friendlyName, factor.secretSealed, now],
+     VALUES ($1, $2, $3, $4, 'unverified', $5, $6, $6) RETURNING *`,
+    [factor.id, factor.userId, factor.friendlyName, factor.type, factor.secretSealed, now],
   );
   return rows[0] as FactorRow;
 }
 
-export async function insertChallenge(db: Queryable, factorId: string, ip: string, now: Date): Promise<ChallengeRow> {
+export async function insertChallenge(
+  db: Queryable,
+  factorId: string,
+  ip: string,
+  now: Date,
+  webAuthnChallenge: string | null = null,
+): Promise<ChallengeRow> {
   const { rows } = await db.query<ChallengeRow>(
-    'INSERT INTO auth.mfa_challenges (factor_id, ip_address, created_at) VALUES ($1, $2, $3) RETURNING *',
-    [factorId, ip, now],
+    'INSERT INTO auth.mfa_challenges (factor_id, ip_address, created_at, web_authn_session_data) VALUES ($1, $2, $3, $4) RETURNING *',
+    [factorId, ip, now, webAuthnChallenge === null ? null : JSON.stringify({ challenge: webAuthnChallenge })],
   );
   await db.query('UPDATE auth.mfa_factors SET last_challenged_at = $2 WHERE id = $1', [factorId, now]);
   return rows[0] as ChallengeRow;
@@ -133,27 +153,33 @@ export async function deleteChallenge(db: Queryable, challengeId: string): Promi
 }
 
 /**
- * A verified code: the challenge is spent, the factor verified with its step recorded
- * (no code of that step or an older one is accepted again), the session raised to aal2
- * on this factor, and the user's other unverified TOTP factors dropped, as GoTrue does.
+ * A verified code or WebAuthn response: the challenge is spent, the factor verified with what
+ * stops a replay recorded (a TOTP step: no code of it or an older one is accepted again; a
+ * WebAuthn credential with its signature counter), the session raised to aal2 on this factor,
+ * and the user's other unverified factors of its type dropped, as GoTrue does.
  */
 export async function recordVerification(
   db: Queryable,
-  verified: { readonly factor: FactorRow; readonly challengeId: string; readonly step: number; readonly sessionId: string },
+  verified: {
+    readonly factor: FactorRow;
+    readonly challengeId: string;
+    readonly sessionId: string;
+    readonly step?: number;
+    readonly credential?: WebAuthnFactorCredential;
+  },
   now: Date,
 ): Promise<void> {
   const { factor } = verified;
   await db.query('UPDATE auth.mfa_challenges SET verified_at = $2 WHERE id = $1', [verified.challengeId, now]);
-  await db.query(`UPDATE auth.mfa_factors SET status = 'verified', last_used_step = $2, updated_at = $3 WHERE id = $1`, [
-    factor.id,
-    verified.step,
-    now,
-  ]);
-  await db.query(`UPDATE auth.sessions SET aal = 'aal2', factor_id = $2, mfa_verified_at = $3, updated_at = $3 WHERE id = $1`, [
-    verified.sessionId,
-    factor.id,
-    now,
-  ]);
+  await db.query(
+    `UPDATE auth.mfa_factors SET status = 'verified', last_used_step = coalesce($2, last_used_step),
+       web_authn_credential = coalesce($3, web_authn_credential), updated_at = $4 WHERE id = $1`,
+    [factor.id, verified.step ?? null, verified.credential === undefined ? null : JSON.stringify(verified.credential), now],
+  );
+  await db.query(
+    `UPDATE auth.sessions SET aal = 'aal2', factor_id = $2, mfa_verified_at = $3, mfa_method = $4, updated_at = $3 WHERE id = $1`,
+    [verified.sessionId, factor.id, now, factor.factor_type],
+  );
   await db.query(`DELETE FROM auth.mfa_factors WHERE user_id = $1 AND status = 'unverified' AND factor_type = $2 AND id <> $3`, [
     factor.user_id,
     factor.factor_type,
@@ -164,7 +190,8 @@ export async function recordVerification(
 /** Unenrolment and admin deletion: the factor goes, and sessions that reached aal2 with it fall back to aal1. */
 export async function deleteFactor(db: Queryable, factor: FactorRow, now: Date): Promise<void> {
   await db.query(
-    `UPDATE auth.sessions SET aal = 'aal1', factor_id = NULL, mfa_verified_at = NULL, updated_at = $3 WHERE user_id = $1 AND factor_id = $2`,
+    `UPDATE auth.sessions SET aal = 'aal1', factor_id = NULL, mfa_verified_at = NULL, mfa_method = NULL, updated_at = $3
+     WHERE user_id = $1 AND factor_id = $2`,
     [factor.user_id, factor.id, now],
   );
   await db.query('DELETE FROM auth.mfa_factors WHERE id = $1', [factor.id]);

@@ -27,6 +27,8 @@ export interface SessionRow {
   /** The MFA factor the session reached aal2 with, and when (absent before project migration 005). */
   readonly factor_id?: string | null;
   readonly mfa_verified_at?: Date | null;
+  /** That factor's type (absent before project migration 009; null there means totp). */
+  readonly mfa_method?: string | null;
 }
 
 export interface IssuedSession {

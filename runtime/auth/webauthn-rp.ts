@@ -1,3 +1,5 @@
+import type { AuthDeps } from './auth-deps.js';
+
 /**
  * The WebAuthn relying party of a project: the domain its credentials are scoped to
  * (`auth.webauthn.rp_id`) and the web origins allowed to run its ceremonies
@@ -34,4 +36,10 @@ export function relyingParty(rpId: string, rpOrigins: readonly string[], siteUrl
 
 function isHttp(url: string): boolean {
   return URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol);
+}
+
+/** The relying party of the project a router serves, named after the project. */
+export function projectRelyingParty(deps: AuthDeps): RelyingParty {
+  const { settings, config, ref } = deps.ctx;
+  return relyingParty(settings['auth.webauthn.rp_id'], settings['auth.webauthn.rp_origins'], settings['auth.site_url'], config.publicUrl, ref);
 }

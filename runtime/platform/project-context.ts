@@ -51,6 +51,8 @@ export interface ProjectSettings {
   readonly 'auth.rate_limit.anonymous_users': number;
   /** GoTrue's PASSKEY_ENABLED: sign-in with passkeys under /passkeys; off, those answer 404 passkey_disabled. */
   readonly 'auth.passkey.enabled': boolean;
+  /** GoTrue's MFA_WEB_AUTHN_ENROLL_ENABLED and _VERIFY_ENABLED: WebAuthn MFA factors; off, 422 mfa_webauthn_enroll_not_enabled / _verify_not_enabled. */
+  readonly 'auth.mfa.webauthn.enabled': boolean;
   /** GoTrue's WEBAUTHN_RP_ID: the domain passkeys and WebAuthn factors are scoped to ('' = the site URL's host). */
   readonly 'auth.webauthn.rp_id': string;
   /** GoTrue's WEBAUTHN_RP_ORIGINS: origins allowed to run WebAuthn ceremonies ([] = the site URL's origin). */

@@ -157,7 +157,7 @@ describe('sign-up confirmation settings', () => {
     expect(after.body).toMatchObject({ access_token: expect.any(String), token_type: 'bearer', user: { email: 'later@example.com' } });
   });
 
-  it('project config --set auth.passkey.enabled and auth.webauthn.* turn passkey sign-in on for the relying party set', async () => {
+  it('project config --set auth.passkey.enabled, auth.mfa.webauthn.enabled and auth.webauthn.* turn passkeys on for the relying party set', async () => {
     const keys = shop;
     const badOrigin = await cli(['project', 'config', keys.ref, '--set', 'auth.webauthn.rp_origins=https://app.example.com/login', '--json'], inst.env);
     expect(badOrigin.code).toBe(1);
@@ -165,12 +165,12 @@ describe('sign-up confirmation settings', () => {
 
     const run = await cli(
       ['project', 'config', keys.ref, '--set', 'auth.passkey.enabled=true', '--set', 'auth.webauthn.rp_id=example.com',
-        '--set', 'auth.webauthn.rp_origins=https://app.example.com,https://example.com', '--json'],
+        '--set', 'auth.webauthn.rp_origins=https://app.example.com,https://example.com', '--set', 'auth.mfa.webauthn.enabled=true', '--json'],
       inst.env,
     );
     expect(run.code).toBe(0);
     expect(jsonObject(run)).toMatchObject({
-      settings: { 'auth.passkey.enabled': true, 'auth.webauthn.rp_id': 'example.com', 'auth.webauthn.rp_origins': ['https://app.example.com', 'https://example.com'] },
+      settings: { 'auth.passkey.enabled': true, 'auth.mfa.webauthn.enabled': true, 'auth.webauthn.rp_id': 'example.com', 'auth.webauthn.rp_origins': ['https://app.example.com', 'https://example.com'] },
     });
     const options = () =>
       request(`${keys.url}/auth/v1/passkeys/authentication/options`, {

@@ -61,7 +61,7 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
   },
   Factor: {
     type: 'object',
-    description: 'An MFA factor (TOTP). `unverified` until its first successful verification.',
+    description: 'An MFA factor (TOTP or WebAuthn). `unverified` until its first successful verification.',
     required: ['id', 'created_at', 'updated_at', 'status', 'factor_type', 'phone', 'last_challenged_at'],
     properties: {
       id: { type: 'string', format: 'uuid' },
@@ -69,7 +69,7 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
       updated_at: dateTime,
       status: { type: 'string', enum: ['verified', 'unverified'] },
       friendly_name: { type: 'string', description: 'Left out when the factor has none.' },
-      factor_type: { type: 'string', enum: ['totp'] },
+      factor_type: { type: 'string', enum: ['totp', 'webauthn'] },
       phone: { type: 'string', enum: [''] },
       last_challenged_at: { anyOf: [dateTime, { type: 'null' }] },
     },
@@ -606,12 +606,14 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     }),
   },
   '/auth/v1/factors': {
-    post: op('mfaEnroll', 'Enroll a TOTP factor', USER, {
-      description: 'Returns the secret and a QR code for an authenticator app; the factor is `unverified` until its first challenge is verified.',
+    post: op('mfaEnroll', 'Enroll a TOTP or WebAuthn factor', USER, {
+      description:
+        'TOTP: returns the secret and a QR code for an authenticator app. WebAuthn (`auth.mfa.webauthn.enabled`): the first challenge registers the credential. ' +
+        'The factor is `unverified` until its first challenge is verified.',
       requestBody: body(
         object(
           {
-            factor_type: { type: 'string', enum: ['totp'] },
+            factor_type: { type: 'string', enum: ['totp', 'webauthn'] },
             friendly_name: { type: 'string' },
             issuer: { type: 'string', description: 'Shown by the authenticator app (default: the site URL\'s host).' },
           },
@@ -624,17 +626,17 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
           object(
             {
               id: { type: 'string', format: 'uuid' },
-              type: { type: 'string', enum: ['totp'] },
+              type: { type: 'string', enum: ['totp', 'webauthn'] },
               friendly_name: { type: 'string' },
               totp: object({ qr_code: { type: 'string', description: 'An SVG image.' }, secret: { type: 'string' }, uri: { type: 'string' } }, ['qr_code', 'secret', 'uri']),
             },
-            ['id', 'type', 'totp'],
+            ['id', 'type'],
           ),
         ),
         '400': authError('Not a factor type (`validation_failed`).'),
         '401': authError('No access token (`no_authorization`).'),
         '403': authError('Invalid token (`bad_jwt`), an anonymous user (`no_authorization`), or a verified factor exists and the session is not aal2 (`insufficient_aal`).'),
-        '422': authError('Phone or WebAuthn (`mfa_phone_enroll_not_enabled`, `mfa_webauthn_enroll_not_enabled`), a name in use (`mfa_factor_name_conflict`), or too many factors (`too_many_enrolled_mfa_factors`).'),
+        '422': authError('Phone, or WebAuthn switched off (`mfa_phone_enroll_not_enabled`, `mfa_webauthn_enroll_not_enabled`), a name in use (`mfa_factor_name_conflict`), or too many factors (`too_many_enrolled_mfa_factors`).'),
       },
     }),
   },
@@ -644,28 +646,55 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       responses: {
         '200': ok(
           'The challenge, to verify from the same IP address.',
-          object({ id: { type: 'string', format: 'uuid' }, type: { type: 'string', enum: ['totp'] }, expires_at: { type: 'integer', description: 'Unix time (seconds).' } }, ['id', 'type', 'expires_at']),
+          object(
+            {
+              id: { type: 'string', format: 'uuid' },
+              type: { type: 'string', enum: ['totp', 'webauthn'] },
+              expires_at: { type: 'integer', description: 'Unix time (seconds).' },
+              webauthn: object(
+                {
+                  type: { type: 'string', enum: ['create', 'request'], description: '`create` registers the credential of an unverified factor, `request` asserts with it.' },
+                  credential_options: object({ publicKey: metadata('WebAuthn PublicKeyCredentialCreationOptions or RequestOptions, as JSON.') }, ['publicKey']),
+                },
+                ['type', 'credential_options'],
+              ),
+            },
+            ['id', 'type', 'expires_at'],
+          ),
         ),
         '401': authError('No access token (`no_authorization`).'),
         '403': authError('Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`).'),
         '404': authError('Not a factor of this user (`mfa_factor_not_found`).'),
+        '422': authError('A WebAuthn factor with WebAuthn switched off (`mfa_webauthn_verify_not_enabled`).'),
         '429': tooMany,
       },
     }),
   },
   '/auth/v1/factors/{factor_id}/verify': {
-    post: op('mfaVerify', 'Verify a challenge with a TOTP code', USER, {
+    post: op('mfaVerify', 'Verify a challenge with a TOTP code or a WebAuthn response', USER, {
       description: 'Raises the session to aal2 (a new access and refresh token); the first verification also verifies the factor.',
       parameters: [factorId],
-      requestBody: body(object({ challenge_id: { type: 'string', format: 'uuid' }, code: { type: 'string', description: 'The 6-digit code.' } }, ['challenge_id', 'code'])),
+      requestBody: body(
+        object(
+          {
+            challenge_id: { type: 'string', format: 'uuid' },
+            code: { type: 'string', description: 'The 6-digit code (TOTP).' },
+            webauthn: object(
+              { type: { type: 'string', enum: ['create', 'request'] }, credential_response: metadata('The PublicKeyCredential as JSON.') },
+              ['type', 'credential_response'],
+            ),
+          },
+          ['challenge_id'],
+        ),
+      ),
       responses: {
         '200': ok('The raised session.', schemaRef('Session')),
-        '400': authError('Missing code (`validation_failed`).'),
+        '400': authError('Missing code or WebAuthn response (`validation_failed`).'),
         '401': authError('No access token (`no_authorization`).'),
         '403': authError('Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`).'),
         '404': authError('Not a factor of this user (`mfa_factor_not_found`).'),
         '422': authError(
-          'Wrong code (`mfa_verification_failed`), unknown or expired challenge (`mfa_factor_not_found`, `mfa_challenge_expired`), ' +
+          'Wrong code or a WebAuthn response that does not verify (`mfa_verification_failed`), unknown or expired challenge (`mfa_factor_not_found`, `mfa_challenge_expired`), ' +
             'or verified from another IP address (`mfa_ip_address_mismatch`).',
         ),
         '429': tooMany,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
@@ -15,15 +15,16 @@ import {
   findChallenge,
   findOwnedFactor,
   insertChallenge,
-  insertTotpFactor,
+  insertFactor,
   listFactors,
   openTotpSecret,
   recordVerification,
   renameFactor,
   sealTotpSecret,
   type FactorRow,
+  type WebAuthnFactorCredential,
 } from '../factors.js';
-import { bodyOf, enforceRateLimit, handle } from '../http.js';
+import { bodyOf, enforceRateLimit, handle, optionalObject } from '../http.js';
 import { encodeQr, qrSvg } from '../qr-code.js';
 import { clientIp, requireAdmin, requireSession, type SessionUser } from '../request-auth.js';
 import { findLiveSession, replaceRefreshToken, revokeAal1Sessions, revokeSessions } from '../sessions.js';
@@ -31,12 +32,15 @@ import { attemptDecisionFrom } from '../hooks/hook-output.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
 import { sessionJson } from '../session-response.js';
 import { base32Decode, generateTotpSecret, matchTotpStep, otpauthUri } from '../totp.js';
+import type { UserRow } from '../user-json.js';
 import { findUserById, isUuid } from '../users.js';
+import { factorCeremony, verifyFactorResponse, type CeremonyType, type FactorCeremony } from '../webauthn-factor.js';
+import { projectRelyingParty } from '../webauthn-rp.js';
 
 /**
- * Supabase Auth's MFA API for TOTP factors (phone and WebAuthn answer as switched
- * off): enrol, challenge, verify (raising the session to aal2), unenrol, and the
- * admin's list, update and delete of a user's factors.
+ * Supabase Auth's MFA API for TOTP factors and, with `auth.mfa.webauthn.enabled`, WebAuthn
+ * factors (phone answers as switched off): enrol, challenge, verify (raising the session to
+ * aal2), unenrol, and the admin's list, update and delete of a user's factors.
  */
 
 const FACTOR_TYPES_MESSAGE = 'factor_type needs to be totp, phone, or webauthn';
@@ -58,6 +62,8 @@ const mfaError = {
       `MFA challenge ${id} has expired, verify against another challenge or create a new challenge.`,
     ),
   verificationFailed: () => new AuthError(422, 'mfa_verification_failed', 'Invalid TOTP code entered'),
+  webAuthnVerificationFailed: () => new AuthError(422, 'mfa_verification_failed', 'WebAuthn response could not be verified'),
+  webAuthnVerifyDisabled: () => new AuthError(422, 'mfa_webauthn_verify_not_enabled', 'MFA verification is disabled for WebAuthn'),
   anonymous: () => new AuthError(403, 'no_authorization', 'Anonymous user not allowed to perform these actions'),
 } as const;
 
@@ -101,6 +107,40 @@ function checkEnrollment(factors: readonly FactorRow[], friendlyName: string, se
   if (verified > 0 && sessionAal !== 'aal2') throw mfaError.enrollNeedsAal2();
 }
 
+/** GoTrue's WebAuthn enrolment: an unverified factor, its credential registered by the first challenge and verify. */
+async function enrollWebAuthn(req: Request, res: Response, deps: AuthDeps, { user, session }: Pick<SessionUser, 'user' | 'session'>, friendlyName: string): Promise<void> {
+  const now = deps.now();
+  const factor = await inTransaction(deps.ctx.adminPool, async (db) => {
+    await deleteAbandonedFactors(db, user.id, now);
+    checkEnrollment(await listFactors(db, user.id), friendlyName, session.aal);
+    const id = randomUUID();
+    const created = await insertFactor(db, { id, userId: user.id, friendlyName, type: 'webauthn', secretSealed: null }, now).catch((error: unknown) => {
+      throw (error as { code?: string }).code === '23505' ? mfaError.nameConflict(friendlyName) : error;
+    });
+    await writeAudit(db, { event: 'factor_in_progress', userId: user.id, ip: clientIp(req), payload: { factor_id: id, factor_type: 'webauthn' }, at: now });
+    return created;
+  });
+  res.status(200).json({ id: factor.id, type: 'webauthn', friendly_name: factor.friendly_name });
+}
+
+/** Registration options for an unverified factor (the user's other WebAuthn credentials excluded), else assertion options. */
+async function webAuthnCeremony(deps: AuthDeps, user: UserRow, factor: FactorRow): Promise<FactorCeremony> {
+  const others = (await listFactors(deps.ctx.adminPool, user.id)).flatMap((f) => (f.web_authn_credential === null ? [] : [f.web_authn_credential.id]));
+  return factorCeremony(projectRelyingParty(deps), { id: user.id, email: user.email ?? '' }, factor.web_authn_credential, others);
+}
+
+/** GoTrue's checks of `webauthn` in a verify body, in its order. */
+function webAuthnVerifyParams(deps: AuthDeps, body: Record<string, unknown>): { readonly type: CeremonyType; readonly response: Record<string, unknown> } {
+  if (!deps.ctx.settings['auth.mfa.webauthn.enabled']) throw mfaError.webAuthnVerifyDisabled();
+  const params = optionalObject(body.webauthn, 'webauthn');
+  if (params === undefined) throw authErrors.validation('WebAuthn config required');
+  if (params.type !== 'create' && params.type !== 'request') throw authErrors.validation('WebAuthn type must be create or request');
+  const response = params.credential_response;
+  if (response === undefined || response === null) throw authErrors.validation('credential_response required');
+  if (typeof response !== 'object' || Array.isArray(response)) throw authErrors.validation('Invalid credential_response');
+  return { type: params.type, response: response as Record<string, unknown> };
+}
+
 function registerEnroll(router: Router, deps: AuthDeps): void {
   router.post(
     '/factors',
@@ -111,7 +151,11 @@ function registerEnroll(router: Router, deps: AuthDeps): void {
       const factorType = stringField(body, 'factor_type', 'EnrollFactorParams');
       const issuerParam = stringField(body, 'issuer', 'EnrollFactorParams');
       if (factorType === 'phone') throw authErrors.disabled(422, 'mfa_phone_enroll_not_enabled', 'MFA enroll is disabled for Phone');
-      if (factorType === 'webauthn') throw authErrors.disabled(422, 'mfa_webauthn_enroll_not_enabled', 'MFA enroll is disabled for WebAuthn');
+      if (factorType === 'webauthn') {
+        if (!deps.ctx.settings['auth.mfa.webauthn.enabled']) throw authErrors.disabled(422, 'mfa_webauthn_enroll_not_enabled', 'MFA enroll is disabled for WebAuthn');
+        await enrollWebAuthn(req, res, deps, { user, session }, friendlyName);
+        return;
+      }
       if (factorType !== 'totp') throw authErrors.validation(FACTOR_TYPES_MESSAGE);
       const issuer = issuerParam === '' ? defaultIssuer(deps) : issuerParam;
       const now = deps.now();
@@ -123,9 +167,9 @@ function registerEnroll(router: Router, deps: AuthDeps): void {
         await deleteAbandonedFactors(db, user.id, now);
         checkEnrollment(await listFactors(db, user.id), friendlyName, session.aal);
         const id = randomUUID();
-        const created = await insertTotpFactor(
+        const created = await insertFactor(
           db,
-          { id, userId: user.id, friendlyName, secretSealed: sealTotpSecret(deps.ctx.jwtSecret, id, secret) },
+          { id, userId: user.id, friendlyName, type: 'totp', secretSealed: sealTotpSecret(deps.ctx.jwtSecret, id, secret) },
           now,
         ).catch((error: unknown) => {
           // Two enrolments with one name at once: the unique index has the last word.
@@ -152,9 +196,11 @@ function registerChallenge(router: Router, deps: AuthDeps): void {
       const { user } = await signedInUser(req, deps);
       const factor = await ownedFactor(deps.ctx.adminPool, user.id, req.params.factor_id);
       await enforceRateLimit(req, deps, 'mfa_challenge');
+      if (factor.factor_type === 'webauthn' && !deps.ctx.settings['auth.mfa.webauthn.enabled']) throw mfaError.webAuthnVerifyDisabled();
+      const ceremony = factor.factor_type === 'webauthn' ? await webAuthnCeremony(deps, user, factor) : null;
       const now = deps.now();
       const challenge = await inTransaction(deps.ctx.adminPool, async (db) => {
-        const created = await insertChallenge(db, factor.id, clientIp(req) ?? '', now);
+        const created = await insertChallenge(db, factor.id, clientIp(req) ?? '', now, ceremony?.challenge ?? null);
         await writeAudit(db, {
           event: 'challenge_created',
           userId: user.id,
@@ -168,6 +214,7 @@ function registerChallenge(router: Router, deps: AuthDeps): void {
         id: challenge.id,
         type: factor.factor_type,
         expires_at: Math.floor(challenge.created_at.getTime() / 1000) + CHALLENGE_EXPIRY_SECONDS,
+        ...(ceremony === null ? {} : { webauthn: { type: ceremony.type, credential_options: { publicKey: ceremony.publicKey } } }),
       });
     }),
   );
@@ -206,12 +253,13 @@ function registerVerify(router: Router, deps: AuthDeps): void {
     '/factors/:factor_id/verify',
     handle(deps, async (req, res) => {
       const { user, session } = await signedInUser(req, deps);
-      await ownedFactor(deps.ctx.adminPool, user.id, req.params.factor_id);
+      const target = await ownedFactor(deps.ctx.adminPool, user.id, req.params.factor_id);
       await enforceRateLimit(req, deps, 'mfa_verify');
       const body = bodyOf(req);
       const challengeId = acceptChallengeId(body);
       const code = stringField(body, 'code', 'VerifyFactorParams');
-      if (code === '') throw authErrors.validation('Code needs to be non-empty');
+      const webauthn = target.factor_type === 'webauthn' ? webAuthnVerifyParams(deps, body) : null;
+      if (webauthn === null && code === '') throw authErrors.validation('Code needs to be non-empty');
       const now = deps.now();
       const ip = clientIp(req);
       // Refusals that change state (an expired challenge is deleted) commit before they are answered.
@@ -224,12 +272,23 @@ function registerVerify(router: Router, deps: AuthDeps): void {
           await deleteChallenge(db, challenge.id);
           return { ok: false, error: mfaError.challengeExpired(challenge.id) };
         }
-        const key = base32Decode(openTotpSecret(deps.ctx.jwtSecret, factor.id, factor.secret_sealed));
-        const lastStep = factor.last_used_step === null ? null : Number(factor.last_used_step);
-        const step = matchTotpStep(key, code, Math.floor(now.getTime() / 1000), lastStep);
-        const rejection = await mfaHook(deps, db, { userId: user.id, factorId: factor.id, factorType: factor.factor_type, valid: step !== null }, ip, now);
+        let proof: { readonly step: number } | { readonly credential: WebAuthnFactorCredential } | null;
+        if (webauthn !== null) {
+          // A WebAuthn challenge serves one response, verified or not.
+          await deleteChallenge(db, challenge.id);
+          const data = challenge.web_authn_session_data;
+          const credential = data === null ? null : await verifyFactorResponse(projectRelyingParty(deps), webauthn.type, data.challenge, webauthn.response, factor.web_authn_credential);
+          proof = credential === null ? null : { credential };
+        } else {
+          if (factor.secret_sealed === null) throw authErrors.unexpected();
+          const key = base32Decode(openTotpSecret(deps.ctx.jwtSecret, factor.id, factor.secret_sealed));
+          const lastStep = factor.last_used_step === null ? null : Number(factor.last_used_step);
+          const step = matchTotpStep(key, code, Math.floor(now.getTime() / 1000), lastStep);
+          proof = step === null ? null : { step };
+        }
+        const rejection = await mfaHook(deps, db, { userId: user.id, factorId: factor.id, factorType: factor.factor_type, valid: proof !== null }, ip, now);
         if (rejection !== null) return { ok: false, error: rejection };
-        if (step === null) return { ok: false, error: mfaError.verificationFailed() };
+        if (proof === null) return { ok: false, error: webauthn !== null ? mfaError.webAuthnVerificationFailed() : mfaError.verificationFailed() };
         await writeAudit(db, {
           event: 'verification_attempted',
           userId: user.id,
@@ -237,7 +296,7 @@ function registerVerify(router: Router, deps: AuthDeps): void {
           payload: { factor_id: factor.id, challenge_id: challenge.id, factor_type: factor.factor_type },
           at: now,
         });
-        await recordVerification(db, { factor, challengeId: challenge.id, step, sessionId: session.id }, now);
+        await recordVerification(db, { factor, challengeId: challenge.id, sessionId: session.id, ...proof }, now);
         await revokeAal1Sessions(db, user.id, now);
         return { ok: true, refreshToken: await replaceRefreshToken(db, session, now) };
       });

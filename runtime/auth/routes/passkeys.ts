@@ -34,7 +34,7 @@ import { openSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
 import type { UserRow } from '../user-json.js';
 import { findUserById, isBanned, isUuid, updateUser } from '../users.js';
-import { relyingParty, type RelyingParty } from '../webauthn-rp.js';
+import { projectRelyingParty } from '../webauthn-rp.js';
 
 /**
  * Supabase Auth's passkeys (`auth.passkey.enabled`): registration by a signed-in user,
@@ -103,11 +103,6 @@ function userIdOfHandle(handle: unknown): string | null {
 function displayNameOf(user: UserRow): string {
   const name = user.raw_user_meta_data.name;
   return typeof name === 'string' && name !== '' ? name : (user.email ?? '');
-}
-
-function projectRelyingParty(deps: AuthDeps): RelyingParty {
-  const { settings, config, ref } = deps.ctx;
-  return relyingParty(settings['auth.webauthn.rp_id'], settings['auth.webauthn.rp_origins'], settings['auth.site_url'], config.publicUrl, ref);
 }
 
 function expiresAtSeconds(challenge: ChallengeRow): number {

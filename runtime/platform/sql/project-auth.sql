@@ -51,7 +51,9 @@ CREATE TABLE auth.sessions (
   revoked_reason text,
   -- The factor the session reached aal2 with and when: the access token's `totp` amr entry.
   factor_id uuid,
-  mfa_verified_at timestamptz
+  mfa_verified_at timestamptz,
+  -- The factor type of that step, `totp` or `webauthn` (the amr entry; 009_webauthn_factors).
+  mfa_method text
 );
 CREATE INDEX sessions_user_id_idx ON auth.sessions (user_id);
 CREATE INDEX sessions_factor_idx ON auth.sessions (factor_id) WHERE factor_id IS NOT NULL;
@@ -128,11 +130,13 @@ CREATE TABLE auth.mfa_factors (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
   friendly_name text NOT NULL DEFAULT '',
-  factor_type text NOT NULL CHECK (factor_type = 'totp'),
+  factor_type text NOT NULL CONSTRAINT mfa_factors_factor_type_check CHECK (factor_type IN ('totp', 'webauthn')),
   status text NOT NULL CHECK (status IN ('unverified', 'verified')),
   -- The TOTP secret under AES-256-GCM with a key derived from the project's JWT secret (kept in the
   -- platform registry, not here), bound to the factor id: a copy of this database alone yields no secret.
-  secret_sealed text NOT NULL,
+  secret_sealed text,
+  -- A WebAuthn factor's credential once verified: id, COSE public key (base64url) and signature counter.
+  web_authn_credential jsonb,
   -- The last TOTP time step accepted: a code (or an older one) is never accepted twice.
   last_used_step bigint,
   last_challenged_at timestamptz,
@@ -147,7 +151,9 @@ CREATE TABLE auth.mfa_challenges (
   factor_id uuid NOT NULL REFERENCES auth.mfa_factors (id) ON DELETE CASCADE,
   ip_address text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
-  verified_at timestamptz
+  verified_at timestamptz,
+  -- A WebAuthn factor's ceremony: the challenge the response must sign.
+  web_authn_session_data jsonb
 );
 CREATE INDEX mfa_challenges_factor_idx ON auth.mfa_challenges (factor_id);
 
