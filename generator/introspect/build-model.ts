@@ -1,6 +1,7 @@
 import type { SchemaModel } from '../model/types.js';
 import { buildComputed } from './build-computed.js';
 import { buildFunctions } from './build-functions.js';
+import { buildMediaAggregates } from './build-media-aggregates.js';
 import { buildInternalTables, buildPartitions, buildRelations } from './build-relations.js';
 import { buildCompositeTypes, buildEnums } from './build-types.js';
 import type { RawCatalog } from './raw-catalog.js';
@@ -12,6 +13,7 @@ export function buildSchemaModel(raw: RawCatalog): SchemaModel {
   const partitions = buildPartitions(raw, types);
   const relations = buildRelations(raw, types);
   const internalTables = buildInternalTables(raw, relations);
+  const mediaAggregates = buildMediaAggregates(raw, types);
   return {
     modelVersion: 1,
     schemas: [...raw.schemas],
@@ -22,5 +24,6 @@ export function buildSchemaModel(raw: RawCatalog): SchemaModel {
     computed: buildComputed(raw, types),
     enums: buildEnums(raw),
     compositeTypes: buildCompositeTypes(raw, types),
+    ...(mediaAggregates.length > 0 ? { mediaAggregates } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { ColumnMeta, ComputedFieldMeta, ComputedRelationMeta, FunctionMeta, Grants, TableMeta } from '../../runtime/index.js';
 import { computedFields, computedRelationships } from './computed.js';
+import { functionMediaHandler, relationMediaHandlers } from './media-handlers.js';
 import { relationKey, type Relationship } from './relationships.js';
 import { typedRelation } from './typed-relation.js';
 import type { ColumnModel, FunctionModel, RelationModel, RoleGrants, SchemaModel, TypeRef } from './types.js';
@@ -91,6 +92,7 @@ function primaryKeyOf(model: SchemaModel, relation: RelationModel): readonly str
 
 export function tableMeta(model: SchemaModel, relation: RelationModel, relationships: readonly Relationship[]): TableMeta {
   const uniqueKeys = [...relation.uniqueConstraints, ...relation.uniqueIndexes].map((key) => key.columns);
+  const handlers = relationMediaHandlers(model, relation);
   return {
     schema: relation.schema,
     name: relation.name,
@@ -116,6 +118,7 @@ export function tableMeta(model: SchemaModel, relation: RelationModel, relations
       service_role: effectiveGrants(relation, relation.grants.service_role),
     },
     rls: { enabled: relation.rls.enabled, forced: relation.rls.forced, policies: relation.policies },
+    ...(handlers.length > 0 ? { mediaHandlers: handlers } : {}),
   };
 }
 
@@ -161,6 +164,7 @@ function returnShape(model: SchemaModel, fn: FunctionModel): Pick<FunctionMeta, 
 }
 
 export function functionMeta(model: SchemaModel, fn: FunctionModel): FunctionMeta {
+  const handler = functionMediaHandler(fn.returnType);
   return {
     schema: fn.schema,
     name: fn.name,
@@ -176,6 +180,7 @@ export function functionMeta(model: SchemaModel, fn: FunctionModel): FunctionMet
     volatility: fn.volatility,
     securityDefiner: fn.securityDefiner,
     comment: fn.comment,
+    ...(handler ? { mediaHandler: handler } : {}),
   };
 }
 

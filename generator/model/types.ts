@@ -209,4 +209,14 @@ export interface SchemaModel {
   readonly computed: readonly ComputedModel[];
   readonly enums: readonly EnumModel[];
   readonly compositeTypes: readonly CompositeTypeModel[];
+  /** Aggregates returning a media type domain (PostgREST's media type handlers); absent when there are none (same fingerprint). */
+  readonly mediaAggregates?: readonly MediaAggregateModel[];
+}
+
+/** An aggregate of one argument (a relation's row type, or `anyelement`) returning a media type domain. */
+export interface MediaAggregateModel {
+  readonly schema: string;
+  readonly name: string;
+  readonly input: TypeRef;
+  readonly returnType: TypeRef;
 }

@@ -61,15 +61,16 @@ function bodyHooks(extension: Extension, shape: BodyShape): BodyHooks | null {
 /**
  * The hooks a request runs, or null: it then takes the plain path, at its plain cost. The table's own
  * hooks for a request naming it; `afterRead` wherever the body shows rows of a table that has it
- * (the rows read or written, embedded rows, the rows a function returns). CSV of such rows is refused
- * here, before anything runs: `afterRead` takes JSON rows.
+ * (the rows read or written, embedded rows, the rows a function returns). CSV of such rows, or a media type
+ * handler's body of them, is refused here, before anything runs: `afterRead` takes JSON rows.
  */
 export function hooksFor(extension: Extension | null, request: ApiRequest, built: BuiltStatement): RequestHooks | null {
   if (extension === null) return null;
   const table = (request.action === 'call' || request.schema !== extension.schema ? null : extension.tables[request.target]) ?? null;
   const body = built.shape === null ? null : bodyHooks(extension, built.shape);
-  if (body !== null && request.media.kind === 'csv') {
-    throw pgrstError('PGRST107', 'None of these media types are available: text/csv', 'The rows have an afterRead hook, which takes JSON rows.');
+  if (body !== null && (request.media.kind === 'csv' || request.media.kind === 'handler')) {
+    const type = request.media.kind === 'handler' ? request.media.handler.mediaType : 'text/csv';
+    throw pgrstError('PGRST107', `None of these media types are available: ${type}`, 'The rows have an afterRead hook, which takes JSON rows.');
   }
   return table === null && body === null ? null : { table: table ?? {}, body };
 }

@@ -124,6 +124,21 @@ export interface TableMeta {
   /** What each API role may do according to table grants. */
   readonly grants: { readonly anon: Grants; readonly authenticated: Grants; readonly service_role: Grants };
   readonly rls: { readonly enabled: boolean; readonly forced: boolean; readonly policies: readonly PolicyMeta[] };
+  /** Aggregates over this relation's rows (or over `anyelement`) returning a media type domain; absent when none. */
+  readonly mediaHandlers?: readonly MediaHandlerMeta[];
+}
+
+/**
+ * A PostgREST media type handler: a domain named like a media type (`create domain "image/png" as bytea`,
+ * `"*\/*"` for any) returned by a function, or by an aggregate over a relation's rows.
+ */
+export interface MediaHandlerMeta {
+  /** The domain's name: `image/png`, `text/csv`, `*\/*`. */
+  readonly mediaType: string;
+  /** The domain is over bytea: the body is its bytes, not text. */
+  readonly binary: boolean;
+  /** The aggregate that builds the body from the rows; null when the function returns the value itself. */
+  readonly aggregate: { readonly schema: string; readonly name: string; readonly anyElement: boolean } | null;
 }
 
 export interface FunctionArgMeta {
@@ -151,6 +166,8 @@ export interface FunctionMeta {
   readonly volatility: Volatility;
   readonly securityDefiner: boolean;
   readonly comment: string | null;
+  /** A scalar return of a media type domain: the function is that handler; absent otherwise. */
+  readonly mediaHandler?: MediaHandlerMeta;
 }
 
 export interface ProjectMeta {

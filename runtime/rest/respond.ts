@@ -9,7 +9,8 @@ export interface RestResponse {
   readonly status: number;
   /** A header set twice by `response.headers` (e.g. Set-Cookie) has each value. */
   readonly headers: Readonly<Record<string, string | readonly string[]>>;
-  readonly body: string | null;
+  /** Bytes for a media type handler over bytea. */
+  readonly body: string | Buffer | null;
 }
 
 function toCount(value: string | number | null): number | null {
@@ -17,9 +18,10 @@ function toCount(value: string | number | null): number | null {
 }
 
 function contentType(req: ApiRequest, built: BuiltStatement): string {
-  if (req.media.kind === 'csv') return 'text/csv; charset=utf-8';
-  if (req.media.kind === 'object' && built.result === 'rows') return 'application/vnd.pgrst.object+json; charset=utf-8';
-  return 'application/json; charset=utf-8';
+  if (req.media.kind === 'handler') return req.media.contentType;
+  // `nulls=stripped` is part of the type PostgREST names (MediaType.hs), as for a plan's `for`.
+  if (req.media.kind === 'object' && built.result !== 'rows') return 'application/json; charset=utf-8';
+  return `${mediaName(req.media)}; charset=utf-8`;
 }
 
 /** The media type a plan was asked `for`, as PostgREST names it in the plan's Content-Type. */
@@ -29,6 +31,7 @@ function mediaName(media: MediaType): string {
     case 'json': return media.stripNulls ? `application/vnd.pgrst.array+json${stripped}` : 'application/json';
     case 'object': return `application/vnd.pgrst.object+json${stripped}`;
     case 'csv': return 'text/csv';
+    case 'handler': return media.contentType;
   }
 }
 
@@ -132,6 +135,11 @@ function withResponseGucs(response: RestResponse, row: ResultRow): RestResponse 
   return { ...response, status, headers };
 }
 
+/** A bytea handler's body comes base64-encoded (see `handlerValueSql`): its bytes. */
+function bodyOf(req: ApiRequest, body: string | null): string | Buffer | null {
+  return body !== null && req.media.kind === 'handler' && req.media.handler.binary ? Buffer.from(body, 'base64') : body;
+}
+
 /** Status, headers and body of a successful statement, per PostgREST and the service document. */
 export function respond(req: ApiRequest, built: BuiltStatement, row: ResultRow, planned: number | null, location: (pk: string) => string | null): RestResponse {
   return withResponseGucs(respondTo(req, built, row, planned, location), row);
@@ -148,7 +156,7 @@ function respondTo(req: ApiRequest, built: BuiltStatement, row: ResultRow, plann
     throw new ApiError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', `The query affects ${pageCount} rows`);
   }
 
-  const body = req.method === 'HEAD' ? null : row.body;
+  const body = req.method === 'HEAD' ? null : bodyOf(req, row.body);
 
   if (req.action === 'call' && built.result === 'void') return { status: 204, headers: {}, body: null };
   // Function results count like rows: a scalar is one row (`0-0/1`), SETOF scalars one row each.

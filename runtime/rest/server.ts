@@ -9,6 +9,7 @@ import type { ApiRequest, PlanRequest } from './parse/ast.js';
 import { parseProfile } from './parse/headers.js';
 import { queryParam } from './parse/query-string.js';
 import { decodePathSegment, parseRequest } from './parse/request.js';
+import { mediaHandlersOf } from './media-handlers.js';
 import { mayCommit, needsCommitDecision, planResponse, respond, writeError, writeResponse, type RestResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
 import { PlanCache } from './plan-cache.js';
@@ -136,6 +137,7 @@ export function createRestHandler(
           schemas: project.schemas,
           ignoredParams: ['apikey'],
           plans: ctx.settings['api.plan'],
+          mediaHandlers: (schema) => mediaHandlersOf(project, schema, resourceOf(path)),
         });
         plan = { request, built: buildStatement(request, project, { aggregates: ctx.settings['api.aggregates'], maxRows: ctx.settings['api.max_rows'] ?? undefined }) };
         if (key !== null) plans.set(key, plan);

@@ -1,4 +1,5 @@
 import { inputArgs, resolveDomain, resultColumns } from '../../model/project-meta.js';
+import { functionMediaHandlers, mediaHandlerContent } from '../../model/media-handlers.js';
 import type { FunctionArgModel, FunctionModel, SchemaModel, TypeRef } from '../../model/types.js';
 import type { FunctionModule } from '../context.js';
 import { nullable, schemaRef, typeSchema, type JsonSchema } from './json-schema.js';
@@ -163,7 +164,10 @@ export function functionPath(model: SchemaModel, module: FunctionModule, rowKey:
   const headers = rows ? { 'Content-Range': CONTENT_RANGE } : undefined;
   const responses: Record<string, unknown> = {};
   if (!voidOnly) {
-    const content = { 'application/json': { schema: oneOrAny(returns) } };
+    const content = {
+      'application/json': { schema: oneOrAny(returns) },
+      ...mediaHandlerContent(overloads.flatMap((fn) => functionMediaHandlers(model, fn))),
+    };
     responses['200'] = { description: rows ? 'The result rows.' : 'The result.', ...(headers ? { headers } : {}), content };
     if (rows) responses['206'] = { description: 'A partial range of the result rows.', headers, content };
   }

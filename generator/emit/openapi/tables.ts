@@ -1,5 +1,6 @@
 import type { Grants } from '../../../runtime/index.js';
 import { computedFields } from '../../model/computed.js';
+import { mediaHandlerContent, relationMediaHandlers } from '../../model/media-handlers.js';
 import { tableMeta } from '../../model/project-meta.js';
 import { relationKey, type Relationship } from '../../model/relationships.js';
 import { sortByKey } from '../../model/sort.js';
@@ -184,7 +185,7 @@ function operation(parts: OperationParts, roles: readonly ApiRole[], fields: Rec
 function readOperation(parts: OperationParts, roles: readonly ApiRole[]): JsonSchema {
   const { relation } = parts;
   const embeds = embedsSentence(parts.context.relationships.get(relationKey(relation.schema, relation.name)) ?? []);
-  const content = rowsContent(parts);
+  const content = { ...rowsContent(parts), ...mediaHandlerContent(relationMediaHandlers(parts.context.model, relation)) };
   return operation(parts, roles, {
     operationId: `${parts.operationBase}.select`,
     summary: `Read rows of ${relation.name}`,

@@ -1,7 +1,9 @@
 /**
  * The typed request AST: what a PostgREST-style request asks for, before any metadata is
- * consulted. Produced by `parseRequest`, consumed by the SQL builders.
+ * consulted (beyond the media type handlers `Accept` chooses among). Produced by `parseRequest`,
+ * consumed by the SQL builders.
  */
+import type { MediaHandlerMeta } from '../metadata.js';
 
 export interface JsonStep {
   readonly arrow: '->' | '->>';
@@ -118,11 +120,22 @@ export interface Preferences {
   readonly maxAffected: number | null;
 }
 
-export interface MediaType {
+export interface BuiltInMedia {
   readonly kind: 'json' | 'object' | 'csv';
   /** `nulls=stripped` on vnd.pgrst.array/object. */
   readonly stripNulls: boolean;
 }
+
+/** A media type handler of the database chose the body (PostgREST 12's media type handlers). */
+export interface HandlerMedia {
+  readonly kind: 'handler';
+  readonly stripNulls: false;
+  readonly handler: MediaHandlerMeta;
+  /** The answer's `Content-Type`. */
+  readonly contentType: string;
+}
+
+export type MediaType = BuiltInMedia | HandlerMedia;
 
 export type PlanOption = 'analyze' | 'verbose' | 'settings' | 'buffers' | 'wal';
 

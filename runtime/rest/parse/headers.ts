@@ -1,5 +1,6 @@
-import { pgrstError, rangeError } from '../errors.js';
-import type { CountMode, HttpMethod, MediaType, PlanOption, PlanRequest, Preferences, Range } from './ast.js';
+import { pgrstError, rangeError, type ApiError } from '../errors.js';
+import type { MediaHandlerMeta } from '../metadata.js';
+import type { BuiltInMedia, CountMode, HttpMethod, MediaType, PlanOption, PlanRequest, Preferences, Range } from './ast.js';
 
 export type HeaderValue = string | readonly string[] | undefined;
 /** Request headers with lower-case names (node's `IncomingHttpHeaders` fits). */
@@ -85,7 +86,7 @@ function parseAcceptEntries(header: string): AcceptEntry[] {
   return entries.filter((e) => e.q > 0).sort((a, b) => b.q - a.q);
 }
 
-function mediaFor(entry: AcceptEntry): MediaType | null {
+function mediaFor(entry: AcceptEntry): BuiltInMedia | null {
   const stripNulls = entry.params.nulls === 'stripped';
   switch (entry.type) {
     case '*/*': case 'application/*': case 'application/json':
@@ -121,22 +122,55 @@ export interface Negotiated {
   readonly plan: PlanRequest | null;
 }
 
+/** PostgREST writes a charset after the media types it knows (MediaType.hs), not after others. */
+const WITH_CHARSET = new Set([
+  'application/json', 'application/geo+json', 'text/csv', 'text/plain', 'text/xml', 'application/openapi+json', 'application/x-www-form-urlencoded',
+]);
+
+function handlerMedia(handler: MediaHandlerMeta, type: string): MediaType {
+  const contentType = handler.mediaType === '*/*' ? 'application/octet-stream'
+    : WITH_CHARSET.has(type) ? `${type}; charset=utf-8` : type;
+  return { kind: 'handler', stripNulls: false, handler, contentType };
+}
+
 /**
- * The first acceptable media type in q-order; none → 406 PGRST107. Plan media types count
- * only when `plans` is on (PostgREST's db-plan-enabled); otherwise they are unknown types.
+ * One Accept entry against the handlers and the built-in types, as PostgREST: a handler of exactly
+ * that type first (so a user's `text/csv` or `application/json` overrides the built-in one, never the
+ * `vnd.pgrst` ones), then `*\/*` to an any-type handler, then the built-in types, then any-type handler.
  */
-export function parseAccept(headers: RequestHeaders, plans = false): Negotiated {
+function choose(entry: AcceptEntry, handlers: readonly MediaHandlerMeta[], plans: boolean): Negotiated | null {
+  const vendored = entry.type.startsWith('application/vnd.pgrst.');
+  const exact = vendored ? undefined : handlers.find((h) => h.mediaType === entry.type && h.mediaType !== '*/*');
+  if (exact) return { media: handlerMedia(exact, entry.type), plan: null };
+  const any = handlers.find((h) => h.mediaType === '*/*');
+  if (any && entry.type === '*/*') return { media: handlerMedia(any, entry.type), plan: null };
+  const media = mediaFor(entry);
+  if (media) return { media, plan: null };
+  const planned = plans ? planFor(entry) : null;
+  if (planned) return planned;
+  if (any && !vendored) return { media: handlerMedia(any, entry.type), plan: null };
+  return null;
+}
+
+/**
+ * The first acceptable media type in q-order among the built-in ones and `handlers` (the media type
+ * handlers of the target); none → 406 PGRST107. Plan media types count only when `plans` is on
+ * (PostgREST's db-plan-enabled); otherwise they are unknown types.
+ */
+export function parseAccept(headers: RequestHeaders, plans = false, handlers: readonly MediaHandlerMeta[] = []): Negotiated {
   const header = values(headers, 'accept').join(',');
   if (header.trim() === '') return { media: { kind: 'json', stripNulls: false }, plan: null };
-  const entries = parseAcceptEntries(header);
-  for (const entry of entries) {
-    const media = mediaFor(entry);
-    if (media) return { media, plan: null };
-    const planned = plans ? planFor(entry) : null;
-    if (planned) return planned;
+  for (const entry of parseAcceptEntries(header)) {
+    const chosen = choose(entry, handlers, plans);
+    if (chosen) return chosen;
   }
   const listed = header.split(',').map((t) => t.split(';')[0]?.trim() ?? '').filter((t) => t !== '');
-  throw pgrstError('PGRST107', `None of these media types are available: ${listed.join(', ')}`);
+  throw notAcceptable(listed);
+}
+
+/** 406 PGRST107, naming the types asked for as PostgREST does. */
+export function notAcceptable(types: readonly string[]): ApiError {
+  return pgrstError('PGRST107', `None of these media types are available: ${types.join(', ')}`);
 }
 
 /**

@@ -6,6 +6,7 @@ import { isOpExpr, parseFilterKey, parseFilterValue, parseLogicParam } from './f
 import {
   firstHeader, intersectRanges, parseAccept, parsePrefer, parseProfile, parseRangeHeader, type RequestHeaders,
 } from './headers.js';
+import type { MediaHandlerMeta } from '../metadata.js';
 import { Cursor } from './cursor.js';
 import { parseTreePath } from './field.js';
 import { parseOrder } from './order.js';
@@ -28,6 +29,8 @@ export interface RawRequest {
   readonly ignoredParams?: readonly string[];
   /** Whether `Accept: application/vnd.pgrst.plan…` is offered (the project's `api.plan`). */
   readonly plans?: boolean;
+  /** The media type handlers of the target in a schema (reads and calls choose among them by `Accept`). */
+  readonly mediaHandlers?: (schema: string) => readonly MediaHandlerMeta[];
 }
 
 const RESERVED = new Set(['select', 'columns', 'on_conflict']);
@@ -158,10 +161,12 @@ export function parseRequest(input: RawRequest): ApiRequest {
       : parseArgsPayload(input.body, bodyFormat(firstHeader(input.headers, 'content-type')), columns);
   }
 
+  const schema = parseProfile(input.headers, method, input.schemas);
+  const handlers = (action === 'read' || action === 'call') && input.mediaHandlers ? input.mediaHandlers(schema) : [];
   return {
     action,
     method,
-    schema: parseProfile(input.headers, method, input.schemas),
+    schema,
     target: input.resource.name,
     select: parseSelect(select ?? '*'),
     conditions,
@@ -170,7 +175,7 @@ export function parseRequest(input: RawRequest): ApiRequest {
     range,
     count: countParam ?? preferences.count,
     preferences,
-    ...parseAccept(input.headers, input.plans ?? false),
+    ...parseAccept(input.headers, input.plans ?? false, handlers),
     payload,
     columns,
     onConflict,

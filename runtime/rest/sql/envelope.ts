@@ -1,4 +1,6 @@
+import type { MediaHandlerMeta } from '../metadata.js';
 import type { MediaType } from '../parse/ast.js';
+import { qualifiedName } from './identifiers.js';
 
 /**
  * Every statement built here returns exactly one row with these columns:
@@ -30,10 +32,29 @@ export interface ResultRow {
 export const SOURCE = 'pgrst_source';
 const ROW = '_postgrest_t';
 
-/** The body expression over the rows of `${ROW}` (a CTE named `source`). */
-export function bodySql(media: MediaType, source: string): string {
+/**
+ * The body of a media type handler as text: a bytea domain's bytes in base64 (the HTTP layer decodes them, see
+ * `BuiltStatement.base64Body`), anything else its text; no value (no row, a null) is an empty body.
+ */
+export function handlerValueSql(handler: MediaHandlerMeta, value: string): string {
+  return `coalesce(${handler.binary ? `pg_catalog.encode(${value}, 'base64')` : `(${value})::text`}, '')`;
+}
+
+/**
+ * The body expression over the rows of `${ROW}` (a CTE named `source`). A handler aggregate takes the rows as
+ * `rowType` (the relation they are rows of) unless it takes `anyelement`; a function's own handler value is the
+ * column `pgrst_scalar` of its one row.
+ */
+export function bodySql(media: MediaType, source: string, rowType: { readonly schema: string; readonly name: string } | null = null): string {
   const agg = `json_agg(${ROW})`;
   switch (media.kind) {
+    case 'handler': {
+      const aggregate = media.handler.aggregate;
+      // A function that returns the handler's type: its one value is the body.
+      if (aggregate === null) return handlerValueSql(media.handler, `(pg_catalog.array_agg(${ROW}."pgrst_scalar"))[1]`);
+      const row = aggregate.anyElement || rowType === null ? ROW : `${ROW}::${qualifiedName(rowType.schema, rowType.name)}`;
+      return handlerValueSql(media.handler, `${qualifiedName(aggregate.schema, aggregate.name)}(${row})`);
+    }
     case 'json':
       return media.stripNulls ? `coalesce(json_strip_nulls(${agg}), '[]')::text` : `coalesce(${agg}, '[]')::text`;
     case 'object':

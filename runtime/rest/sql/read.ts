@@ -1,5 +1,6 @@
 import type { ProjectMeta } from '../metadata.js';
 import type { ApiRequest } from '../parse/ast.js';
+import { notAcceptable } from '../parse/headers.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
 import { qualifiedName, quoteIdent } from './identifiers.js';
 import { Params } from './params.js';
@@ -15,6 +16,8 @@ export interface ReadSource {
   readonly ctes: readonly string[];
   /** FROM item with its alias, e.g. `"public"."todos" AS "t0"`. */
   readonly from: string;
+  /** The relation the rows are of, for a media type handler aggregate that takes them; null for a function's own row type. */
+  readonly rowType?: { readonly schema: string; readonly name: string } | null;
 }
 
 /**
@@ -46,21 +49,32 @@ export function readStatement(
     ctes: [...source.ctes, `${SOURCE} AS (${page})`],
     rows: SOURCE,
     total,
-    body: req.method === 'HEAD' ? null : bodySql(req.media, SOURCE),
+    body: req.method === 'HEAD' ? null : bodySql(req.media, SOURCE, source.rowType ?? null),
   });
   return finish(text, params.values, {
     result, readOnly, plannedCount, countThreshold: req.count === 'estimated' ? threshold : null, shape: { relation, embeds: root.embeds },
   });
 }
 
+/**
+ * An aggregate over a relation's rows takes them whole: with `select=` (even naming every column in order) the
+ * rows are not the relation's, so 406 as PostgREST.
+ */
+export function refuseHandlerSelect(req: Pick<ApiRequest, 'media' | 'select'>): void {
+  if (req.media.kind !== 'handler' || req.media.handler.aggregate?.anyElement !== false) return;
+  if (req.select.length === 1 && req.select[0]?.type === 'star') return;
+  throw notAcceptable([req.media.handler.mediaType]);
+}
+
 /** GET/HEAD on a table or view. */
 export function buildRead(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
   const table = findTable(meta, req.schema, req.target);
+  refuseHandlerSelect(req);
   const params = new Params();
   const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null, options.aggregates ?? false);
   const alias = tree.alias('t');
   const root = tree.level(table, alias, [], req.select);
   tree.validate();
   const from = `${qualifiedName(table.schema, table.name)} AS ${quoteIdent(alias)}`;
-  return readStatement(params, root, { ctes: [], from }, req, options, 'rows', `${table.schema}.${table.name}`);
+  return readStatement(params, root, { ctes: [], from, rowType: table }, req, options, 'rows', `${table.schema}.${table.name}`);
 }

@@ -1,11 +1,13 @@
 import { pgrstError, type ApiError } from '../errors.js';
 import type { FunctionArgMeta, FunctionMeta, ProjectMeta, TableMeta } from '../metadata.js';
 import type { ApiRequest, ArgsPayload, MediaType } from '../parse/ast.js';
+import { functionHandlers } from '../media-handlers.js';
+import { notAcceptable } from '../parse/headers.js';
 import { byteaHex } from '../parse/payload.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
 import { qualifiedName, quoteIdent } from './identifiers.js';
 import { Params } from './params.js';
-import { readStatement } from './read.js';
+import { readStatement, refuseHandlerSelect } from './read.js';
 import { capRange, rangeSql, TreeBuilder } from './read-tree.js';
 import { closest } from './relations.js';
 import { finish, type BuildOptions, type BuiltStatement } from './statement.js';
@@ -193,6 +195,7 @@ function scalarBody(set: boolean): string {
 export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
   const call = resolveFunction(req, meta);
   const { fn } = call;
+  if (req.media.kind === 'handler' && !functionHandlers(meta, fn).includes(req.media.handler)) throw notAcceptable([req.media.handler.mediaType]);
   const params = new Params();
   const { expr, from } = callSql(params, call, argsOf(req));
   // As PostgREST: GET and HEAD run any function, VOLATILE ones too (most functions are, by default),
@@ -206,6 +209,7 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
     // A function's own row type (RETURNS TABLE, a record) is no relation, whatever it is named.
     const relation = named ? `${named.schema}.${named.name}` : null;
     const source = from === null ? `${expr} AS "pgrst_f"` : `${from} CROSS JOIN LATERAL ${expr} AS "pgrst_f"`;
+    refuseHandlerSelect(req);
     const tree = new TreeBuilder(meta, params, req, options.maxRows ?? null, options.aggregates ?? false);
     const alias = tree.alias('t');
     const root = tree.level(table, alias, [], req.select);
@@ -214,6 +218,7 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
     return readStatement(params, root, {
       ctes: [`${CALL} AS (SELECT "pgrst_f".* FROM ${source})`],
       from: `${CALL} AS ${quoteIdent(alias)}`,
+      rowType: named ?? null,
     }, { ...req, media }, options, fn.returnsSet ? 'rows' : 'composite', relation, readOnly);
   }
 
@@ -242,7 +247,7 @@ export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptio
     total = req.count === null ? 'NULL::bigint' : 'pg_catalog.count(*)';
   }
   const body = head ? null
-    : req.media.kind === 'csv' && fn.returnsSet ? bodySql(req.media, SOURCE) : scalarBody(fn.returnsSet);
+    : req.media.kind === 'handler' || (req.media.kind === 'csv' && fn.returnsSet) ? bodySql(req.media, SOURCE) : scalarBody(fn.returnsSet);
   const text = envelopeSql({ ctes, rows: SOURCE, total, body });
   return finish(text, params.values, { result: 'scalar', readOnly, plannedCount: null, countThreshold: null, shape: null });
 }
