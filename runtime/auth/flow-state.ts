@@ -11,7 +11,7 @@ import { verifierMatches, type CodeChallengeMethod, type PkceChallenge } from '.
  */
 
 /** GoTrue's AuthenticationMethod names: what started the flow, the session's amr after the exchange. */
-export type FlowMethod = 'email/signup' | 'magiclink' | 'recovery' | 'email_change' | 'invite';
+export type FlowMethod = 'email/signup' | 'magiclink' | 'recovery' | 'email_change' | 'invite' | 'oauth';
 
 /** GoTrue's FlowStateExpiryDuration: the auth code must be exchanged within 5 minutes of the link being followed. */
 export const AUTH_CODE_LIFETIME_SECONDS = 300;
@@ -41,6 +41,9 @@ export async function issueAuthCode(db: Queryable, flowStateId: string, now: Dat
 export interface ExchangedFlow {
   readonly userId: string;
   readonly method: FlowMethod;
+  /** An OAuth flow's provider tokens, handed to the app with the session as GoTrue does. */
+  readonly providerToken: string | null;
+  readonly providerRefreshToken: string | null;
 }
 
 interface FlowRow {
@@ -50,6 +53,8 @@ interface FlowRow {
   readonly code_challenge: string;
   readonly code_challenge_method: CodeChallengeMethod;
   readonly auth_code_issued_at: Date;
+  readonly provider_access_token: string | null;
+  readonly provider_refresh_token: string | null;
 }
 
 /**
@@ -58,7 +63,8 @@ interface FlowRow {
  */
 export async function exchangeAuthCode(db: Queryable, authCode: string, verifier: string, now: Date): Promise<ExchangedFlow> {
   const { rows } = await db.query<FlowRow>(
-    `SELECT id, user_id, authentication_method, code_challenge, code_challenge_method, auth_code_issued_at
+    `SELECT id, user_id, authentication_method, code_challenge, code_challenge_method, auth_code_issued_at,
+            provider_access_token, provider_refresh_token
      FROM auth.flow_state WHERE auth_code_hash = $1 FOR UPDATE`,
     [hashToken(authCode)],
   );
@@ -71,6 +77,59 @@ export async function exchangeAuthCode(db: Queryable, authCode: string, verifier
     throw new AuthError(400, 'bad_code_verifier', 'code challenge does not match previously saved code verifier');
   }
   await db.query('DELETE FROM auth.flow_state WHERE id = $1', [flow.id]);
-  return { userId: flow.user_id, method: flow.authentication_method };
+  return {
+    userId: flow.user_id,
+    method: flow.authentication_method,
+    providerToken: flow.provider_access_token,
+    providerRefreshToken: flow.provider_refresh_token,
+  };
 }
 
+
+export interface OAuthFlow {
+  readonly id: string;
+  readonly provider_type: string;
+  readonly code_challenge: string | null;
+  readonly referrer: string | null;
+  readonly linking_target_id: string | null;
+  readonly user_id: string | null;
+  readonly created_at: Date;
+}
+
+/** A redirect to a provider: its id is the OAuth `state`; PKCE when the app sent a challenge, implicit otherwise. */
+export async function createOAuthFlow(
+  db: Queryable,
+  flow: { provider: string; pkce: PkceChallenge | null; referrer: string | null; linkingTargetId: string | null },
+  now: Date,
+): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO auth.flow_state (authentication_method, provider_type, code_challenge, code_challenge_method, referrer, linking_target_id, created_at)
+     VALUES ('oauth', $1, $2, $3, $4, $5, $6) RETURNING id`,
+    [flow.provider, flow.pkce?.challenge ?? null, flow.pkce?.method ?? null, flow.referrer, flow.linkingTargetId, now],
+  );
+  return (rows[0] as { id: string }).id;
+}
+
+export async function findOAuthFlow(db: Queryable, id: string): Promise<OAuthFlow | null> {
+  const { rows } = await db.query<OAuthFlow>(
+    `SELECT id, provider_type, code_challenge, referrer, linking_target_id, user_id, created_at
+     FROM auth.flow_state WHERE id = $1 AND provider_type IS NOT NULL FOR UPDATE`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** PKCE: the provider vouched for the user; the flow keeps the user and provider tokens until its code is exchanged. */
+export async function completeOAuthFlow(db: Queryable, id: string, userId: string, tokens: { access: string; refresh: string }, now: Date): Promise<string> {
+  await db.query(`UPDATE auth.flow_state SET user_id = $2, provider_access_token = $3, provider_refresh_token = $4 WHERE id = $1`, [
+    id,
+    userId,
+    tokens.access,
+    tokens.refresh === '' ? null : tokens.refresh,
+  ]);
+  return issueAuthCode(db, id, now);
+}
+
+export async function deleteFlow(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM auth.flow_state WHERE id = $1', [id]);
+}

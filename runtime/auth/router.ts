@@ -12,6 +12,7 @@ import { rateLimitsFrom } from './rate-limits.js';
 import { redirectPolicy } from './redirects.js';
 import { OidcDirectory } from './external/oidc.js';
 import { registerAdmin } from './routes/admin.js';
+import { registerExternal } from './routes/external.js';
 import { registerGenerateLink } from './routes/generate-link.js';
 import { registerIdentities } from './routes/identities.js';
 import { registerInvite } from './routes/invite.js';
@@ -84,6 +85,7 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerFactors(router, deps);
   registerPasskeys(router, deps);
   registerIdentities(router, deps);
+  registerExternal(router, deps);
   registerUnsupported(router, deps);
 
   router.use((req: Request, res: Response) => {

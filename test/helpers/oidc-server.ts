@@ -24,13 +24,14 @@ export class OidcServer {
     private readonly server: http.Server,
   ) {}
 
-  static async start(clients: readonly ClientMetadata[]): Promise<OidcServer> {
+  /** `clients` is read at the first request, so a client may name a callback URL known only after the issuer is. */
+  static async start(clients: () => readonly ClientMetadata[]): Promise<OidcServer> {
     const server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const oidc = new OidcServer(issuer, server);
-    const provider = new Provider(issuer, {
-      clients: [...clients],
+    const create = (): Provider => new Provider(issuer, {
+      clients: [...clients()],
       cookies: { keys: ['test-cookie-key'] },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
       // ID tokens carry the scopes' claims, as Google's and most providers' do.
@@ -43,8 +44,9 @@ export class OidcServer {
         return account === undefined ? undefined : { accountId: id, claims: () => ({ ...account }) };
       },
     });
-    const callback = provider.callback();
+    let provider: Provider | null = null;
     server.on('request', (req, res) => {
+      provider ??= create();
       if (req.url?.startsWith('/interaction/')) {
         oidc.interact(provider, req, res).catch((error: unknown) => {
           res.statusCode = 500;
@@ -52,7 +54,7 @@ export class OidcServer {
         });
         return;
       }
-      callback(req, res);
+      provider.callback()(req, res);
     });
     return oidc;
   }

@@ -4,7 +4,7 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { normaliseEmail } from '../email-address.js';
 import { AuthError, authErrors } from '../errors.js';
-import { exchangeAuthCode } from '../flow-state.js';
+import { exchangeAuthCode, type ExchangedFlow } from '../flow-state.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
 import { DUMMY_PASSWORD_HASH } from '../passwords.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
@@ -113,9 +113,17 @@ async function pkceGrant(deps: AuthDeps, body: Record<string, unknown>, ip: stri
     const signedIn = (await updateUser(db, user.id, { last_sign_in_at: now }, now)) ?? user;
     const opened = await openSession(db, user.id, flow.method, now);
     await writeAudit(db, { event: 'login', userId: user.id, ip, payload: { method: flow.method, via: 'pkce', session_id: opened.session.id }, at: now });
-    return { user: signedIn, ...opened };
+    return { user: signedIn, flow, ...opened };
   });
-  return await sessionJson(deps, issued.user, issued.session, issued.refreshToken);
+  return { ...(await sessionJson(deps, issued.user, issued.session, issued.refreshToken)), ...providerTokens(issued.flow) };
+}
+
+/** GoTrue's provider_token / provider_refresh_token of an OAuth flow's session (omitted when empty). */
+function providerTokens(flow: ExchangedFlow): Record<string, string> {
+  const tokens: Record<string, string> = {};
+  if (flow.providerToken !== null && flow.providerToken !== '') tokens.provider_token = flow.providerToken;
+  if (flow.providerRefreshToken !== null && flow.providerRefreshToken !== '') tokens.provider_refresh_token = flow.providerRefreshToken;
+  return tokens;
 }
 
 export function registerToken(router: Router, deps: AuthDeps): void {

@@ -2,9 +2,8 @@ import type { Request, Router } from 'express';
 import type { AuthDeps } from '../auth-deps.js';
 import { authErrors } from '../errors.js';
 import { handle, queryString } from '../http.js';
-import { checkPresentApiKey, requireApiKey, requireUser } from '../request-auth.js';
+import { checkPresentApiKey, requireApiKey } from '../request-auth.js';
 import { OAUTH_PROVIDERS } from '../settings-json.js';
-import { manualLinkingDisabled } from './identities.js';
 
 /**
  * Supabase Auth endpoints of features Gantry does not have (OAuth, SSO,
@@ -21,7 +20,8 @@ const samlDisabled = () => authErrors.disabled(404, 'saml_provider_disabled', 'S
 const passkeysDisabled = () => authErrors.disabled(404, 'passkey_disabled', 'Passkeys are disabled');
 const oauthServerDisabled = () => authErrors.disabled(404, 'feature_disabled', 'OAuth server is disabled');
 
-function unsupportedProvider(name: string): string {
+/** GoTrue's refusal of a provider that is unknown or not enabled. */
+export function unsupportedProvider(name: string): string {
   if (name.startsWith('custom:')) return 'Unsupported provider: custom OAuth providers are disabled';
   if (KNOWN_OAUTH_PROVIDERS.has(name)) return 'Unsupported provider: provider is not enabled';
   return `Unsupported provider: Provider ${name} could not be found`;
@@ -34,7 +34,6 @@ export function registerUnsupported(router: Router, deps: AuthDeps): void {
       await answer(req);
     });
   const apiKey = (req: Request) => requireApiKey(req, deps);
-  const user = (req: Request) => requireUser(req, deps);
 
   // Opened by a browser, so like /verify it needs no key (a wrong one is still refused).
   router.get(
@@ -56,9 +55,5 @@ export function registerUnsupported(router: Router, deps: AuthDeps): void {
   }
   router.all(['/oauth/*rest', '/.well-known/oauth-authorization-server'], refuse(apiKey, () => {
     throw oauthServerDisabled();
-  }));
-
-  router.get('/user/identities/authorize', refuse(user, () => {
-    throw manualLinkingDisabled();
   }));
 }

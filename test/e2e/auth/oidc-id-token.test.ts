@@ -51,9 +51,9 @@ function providerSettings(issuer: string, clientIds: string) {
 
 beforeAll(async () => {
   suite = await AuthSuite.open();
-  oidc = await OidcServer.start(
-    [{ client_id: 'mobile-app', client_secret: 'mobile-secret', redirect_uris: [APP_CALLBACK], token_endpoint_auth_method: 'client_secret_post' }],
-  );
+  oidc = await OidcServer.start(() => [
+    { client_id: 'mobile-app', client_secret: 'mobile-secret', redirect_uris: [APP_CALLBACK], token_endpoint_auth_method: 'client_secret_post' },
+  ]);
   project = await suite.project({
     allowPrivateProviderUrls: true,
     settings: { 'auth.external': providerSettings(oidc.issuer, 'gantry-web,mobile-app'), 'auth.manual_linking': true },
