@@ -4,7 +4,7 @@ import { createTestProject, startTestHost } from '../../../../helpers/platform.j
 /**
  * In place of auth-js's test/lib/clients.ts (the Supabase CLI's auth server on :54321):
  * a Gantry host serving one project, configured as auth-js's test/supabase/config.toml
- * configures passkeys ([auth.passkey], [auth.webauthn]) and with sign-ups confirmed at once.
+ * configures passkeys and WebAuthn factors ([auth.passkey], [auth.mfa.web_authn], [auth.webauthn]) and with sign-ups confirmed at once.
  */
 const host = await startTestHost();
 afterAll(() => host.close());
@@ -12,6 +12,7 @@ afterAll(() => host.close());
 const project = await createTestProject(host.platform, { host: host.host, autoconfirm: true });
 await host.platform.setSettings(project.record.ref, {
   'auth.passkey.enabled': true,
+  'auth.mfa.webauthn.enabled': true,
   'auth.webauthn.rp_id': 'localhost',
   'auth.webauthn.rp_origins': ['http://localhost:5173'],
 });
