@@ -436,6 +436,67 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
   },
+  '/auth/v1/authorize': {
+    get: op('authorize', 'Sign in with an OAuth / OpenID Connect provider', [{}, ...PUBLIC], {
+      description:
+        'Opened by a browser: redirects (302) to the provider enabled as `auth.external.<provider>`; its answer comes back at `/callback`. ' +
+        'Implicit flow: the session (with `provider_token`) in the `redirect_to` URL fragment; with `code_challenge`: `?code=`, exchanged at `/token?grant_type=pkce`. ' +
+        'A provider that is not enabled is refused as Supabase Auth refuses it (400 `validation_failed`).',
+      parameters: [
+        queryParam('provider', 'The provider: `google`, `github`, `gitlab`, `azure`, `apple`, `discord` or `custom:<id>`.', { type: 'string' }, true),
+        queryParam('redirect_to', 'Where the flow ends: the site URL (`auth.site_url`) or a match of `auth.redirect_allow_list`; otherwise the site URL.', { type: 'string', format: 'uri' }),
+        queryParam('scopes', 'Provider scopes beyond the configured ones, space-separated.', { type: 'string' }),
+        queryParam('code_challenge', pkceFields.code_challenge!.description as string, { type: 'string' }),
+        queryParam('code_challenge_method', 'With `code_challenge`.', { type: 'string', enum: ['s256', 'plain'] }),
+      ],
+      responses: {
+        '302': { description: "Redirect to the provider's authorization endpoint.", headers: { Location: { schema: { type: 'string' } } } },
+        '400': authError('Unknown or not enabled provider (`validation_failed`).'),
+        '401': unauthorizedKey,
+      },
+    }),
+  },
+  '/auth/v1/callback': {
+    get: op('callback', "The provider's redirect back", [{}], {
+      description: "Checks the flow's state (single use, 5 minutes), exchanges the provider's code, signs the user in or links the identity, and redirects to the flow's `redirect_to` with the session (fragment), `?code=` (PKCE) or the error in GoTrue's query-and-fragment form.",
+      parameters: [
+        queryParam('state', 'The flow, as `/authorize` sent it.', { type: 'string' }),
+        queryParam('code', "The provider's authorization code.", { type: 'string' }),
+      ],
+      responses: { '302': { description: 'Redirect to the app.', headers: { Location: { schema: { type: 'string' } } } } },
+    }),
+    post: op('callbackForm', "The provider's answer posted as a form (Apple's `form_post`)", [{}], {
+      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: object({ state: { type: 'string' }, code: { type: 'string' } }) } } },
+      responses: { '302': { description: 'Redirect to the app.', headers: { Location: { schema: { type: 'string' } } } } },
+    }),
+  },
+  '/auth/v1/user/identities/authorize': {
+    get: op('linkIdentity', "Link a provider's identity to the signed-in user", USER, {
+      description: 'As `/authorize`, for the signed-in user (`auth.manual_linking`); with `skip_http_redirect=true` answers `{url}` instead of redirecting.',
+      parameters: [
+        queryParam('provider', 'The provider to link.', { type: 'string' }, true),
+        queryParam('redirect_to', 'Where the flow ends (as `/authorize`).', { type: 'string', format: 'uri' }),
+        queryParam('skip_http_redirect', 'Answer the URL as JSON.', { type: 'boolean' }),
+      ],
+      responses: {
+        '200': ok('The URL to open.', object({ url: { type: 'string', format: 'uri' } }, ['url'])),
+        '302': { description: "Redirect to the provider's authorization endpoint.", headers: { Location: { schema: { type: 'string' } } } },
+        '401': authError('No access token (`no_authorization`).'),
+        '404': authError('Manual linking is off (`manual_linking_disabled`).'),
+      },
+    }),
+  },
+  '/auth/v1/user/identities/{identity_id}': {
+    delete: op('unlinkIdentity', 'Unlink one of the signed-in user\'s identities', USER, {
+      parameters: [{ name: 'identity_id', in: 'path', required: true, description: 'The identity id.', schema: { type: 'string', format: 'uuid' } }],
+      responses: {
+        '200': ok('Unlinked.', schemaRef('Empty')),
+        '401': authError('No access token (`no_authorization`).'),
+        '404': authError('Manual linking is off (`manual_linking_disabled`).'),
+        '422': authError('The user\'s only identity (`single_identity_not_deletable`), or not an identity of this user (`identity_not_found`).'),
+      },
+    }),
+  },
   '/auth/v1/logout': {
     post: op('logout', 'Sign out', USER, {
       description: 'Revokes refresh tokens: of every session (`global`, the default), this one (`local`) or the others (`others`).',

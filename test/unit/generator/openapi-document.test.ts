@@ -221,6 +221,10 @@ describe('the OpenAPI document', () => {
       '/auth/v1/admin/users/{id}',
       '/auth/v1/admin/users/{id}/factors',
       '/auth/v1/admin/users/{id}/factors/{factor_id}',
+      '/auth/v1/admin/users/{id}/passkeys',
+      '/auth/v1/admin/users/{id}/passkeys/{passkey_id}',
+      '/auth/v1/authorize',
+      '/auth/v1/callback',
       '/auth/v1/factors',
       '/auth/v1/factors/{factor_id}',
       '/auth/v1/factors/{factor_id}/challenge',
@@ -238,6 +242,8 @@ describe('the OpenAPI document', () => {
       '/auth/v1/signup',
       '/auth/v1/token',
       '/auth/v1/user',
+      '/auth/v1/user/identities/authorize',
+      '/auth/v1/user/identities/{identity_id}',
       '/auth/v1/verify',
     ]);
     expect(document.paths['/auth/v1/signup']?.post?.requestBody).toMatchObject({
