@@ -30,25 +30,10 @@ describe('project config --set auth.rate_limit.*', () => {
   it('sets a limit that a running host applies: 429 with Retry-After once it is used up', async () => {
     const set = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.verify=2', '--set', 'auth.rate_limit.otp=4', '--json'], host.env);
     expect([set.code, set.stderr]).toEqual([0, '']);
-    expect(JSON.parse(set.stdout)).toEqual({
+    // Every setting is printed; those of other features are their tests' concern.
+    expect(JSON.parse(set.stdout)).toMatchObject({
       ref: project.record.ref,
       settings: {
-        'api.schemas': ['public'],
-        'api.aggregates': false,
-        'api.plan': false,
-        'api.extra_search_path': ['public', 'extensions'],
-        'api.max_rows': 1000,
-        'api.pre_request': '',
-        'auth.autoconfirm': false,
-        'auth.signing_alg': 'HS256',
-        'auth.disable_signup': false,
-        'auth.anonymous_users': false,
-        'auth.site_url': '',
-        'auth.redirect_allow_list': [],
-        'auth.otp_expiry': 3600,
-        'auth.secure_email_change': true,
-        'auth.update_password_require_reauthentication': false,
-        'auth.refresh_reuse_interval': 0,
         'auth.rate_limit.token_refresh': 150,
         'auth.rate_limit.verify': 2,
         'auth.rate_limit.otp': 4,
@@ -83,7 +68,9 @@ describe('project config --set auth.rate_limit.*', () => {
     });
     const unknown = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.signup=5'], host.env);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('unknown setting "auth.rate_limit.signup" (known: api.aggregates, api.extra_search_path, api.max_rows, api.plan, api.pre_request, api.schemas, auth.anonymous_users, auth.autoconfirm, auth.disable_signup, auth.otp_expiry, auth.rate_limit.anonymous_users, auth.rate_limit.otp, auth.rate_limit.token_refresh, auth.rate_limit.verify, auth.redirect_allow_list, auth.refresh_reuse_interval, auth.secure_email_change, auth.signing_alg, auth.site_url, auth.update_password_require_reauthentication)');
+    expect(unknown.stderr).toMatch(
+      /^gantry: unknown setting "auth\.rate_limit\.signup" \(known: .*auth\.rate_limit\.anonymous_users, auth\.rate_limit\.otp, auth\.rate_limit\.token_refresh, auth\.rate_limit\.verify, /,
+    );
     expect((await host.platform.getProject(project.record.ref))?.settings['auth.rate_limit.token_refresh']).toBe(150);
   });
 });
