@@ -43,6 +43,10 @@ function routeExtension(ref: string, routes: string): string {
 const writeExtension = (text: string): Promise<void> =>
   writeExtensionIn(path.join(server.inst.home, 'extensions'), keys.ref, text);
 
+/** Waits until the server's output has `text`: pino's lines reach the pipe asynchronously. */
+const untilLogged = (text: string) =>
+  eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: server.output() }), (a) => a.text.includes(text));
+
 const notes = () => request(`${keys.url}/rest/v1/notes?select=body`, { headers: { apikey: keys.anon_key } });
 
 beforeAll(async () => {
@@ -65,14 +69,14 @@ describe('extensions under gantry serve', () => {
 
   it('keeps the served version when an edit does not typecheck, and logs the file and line', async () => {
     await writeExtension(noteExtension(keys.ref, '2', "const count: number = 'two';"));
-    await eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: server.output() }), (a) => a.text.includes('does not typecheck'));
+    await untilLogged('does not typecheck');
     expect(server.output()).toContain(`extensions/${keys.ref}/index.ts:3:7 Type 'string' is not assignable to type 'number'.`);
     expect([(await notes()).status, (await notes()).body]).toEqual([200, [{ body: 'hello', version: 1 }]]);
   });
 
   it('keeps the served version when an edit throws at load, and logs why and where', async () => {
     await writeExtension(noteExtension(keys.ref, '3', "throw new Error('no configuration for the payment API');"));
-    await eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: server.output() }), (a) => a.text.includes('no configuration for the payment API'));
+    await untilLogged('no configuration for the payment API');
     // The throw site in the extension's own source (line 3, where `extra` goes), not in the bundle that ran.
     expect(server.output()).toContain(`extensions/${keys.ref} failed to load: no configuration for the payment API (at extensions/${keys.ref}/index.ts:3:7)`);
     expect([(await notes()).status, (await notes()).body]).toEqual([200, [{ body: 'hello', version: 1 }]]);
@@ -81,7 +85,7 @@ describe('extensions under gantry serve', () => {
   it('keeps the served version when a GET route takes an input a query string cannot carry, and logs why', async () => {
     await writeExtension(routeExtension(keys.ref,
       "{ search: route({ method: 'GET', input: t.object({ filter: t.object({ body: t.string() }) }), output: t.integer(), handler: () => 1 }) }"));
-    await eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: server.output() }), (a) => a.text.includes('cannot be called'));
+    await untilLogged('cannot be called');
     expect(server.output()).toContain('cannot be called: its input property');
     expect(server.output()).toContain('must be a string, number, integer, boolean, enum, or an array of one of those');
     expect([(await notes()).status, (await notes()).body]).toEqual([200, [{ body: 'hello', version: 1 }]]);
@@ -117,7 +121,8 @@ describe('extensions under gantry serve', () => {
     ].join('\n'));
     const answer = await eventually(60_000, notes, (a) => a.status === 500);
     expect(answer.body).toEqual({ code: 'PGRSTX00', message: 'Internal server error', details: null, hint: null });
-    expect(server.output()).toContain('extension hook notes.afterRead failed');
+    // The log line may reach the pipe just after the answer does.
+    await untilLogged('extension hook notes.afterRead failed');
     expect(server.output()).toContain(`"at":"extensions/${keys.ref}/index.ts:6:32"`);
   });
 
@@ -127,6 +132,7 @@ describe('extensions under gantry serve', () => {
     const stale = () => request(`${keys.url}/functions/v1/stale`, { method: 'POST', headers: { apikey: keys.anon_key, 'content-type': 'application/json' }, body: '{}' });
     const answer = await eventually(60_000, stale, (a) => a.status !== 404 && a.status !== 503);
     expect([answer.status, answer.body]).toEqual([500, { code: 'PGRSTX00', message: 'Internal server error', details: null, hint: null }]);
+    await untilLogged('ctx.sql failed with 42703');
     expect(server.output()).toMatch(/extension route \\?"stale\\?" failed/);
     expect(server.output()).toContain('ctx.sql failed with 42703: column \\"no_such_column\\" does not exist');
   });
