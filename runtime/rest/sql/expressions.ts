@@ -111,20 +111,27 @@ function castValue(fromText: TextCast, param: string): string {
   return fromText === undefined ? param : `${qualifiedName(fromText.schema, fromText.name)}(${param}::text)`;
 }
 
+/** Each element of a `text[]` through the domain's cast from text (`in`, and `eq(any)`-style quantifiers). */
+function castList(fromText: NonNullable<TextCast>, textArray: string): string {
+  return `ARRAY(SELECT ${castValue(fromText, '"pgrst_v"')} FROM pg_catalog.unnest(${textArray}) AS "pgrst_v")`;
+}
+
 function operationSql(params: Params, lhs: string, operation: Operation, isTsvector: boolean, fromText: TextCast): string {
   switch (operation.kind) {
     case 'simple':
       return `${lhs} ${SIMPLE_SQL[operation.op]} ${castValue(fromText, params.add(operation.value))}`;
     case 'quant': {
-      const value = operation.op === 'like' || operation.op === 'ilike' ? starToPercent(operation.value) : operation.value;
-      if (operation.quantifier === null) return `${lhs} ${QUANT_SQL[operation.op]} ${castValue(fromText, params.add(value))}`;
-      return `${lhs} ${QUANT_SQL[operation.op]} ${operation.quantifier.toUpperCase()}(${params.add(value)})`;
+      // A like/ilike pattern is not a value of the domain: it meets the stored value as it is, as in PostgREST.
+      const pattern = operation.op === 'like' || operation.op === 'ilike';
+      const value = pattern ? starToPercent(operation.value) : operation.value;
+      const cast = pattern ? undefined : fromText;
+      if (operation.quantifier === null) return `${lhs} ${QUANT_SQL[operation.op]} ${castValue(cast, params.add(value))}`;
+      const list = cast === undefined ? params.add(value) : castList(cast, params.typed(value, 'text[]'));
+      return `${lhs} ${QUANT_SQL[operation.op]} ${operation.quantifier.toUpperCase()}(${list})`;
     }
     // `= ANY($n)` keeps one statement text for any list length (and `in.()` matches nothing).
     case 'in':
-      if (fromText !== undefined) {
-        return `${lhs} = ANY(ARRAY(SELECT ${castValue(fromText, '"pgrst_v"')} FROM pg_catalog.unnest(${params.typed(arrayLiteral(operation.values), 'text[]')}) AS "pgrst_v"))`;
-      }
+      if (fromText !== undefined) return `${lhs} = ANY(${castList(fromText, params.typed(arrayLiteral(operation.values), 'text[]'))})`;
       return `${lhs} = ANY(${params.add(arrayLiteral(operation.values))})`;
     case 'is':
       return `${lhs} IS ${IS_SQL[operation.value]}`;

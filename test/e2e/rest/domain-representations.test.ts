@@ -42,6 +42,48 @@ describe('filters', () => {
   });
 });
 
+describe('what PostgREST leaves to the stored value', () => {
+  it('reads each element of a quantified list through the cast from text (PostgREST casts the whole list literal)', async () => {
+    const any = await call('/datarep_todos?select=id&label_color=eq(any).{000100,01E240}&order=id');
+    expect([any.status, any.json]).toEqual([200, [{ id: 2 }, { id: 3 }]]);
+    const all = await call('/datarep_todos?select=id&label_color=gt(all).{000000,0000FF}&order=id');
+    expect([all.status, all.json]).toEqual([200, [{ id: 2 }, { id: 3 }]]);
+  });
+
+  it('compares a like/ilike pattern and fts with the stored value: 42883 for a domain over integer (QuerySpec)', async () => {
+    const ilike = await call('/datarep_todos?select=id,name&label_color=ilike.%23*100');
+    expect([ilike.status, ilike.json]).toEqual([404, {
+      code: '42883', message: 'operator does not exist: color ~~* unknown', details: null,
+      hint: 'No operator matches the given name and argument types. You might need to add explicit type casts.',
+    }]);
+    const fts = await call('/datarep_todos?select=id&label_color=fts.x');
+    expect([fts.status, (fts.json as { code: string; message: string }).message]).toEqual([404, 'function to_tsvector(color) does not exist']);
+  });
+
+  it('orders by the stored value', async () => {
+    const res = await call('/datarep_todos?select=id,label_color&id=lt.5&order=label_color.desc.nullslast');
+    expect([res.status, res.json]).toEqual([200, [
+      { id: 3, label_color: '#01E240' }, { id: 2, label_color: '#000100' }, { id: 1, label_color: '#000000' }, { id: 4, label_color: '' },
+    ]]);
+  });
+
+  it('writes CSV of the json representation, as PostgREST (its output representation is json for every media type)', async () => {
+    const res = await call('/datarep_todos?select=id,label_color&id=lt.4&order=id', { headers: { Accept: 'text/csv' } });
+    expect([res.status, res.text]).toEqual([200, 'id,label_color\n1,"""#000000"""\n2,"""#000100"""\n3,"""#01E240"""']);
+  });
+
+  it('formats the rows of a function returning the table, but not a function argument or a scalar result of the domain', async () => {
+    const rows = await call('/rpc/datarep_todos_by_ids?ids={1,3}&select=id,label_color');
+    expect([rows.status, rows.json]).toEqual([200, [{ id: 1, label_color: '#000000' }, { id: 3, label_color: '#01E240' }]]);
+    const scalar = await call('/rpc/datarep_color_plus?c=000100&n=1');
+    expect([scalar.status, scalar.json]).toEqual([200, 101]);
+    const body = await call('/rpc/datarep_color_plus', { method: 'POST', body: { c: 256, n: 1 } });
+    expect([body.status, body.json]).toEqual([200, 257]);
+    const represented = await call('/rpc/datarep_color_plus', { method: 'POST', body: { c: '#000100', n: 1 } });
+    expect([represented.status, (represented.json as { code: string }).code]).toEqual([400, '22P02']);
+  });
+});
+
 describe('input', () => {
   it('parses a POST body value through the domain cast from json (InsertSpec)', async () => {
     const res = await call('/datarep_todos?select=id,label_color', {

@@ -371,3 +371,31 @@ describe('execution plans', () => {
     expect(planText([{ 'QUERY PLAN': [{ Plan: { 'Node Type': 'Result' } }] }])).toBe('[{"Plan":{"Node Type":"Result"}}]\n');
   });
 });
+
+describe('filters on a column with a domain representation', () => {
+  const films = META.tables['public.films']!;
+  const color = { schema: 'public', name: 'color' };
+  const meta = {
+    ...META,
+    tables: { ...META.tables, 'public.films': { ...films, columns: films.columns.map((c) => (c.name === 'title' ? { ...c, representation: { fromText: color } } : c)) } },
+  };
+  const filter = (query: string) => {
+    const st = buildRead(request('GET', 'films', `select=id&${query}`), meta);
+    return { sql: /WHERE (.*)\) SELECT NULL::bigint/.exec(st.text)?.[1], values: st.values };
+  };
+
+  it('reads eq and each element of in and of a quantified list through the cast from text', () => {
+    expect(filter('title=eq.000100')).toEqual({ sql: '"t0"."title" = "public"."color"($1::text)', values: ['000100'] });
+    expect(filter('title=in.(000100,01E240)')).toEqual({
+      sql: '"t0"."title" = ANY(ARRAY(SELECT "public"."color"("pgrst_v"::text) FROM pg_catalog.unnest($1::text[]) AS "pgrst_v"))', values: ['{"000100","01E240"}'],
+    });
+    expect(filter('title=gt(all).{000100,01E240}')).toEqual({
+      sql: '"t0"."title" > ALL(ARRAY(SELECT "public"."color"("pgrst_v"::text) FROM pg_catalog.unnest($1::text[]) AS "pgrst_v"))', values: ['{000100,01E240}'],
+    });
+  });
+
+  it('compares a like/ilike pattern with the stored value, as PostgREST', () => {
+    expect(filter('title=ilike.*100')).toEqual({ sql: '"t0"."title" ILIKE $1', values: ['%100'] });
+    expect(filter('title=like(any).{a*,b*}')).toEqual({ sql: '"t0"."title" LIKE ANY($1)', values: ['{a%,b%}'] });
+  });
+});
