@@ -41,6 +41,20 @@ describe('a function returning a media type domain', () => {
     expect([res.status, res.headers.get('content-type'), res.json]).toEqual([200, 'application/json; charset=utf-8', 'hello']);
   });
 
+  it('answers raw text and XML through "text/plain" and "text/xml" domains, as PostgREST 12 (no built-in raw output of plain text)', async () => {
+    const text = await call('/rpc/welcome', { headers: { Accept: 'text/plain' } });
+    expect([text.status, text.headers.get('content-type'), text.headers.get('content-length'), text.text])
+      .toEqual([200, 'text/plain; charset=utf-8', '20', 'Welcome to PostgREST']);
+    const xml = await call('/rpc/return_scalar_xml', { headers: { Accept: 'text/xml' } });
+    expect([xml.status, xml.headers.get('content-type'), xml.headers.get('content-length'), xml.text])
+      .toEqual([200, 'text/xml; charset=utf-8', '13', '<my-xml-tag/>']);
+    for (const [path, accept] of [['/rpc/welcome', 'text/xml'], ['/rpc/welcome_twice', 'text/plain'], ['/rpc/greeting', 'text/plain']] as const) {
+      const refused = await call(path, { headers: { Accept: accept } });
+      expect([refused.status, refused.json]).toEqual([406,
+        { code: 'PGRST107', details: null, hint: null, message: `None of these media types are available: ${accept}` }]);
+    }
+  });
+
   it('takes any media type with a */* domain, answering application/octet-stream', async () => {
     for (const accept of ['*/*', 'app/bingo', 'image/boingo']) {
       const res = await call('/rpc/anything', { headers: { Accept: accept } });
