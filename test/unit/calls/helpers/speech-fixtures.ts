@@ -10,6 +10,12 @@ const TOOLS = [
   { bin: 'pocketsphinx_continuous', apt: 'pocketsphinx pocketsphinx-en-us' },
 ] as const;
 
+/** A Debian tool a spoken fixture needs: its command and the packages that bring it. */
+export interface FixtureTool {
+  readonly bin: string;
+  readonly apt: string;
+}
+
 function has(bin: string): boolean {
   try {
     execFileSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' });
@@ -19,10 +25,14 @@ function has(bin: string): boolean {
   }
 }
 
-/** null when every tool is there, else the skip message naming what to install. */
+/** null when every tool is there, else the skip message naming what `what` needs installed. */
+export function missingTools(tools: readonly FixtureTool[], what: string, separator = ', '): string | null {
+  const missing = tools.filter((tool) => !has(tool.bin));
+  return missing.length ? `${what} need ${missing.map((t) => t.bin).join(separator)} (apt-get install -y ${missing.map((t) => t.apt).join(' ')}); skipped` : null;
+}
+
 export function missingSpeechTools(): string | null {
-  const missing = TOOLS.filter((tool) => !has(tool.bin));
-  return missing.length ? `speech fixtures need ${missing.map((t) => t.bin).join(', ')} (apt-get install -y ${missing.map((t) => t.apt).join(' ')}); skipped` : null;
+  return missingTools(TOOLS, 'speech fixtures');
 }
 
 export const FIXTURE_RATE = 16_000;

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { missingTools } from './speech-fixtures.js';
 
 /**
  * A spoken two-party call synthesized by espeak-ng (fixed voices and rate) and shaped by sox,
@@ -9,19 +10,9 @@ const TOOLS = [
   { bin: 'sox', apt: 'sox' },
 ] as const;
 
-function has(bin: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** null when espeak-ng and sox are installed, else the skip message naming what to install. */
 export function missingDialogueTools(): string | null {
-  const missing = TOOLS.filter((tool) => !has(tool.bin));
-  return missing.length ? `spoken fixtures need ${missing.map((t) => t.bin).join(' and ')} (apt-get install -y ${missing.map((t) => t.apt).join(' ')}); skipped` : null;
+  return missingTools(TOOLS, 'spoken fixtures', ' and ');
 }
 
 export interface DialogueTurn {
