@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/transaction.js';
 import type { ProjectSettings } from '../platform/project-context.js';
 
-export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'otp' | 'magiclink' | 'user' | 'verify' | 'anonymous' | 'mfa_challenge' | 'mfa_verify';
+export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'otp' | 'magiclink' | 'user' | 'verify' | 'anonymous' | 'mfa_challenge' | 'mfa_verify' | 'passkey';
 
 export interface RateLimitRule {
   readonly limit: number;
@@ -21,7 +21,8 @@ const MFA_RULE: RateLimitRule = { limit: 15, windowSeconds: 60 };
 /**
  * The buckets' rules from the project's settings (GoTrue's grouping): /token has its
  * own limit, /verify and /reset share one, and sign-up, recover, resend, /otp,
- * /magiclink and PUT /user each count separately against the OTP limit. Counted per project
+ * /magiclink and PUT /user each count separately against the OTP limit, and the unauthenticated
+ * passkey sign-in options (each stores a challenge) against the passkey limit. Counted per project
  * (each project has its own table) and client IP.
  */
 export function rateLimitsFrom(settings: ProjectSettings): RateLimitConfig {
@@ -39,6 +40,7 @@ export function rateLimitsFrom(settings: ProjectSettings): RateLimitConfig {
     anonymous: { limit: settings['auth.rate_limit.anonymous_users'], windowSeconds: ANONYMOUS_WINDOW_SECONDS },
     mfa_challenge: MFA_RULE,
     mfa_verify: MFA_RULE,
+    passkey: rule(settings['auth.rate_limit.passkey']),
   };
 }
 

@@ -49,6 +49,8 @@ export interface ProjectSettings {
   readonly 'auth.rate_limit.otp': number;
   /** GoTrue's RATE_LIMIT_ANONYMOUS_USERS: anonymous sign-ins per client IP and hour. */
   readonly 'auth.rate_limit.anonymous_users': number;
+  /** GoTrue's RATE_LIMIT_PASSKEY: POST /passkeys/authentication/options per client IP and 5 minutes. */
+  readonly 'auth.rate_limit.passkey': number;
   /** GoTrue's PASSKEY_ENABLED: sign-in with passkeys under /passkeys; off, those answer 404 passkey_disabled. */
   readonly 'auth.passkey.enabled': boolean;
   /** GoTrue's MFA_WEB_AUTHN_ENROLL_ENABLED and _VERIFY_ENABLED: WebAuthn MFA factors; off, 422 mfa_webauthn_enroll_not_enabled / _verify_not_enabled. */

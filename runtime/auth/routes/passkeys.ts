@@ -12,7 +12,7 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../errors.js';
 import { listFactors } from '../factors.js';
-import { bodyOf, handle } from '../http.js';
+import { bodyOf, enforceRateLimit, handle } from '../http.js';
 import {
   consumeCeremonyChallenge,
   countPasskeys,
@@ -194,6 +194,8 @@ export function registerPasskeys(router: Router, deps: AuthDeps): void {
     '/passkeys/authentication/options',
     handle(deps, async (req, res) => {
       requireApiKey(req, deps);
+      // Anyone may ask, and each answer stores a challenge: GoTrue limits this route alone among /passkeys.
+      await enforceRateLimit(req, deps, 'passkey');
       // Discoverable sign-in: no user is known yet, so no credential is named.
       const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred' });
       const challenge = await insertCeremonyChallenge(deps.ctx.adminPool, 'authentication', null, { challenge: options.challenge }, deps.now());

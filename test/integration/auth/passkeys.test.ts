@@ -11,18 +11,18 @@ import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from './harness.j
 let suite: AuthSuite;
 let off: AuthProject;
 let on: AuthProject;
+let limited: AuthProject;
 
 const RP = { rpId: 'localhost', origin: 'http://localhost:5173' };
 const V = { 'X-Supabase-Api-Version': '2024-01-01' };
 
 beforeAll(async () => {
   suite = await AuthSuite.open();
-  [off, on] = await Promise.all([
+  const passkeys = { 'auth.passkey.enabled': true, 'auth.webauthn.rp_id': RP.rpId, 'auth.webauthn.rp_origins': [RP.origin] };
+  [off, on, limited] = await Promise.all([
     suite.project({ autoconfirm: true }),
-    suite.project({
-      autoconfirm: true,
-      settings: { 'auth.passkey.enabled': true, 'auth.webauthn.rp_id': RP.rpId, 'auth.webauthn.rp_origins': [RP.origin] },
-    }),
+    suite.project({ autoconfirm: true, settings: passkeys }),
+    suite.project({ autoconfirm: true, settings: { ...passkeys, 'auth.rate_limit.passkey': 2 } }),
   ]);
 });
 afterAll(() => suite?.close());
@@ -192,5 +192,37 @@ describe('passkeys switched on', () => {
     // The admin API stays on with sign-in off, as in GoTrue.
     const listedOff = await off.call('GET', `/admin/users/${(await signUp(off)).id}/passkeys`, { bearer: off.serviceKey });
     expect([listedOff.status, listedOff.body]).toEqual([200, []]);
+  });
+});
+
+describe('passkey sign-in options, asked by anyone', () => {
+  async function storedChallenges(): Promise<number> {
+    const { rows } = await limited.db.query<{ n: number }>('SELECT count(*)::int AS n FROM auth.webauthn_challenges');
+    return (rows[0] as { n: number }).n;
+  }
+
+  it('are limited per client IP as GoTrue limits them (auth.rate_limit.passkey per 5 minutes); a refused ask stores no challenge', async () => {
+    for (let i = 0; i < 2; i++) expect((await limited.call('POST', '/passkeys/authentication/options', { body: {} })).status).toBe(200);
+    const refused = await limited.call('POST', '/passkeys/authentication/options', { body: {}, headers: V });
+    expect([refused.status, refused.body]).toEqual([429, { code: 'over_request_rate_limit', message: 'Request rate limit reached' }]);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(300);
+    expect(await storedChallenges()).toBe(2);
+    // Registration and verify are not counted, as in GoTrue: a signed-in user still registers.
+    const user = await signUp(limited);
+    await register(limited, user.token, new SoftwareAuthenticator(RP));
+  });
+
+  it('leave no expired challenge behind once a new one is asked for', async () => {
+    limited.clock.advance(301);
+    try {
+      const fresh = await limited.call('POST', '/passkeys/authentication/options', { body: {} });
+      expect(fresh.status).toBe(200);
+      const { rows } = await limited.db.query('SELECT id FROM auth.webauthn_challenges');
+      expect(rows).toEqual([{ id: fresh.body.challenge_id }]);
+    } finally {
+      limited.clock.advance(-301);
+    }
   });
 });

@@ -160,6 +160,7 @@ describe('project bootstrap', () => {
       'auth.rate_limit.verify': 30,
       'auth.rate_limit.otp': 30,
       'auth.rate_limit.anonymous_users': 30,
+      'auth.rate_limit.passkey': 30,
       'auth.passkey.enabled': false,
       'auth.mfa.webauthn.enabled': false,
       'auth.webauthn.rp_id': '',

@@ -18,6 +18,11 @@ describe('rate limit settings', () => {
     }
   });
 
+  it('count passkey sign-in options per 5 minutes, 30 by default as GoTrue', () => {
+    expect(resolveSettings({})['auth.rate_limit.passkey']).toBe(30);
+    expect(parseSetting('auth.rate_limit.passkey=2')).toEqual({ key: 'auth.rate_limit.passkey', value: 2 });
+  });
+
   it('count anonymous sign-ins per hour, 30 by default as GoTrue', () => {
     expect(resolveSettings({})['auth.rate_limit.anonymous_users']).toBe(30);
     expect(parseSetting('auth.rate_limit.anonymous_users=5')).toEqual({ key: 'auth.rate_limit.anonymous_users', value: 5 });
@@ -33,17 +38,18 @@ describe('rate limit settings', () => {
 });
 
 describe('rateLimitsFrom', () => {
-  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes but anonymous sign-ins over an hour and MFA challenge and verify at 15 a minute', () => {
+  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes but anonymous sign-ins over an hour, the passkey sign-in options over 5 minutes, and MFA challenge and verify at 15 a minute', () => {
     const limits = rateLimitsFrom({
       ...resolveSettings({}),
       'auth.rate_limit.token_refresh': 11,
       'auth.rate_limit.verify': 12,
       'auth.rate_limit.otp': 13,
       'auth.rate_limit.anonymous_users': 14,
+      'auth.rate_limit.passkey': 16,
     });
     const rule = (limit: number) => ({ limit, windowSeconds: 300 });
     const mfa = { limit: 15, windowSeconds: 60 };
-    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), otp: rule(13), magiclink: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 }, mfa_challenge: mfa, mfa_verify: mfa });
+    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), otp: rule(13), magiclink: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 }, mfa_challenge: mfa, mfa_verify: mfa, passkey: rule(16) });
   });
 });
 
