@@ -29,6 +29,9 @@ export interface SessionRow {
   readonly mfa_verified_at?: Date | null;
   /** That factor's type (absent before project migration 009; null there means totp). */
   readonly mfa_method?: string | null;
+  /** The third-party OAuth client the session's tokens were issued to, and the scopes granted it (project migration 010). */
+  readonly oauth_client_id?: string | null;
+  readonly scopes?: string | null;
 }
 
 export interface IssuedSession {
@@ -83,6 +86,17 @@ export async function revokeSessions(
     `UPDATE auth.sessions SET revoked_at = $2, revoked_reason = $3, updated_at = $2
      WHERE user_id = $1 AND revoked_at IS NULL${filter} RETURNING id`,
     values,
+  );
+  await revokeRefreshTokens(db, rows.map((r) => r.id), now);
+  return rows.length;
+}
+
+/** Revokes the sessions a third-party OAuth client holds: of one user (a withdrawn grant) or of everyone (a deleted client). */
+export async function revokeOAuthClientSessions(db: Queryable, clientId: string, userId: string | null, now: Date): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE auth.sessions SET revoked_at = $3, revoked_reason = 'oauth_revoked', updated_at = $3
+     WHERE oauth_client_id = $1 AND ($2::uuid IS NULL OR user_id = $2) AND revoked_at IS NULL RETURNING id`,
+    [clientId, userId, now],
   );
   await revokeRefreshTokens(db, rows.map((r) => r.id), now);
   return rows.length;

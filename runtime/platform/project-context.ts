@@ -63,6 +63,12 @@ export interface ProjectSettings {
   readonly 'auth.external': ExternalProviders;
   /** GoTrue's SECURITY_MANUAL_LINKING_ENABLED: users link (GET /user/identities/authorize) and unlink identities. */
   readonly 'auth.manual_linking': boolean;
+  /** GoTrue's OAUTH_SERVER_ENABLED: the project is an OAuth 2.1 authorization server for third-party apps (/oauth/*, /admin/oauth/clients). */
+  readonly 'auth.oauth_server.enabled': boolean;
+  /** GoTrue's OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION: anyone may register a client at POST /oauth/clients/register. */
+  readonly 'auth.oauth_server.allow_dynamic_registration': boolean;
+  /** GoTrue's OAUTH_SERVER_AUTHORIZATION_PATH: the consent page under the site URL that /oauth/authorize sends the browser to. */
+  readonly 'auth.oauth_server.authorization_path': string;
   /** Supabase Auth's hooks (`auth.hook.<name>.{enabled,uri,secrets}`, GoTrue's HOOK_<NAME>_*). */
   readonly 'auth.hook': AuthHooks;
 }

@@ -225,6 +225,15 @@ const parseRpOrigins = (raw: string): readonly string[] => {
 
 const isStoredRpOrigins = (stored: unknown): boolean => Array.isArray(stored) && stored.every((origin) => typeof origin === 'string' && isRpOrigin(origin));
 
+/** A path under the site URL (GoTrue joins them): from its own root, so never a scheme, host, query or fragment. */
+const AUTHORIZATION_PATH = /^(\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*)?$/;
+
+const parseAuthorizationPath = (raw: string): string => {
+  if (!AUTHORIZATION_PATH.test(raw) || raw.startsWith('//')) throw new SettingsError(`expected a path such as /oauth/consent, got "${raw}"`);
+  return raw;
+};
+const isStoredAuthorizationPath = (stored: unknown): boolean => typeof stored === 'string' && AUTHORIZATION_PATH.test(stored) && !stored.startsWith('//');
+
 const isBoolean = (stored: unknown): boolean => typeof stored === 'boolean';
 const isNumber = (stored: unknown): boolean => typeof stored === 'number';
 
@@ -257,6 +266,9 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'auth.webauthn.rp_id': { parse: parseRpId, accepts: isStoredRpId, fallback: '' },
   'auth.webauthn.rp_origins': { parse: parseRpOrigins, accepts: isStoredRpOrigins, fallback: [] },
   'auth.manual_linking': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.oauth_server.enabled': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.oauth_server.allow_dynamic_registration': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.oauth_server.authorization_path': { parse: parseAuthorizationPath, accepts: isStoredAuthorizationPath, fallback: '' },
 };
 
 export const settingNames = Object.keys(known).sort() as SettingName[];
@@ -346,6 +358,9 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'auth.webauthn.rp_origins': pick('auth.webauthn.rp_origins'),
     'auth.external': resolveExternalProviders(stored),
     'auth.manual_linking': pick('auth.manual_linking'),
+    'auth.oauth_server.enabled': pick('auth.oauth_server.enabled'),
+    'auth.oauth_server.allow_dynamic_registration': pick('auth.oauth_server.allow_dynamic_registration'),
+    'auth.oauth_server.authorization_path': pick('auth.oauth_server.authorization_path'),
     'auth.hook': resolveHooks(stored),
   };
 }

@@ -2,12 +2,12 @@ import type { Request, Router } from 'express';
 import type { AuthDeps } from '../auth-deps.js';
 import { authErrors } from '../errors.js';
 import { handle, queryString } from '../http.js';
-import { checkPresentApiKey, requireApiKey } from '../request-auth.js';
+import { checkPresentApiKey, requireAdmin, requireApiKey } from '../request-auth.js';
 import { OAUTH_PROVIDERS } from '../settings-json.js';
 
 /**
- * Supabase Auth endpoints of features Gantry does not have (OAuth, SSO,
- * phone, passkeys when switched off, identity linking), answered as Supabase
+ * Supabase Auth endpoints of features Gantry does not have (SSO, phone) or has
+ * switched off for the project (passkeys, the OAuth 2.1 server), answered as Supabase
  * Auth answers with each feature switched off, so clients get its error codes
  * rather than a 404 that looks like a wrong URL.
  */
@@ -53,7 +53,12 @@ export function registerUnsupported(router: Router, deps: AuthDeps): void {
       throw passkeysDisabled();
     }));
   }
-  router.all(['/oauth/*rest', '/.well-known/oauth-authorization-server'], refuse(apiKey, () => {
-    throw oauthServerDisabled();
-  }));
+  if (!deps.ctx.settings['auth.oauth_server.enabled']) {
+    router.all(['/admin/oauth/*rest'], refuse((req) => requireAdmin(req, deps), () => {
+      throw oauthServerDisabled();
+    }));
+    router.all(['/oauth/*rest', '/user/oauth/*rest', '/.well-known/oauth-authorization-server'], refuse(apiKey, () => {
+      throw oauthServerDisabled();
+    }));
+  }
 }

@@ -167,6 +167,9 @@ describe('project bootstrap', () => {
       'auth.webauthn.rp_origins': [],
       'auth.external': {},
       'auth.manual_linking': false,
+      'auth.oauth_server.enabled': false,
+      'auth.oauth_server.allow_dynamic_registration': false,
+      'auth.oauth_server.authorization_path': '',
       'auth.hook': Object.fromEntries(
         ['custom_access_token', 'before_user_created', 'password_verification_attempt', 'mfa_verification_attempt', 'send_email', 'send_sms'].map((name) => [
           name,

@@ -20,7 +20,9 @@ const SWITCHED_OFF = new Set([
   'ALL /sso/saml/acs',
   'ALL /passkeys',
   'ALL /passkeys/*rest',
+  'ALL /admin/oauth/*rest',
   'ALL /oauth/*rest',
+  'ALL /user/oauth/*rest',
   'ALL /.well-known/oauth-authorization-server',
 ]);
 

@@ -5,3 +5,25 @@ export function mockUserCredentials(): { email: string; phone: string; password:
   const id = randomUUID();
   return { email: `passkey-${id}@example.com`, phone: '', password: `pw-${id}` };
 }
+
+/** auth-js's mockOAuthClientParams without faker: a fresh client name and redirect URIs per call. */
+export function mockOAuthClientParams(): {
+  client_name: string;
+  redirect_uris: string[];
+  grant_types: ('authorization_code' | 'refresh_token')[];
+  response_types: 'code'[];
+} {
+  const id = randomUUID().slice(0, 8);
+  return {
+    client_name: `Test OAuth Client ${id}`,
+    redirect_uris: [`https://app-${id}.example.org/callback`, `https://example.com/callback/${id}`],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  };
+}
+
+/** auth-js's mockOAuthUpdateParams without faker. */
+export function mockOAuthUpdateParams(): { client_name: string; logo_uri: string } {
+  const id = randomUUID().slice(0, 8);
+  return { client_name: `Updated OAuth Client ${id}`, logo_uri: `https://images.example.org/${id}.png` };
+}
