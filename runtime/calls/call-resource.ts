@@ -1,5 +1,6 @@
 import type { CallAnalysis } from './analysis/result.js';
 import { publicId } from './ids.js';
+import type { CallInsightOptions } from './insights/call-options.js';
 
 export type CallStatus = 'queued' | 'processing' | 'completed' | 'failed';
 
@@ -18,6 +19,7 @@ export interface CallRow {
   readonly audio_url: string;
   readonly language: string;
   readonly operator_id: string;
+  readonly insight_options: CallInsightOptions | null;
   readonly attempts: number;
   readonly error: CallError | null;
   readonly result: CallAnalysis | null;
@@ -33,6 +35,8 @@ export interface CallResource {
   readonly audio_url: string;
   readonly language: string;
   readonly operator_id: string;
+  /** The insight options the call was submitted with; null: the tenant's settings apply. */
+  readonly insight_options: CallInsightOptions | null;
   readonly created_at: string;
   readonly started_at: string | null;
   readonly completed_at: string | null;
@@ -51,6 +55,7 @@ export function callResource(row: CallRow): CallResource {
     audio_url: row.audio_url,
     language: row.language,
     operator_id: row.operator_id,
+    insight_options: row.insight_options,
     created_at: row.created_at.toISOString(),
     started_at: iso(row.started_at),
     completed_at: iso(row.completed_at),

@@ -1,6 +1,7 @@
 import { ALL_SCOPES } from './tokens.js';
 import { CHECK_IN_SOURCES } from './validation.js';
 import { EVENT_TYPES } from './webhooks/events.js';
+import { INSIGHT_OPTION_MODES } from './insights/call-options.js';
 import { INSIGHT_LIMITS } from './insights/settings.js';
 import { PII_KINDS } from './insights/pii-redaction.js';
 import { ENGINE_KINDS } from './transcript/speech-settings.js';
@@ -43,6 +44,24 @@ const matchFields = {
   speaker: { type: 'string' },
 };
 
+/** The insight fields, with their defaults where they describe the tenant's whole settings. */
+function insightProperties(withDefaults: boolean): Schema {
+  const byDefault = (value: unknown): Schema => (withDefaults ? { default: value } : {});
+  return {
+    keyword_lists: { type: 'array', maxItems: INSIGHT_LIMITS.lists, items: ref('KeywordList'), ...byDefault([]) },
+    script: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        phrases: { type: 'array', maxItems: INSIGHT_LIMITS.scriptPhrases, items: phrase, ...byDefault([]) },
+        speaker: { type: ['string', 'null'], description: 'only this speaker’s utterances count (operator, customer, speaker_1, …); null: anyone', ...byDefault(null) },
+      },
+    },
+    redact_pii: { type: 'boolean', description: `redact ${PII_KINDS.join(', ')} from the transcript text and words`, ...byDefault(false) },
+    min_score: { type: 'number', minimum: 0.5, maximum: 1, ...byDefault(0.8) },
+  };
+}
+
 const SCHEMAS: Readonly<Record<string, Schema>> = {
   Problem: {
     type: 'object',
@@ -66,11 +85,12 @@ const SCHEMAS: Readonly<Record<string, Schema>> = {
       audio_url: { type: 'string', format: 'uri', maxLength: 2048 },
       language: { type: 'string', description: 'BCP-47 tag, stored in canonical form' },
       operator_id: { type: 'string', minLength: 1, maxLength: 128 },
+      insight_options: { oneOf: [{ type: 'null' }, ref('CallInsightOptions')], description: 'keyword lists, script phrases, redaction and match score for this call, over or instead of the tenant’s settings' },
     },
   },
   Call: {
     type: 'object',
-    required: ['id', 'object', 'status', 'audio_url', 'language', 'operator_id', 'created_at', 'started_at', 'completed_at', 'attempts', 'error', 'result'],
+    required: ['id', 'object', 'status', 'audio_url', 'language', 'operator_id', 'insight_options', 'created_at', 'started_at', 'completed_at', 'attempts', 'error', 'result'],
     properties: {
       id: { type: 'string', pattern: '^call_[0-9a-f]{32}$' },
       object: { const: 'call_analysis' },
@@ -78,6 +98,7 @@ const SCHEMAS: Readonly<Record<string, Schema>> = {
       audio_url: { type: 'string' },
       language: { type: 'string' },
       operator_id: { type: 'string' },
+      insight_options: { oneOf: [{ type: 'null' }, ref('CallInsightOptions')], description: 'as submitted; null: the tenant’s settings apply as they are' },
       created_at: { type: 'string', format: 'date-time' },
       started_at: nullable('string'),
       completed_at: nullable('string'),
@@ -99,19 +120,14 @@ const SCHEMAS: Readonly<Record<string, Schema>> = {
     type: 'object',
     additionalProperties: false,
     description: 'The whole settings; a field left out takes its default.',
-    properties: {
-      keyword_lists: { type: 'array', maxItems: INSIGHT_LIMITS.lists, items: ref('KeywordList'), default: [] },
-      script: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          phrases: { type: 'array', maxItems: INSIGHT_LIMITS.scriptPhrases, items: phrase, default: [] },
-          speaker: { type: ['string', 'null'], description: 'only this speaker’s utterances count (operator, customer, speaker_1, …); null: anyone', default: null },
-        },
-      },
-      redact_pii: { type: 'boolean', default: false, description: `redact ${PII_KINDS.join(', ')} from the transcript text and words` },
-      min_score: { type: 'number', minimum: 0.5, maximum: 1, default: 0.8 },
-    },
+    properties: insightProperties(true),
+  },
+  CallInsightOptions: {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'A call’s own insight settings, applied over the tenant’s when its transcript completes. `extend`: its keyword lists are added to the tenant’s (a list of the same name takes the tenant’s list’s place), its script phrases are added to the tenant’s, and `script.speaker`, `redact_pii` and `min_score`, where given, override the tenant’s. `replace`: the tenant’s settings are not used; what is left out takes the defaults. Same limits and error codes as the settings, fields named under `insight_options.`.',
+    properties: { mode: { enum: [...INSIGHT_OPTION_MODES], default: 'extend' }, ...insightProperties(false) },
   },
   InsightSettings: {
     allOf: [

@@ -29,7 +29,7 @@ export function fieldsOf(body: unknown, allowed: readonly string[], errors: Fiel
   return body as Fields;
 }
 
-function requiredString(fields: Fields, field: string, errors: FieldError[]): string | null {
+export function requiredString(fields: Fields, field: string, errors: FieldError[]): string | null {
   const value = fields[field];
   if (value === undefined || value === null) {
     errors.push({ field, code: 'required', message: `${field} is required` });
@@ -77,13 +77,8 @@ export function canonicalLanguage(tag: string): string | null {
   }
 }
 
-export interface AnalyzeRequest {
-  readonly audio_url: string;
-  readonly language: string;
-  readonly operator_id: string;
-}
-
-function operatorId(fields: Fields, errors: FieldError[]): string | null {
+/** An operator's id: 1-128 characters without control characters. */
+export function operatorId(fields: Fields, errors: FieldError[]): string | null {
   const value = requiredString(fields, 'operator_id', errors);
   if (value === null) return null;
   if (value.length < 1 || value.length > 128 || CONTROL.test(value)) {
@@ -91,21 +86,6 @@ function operatorId(fields: Fields, errors: FieldError[]): string | null {
     return null;
   }
   return value;
-}
-
-export function parseAnalyzeRequest(body: unknown, policy: AddressPolicy): Validated<AnalyzeRequest> {
-  if (!isObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
-  const errors: FieldError[] = [];
-  const fields = fieldsOf(body, ['audio_url', 'language', 'operator_id'], errors);
-  const audioUrl = outboundUrl(fields, 'audio_url', policy, errors);
-  const languageText = requiredString(fields, 'language', errors);
-  const language = languageText === null ? null : canonicalLanguage(languageText);
-  if (languageText !== null && language === null) {
-    errors.push({ field: 'language', code: 'invalid_language', message: 'language must be a BCP-47 tag such as en, en-US or pt-BR' });
-  }
-  const operator = operatorId(fields, errors);
-  if (errors.length) return { ok: false, errors };
-  return { ok: true, value: { audio_url: audioUrl!, language: language!, operator_id: operator! } };
 }
 
 /** 1-255 printable ASCII characters, as Stripe and the IETF draft allow. */

@@ -75,35 +75,75 @@ function keywordLists(value: unknown, errors: FieldError[]): KeywordList[] {
   });
 }
 
-function script(value: unknown, errors: FieldError[]): InsightSettings['script'] {
+/** A script object as given: `speaker` stays undefined when left out (a call's options keep the tenant's then). */
+interface ScriptFields {
+  readonly phrases?: readonly string[];
+  readonly speaker?: string | null;
+}
+
+function script(value: unknown, errors: FieldError[]): ScriptFields {
   if (!isObject(value)) {
     errors.push({ field: 'script', code: 'invalid_type', message: 'script must be an object {phrases, speaker}' });
-    return DEFAULT_INSIGHT_SETTINGS.script;
+    return {};
   }
   const scriptErrors: FieldError[] = [];
   const fields = fieldsOf(value, ['phrases', 'speaker'], scriptErrors);
   errors.push(...scriptErrors.map((e) => ({ ...e, field: `script.${e.field}` })));
-  const phrases = phraseList(fields.phrases ?? [], 'script.phrases', INSIGHT_LIMITS.scriptPhrases, errors);
-  const speaker = fields.speaker ?? null;
-  if (speaker !== null && (typeof speaker !== 'string' || speaker.length < 1 || speaker.length > INSIGHT_LIMITS.nameChars || CONTROL.test(speaker))) {
+  const phrases = fields.phrases === undefined ? undefined : phraseList(fields.phrases, 'script.phrases', INSIGHT_LIMITS.scriptPhrases, errors);
+  const speaker = fields.speaker;
+  if (speaker !== undefined && speaker !== null && (typeof speaker !== 'string' || speaker.length < 1 || speaker.length > INSIGHT_LIMITS.nameChars || CONTROL.test(speaker))) {
     errors.push({ field: 'script.speaker', code: 'invalid_speaker', message: 'speaker is a speaker id such as operator, customer or speaker_1, or null for anyone' });
   }
-  return { phrases, speaker: speaker as string | null };
+  return { ...(phrases === undefined ? {} : { phrases }), ...(speaker === undefined ? {} : { speaker: speaker as string | null }) };
+}
+
+/** The insight fields an object gives, each validated; a field left out stays out. */
+export interface InsightFields {
+  readonly keyword_lists?: readonly KeywordList[];
+  readonly script?: ScriptFields;
+  readonly redact_pii?: boolean;
+  readonly min_score?: number;
+}
+
+export const INSIGHT_FIELDS = ['keyword_lists', 'script', 'redact_pii', 'min_score'] as const;
+
+/**
+ * Validates the insight fields of `fields` (the tenant's settings, or a call's options) with the
+ * same rules and codes wherever they are given; `redact_pii: null` and `min_score: null` count as
+ * left out.
+ */
+export function parseInsightFields(fields: Readonly<Record<string, unknown>>, errors: FieldError[]): InsightFields {
+  const lists = fields.keyword_lists === undefined ? undefined : keywordLists(fields.keyword_lists, errors);
+  const required = fields.script === undefined ? undefined : script(fields.script, errors);
+  // null is taken as left out, as the settings always took it.
+  const redact = fields.redact_pii ?? undefined;
+  if (redact !== undefined && typeof redact !== 'boolean') errors.push({ field: 'redact_pii', code: 'invalid_type', message: 'redact_pii must be a boolean' });
+  const minScore = fields.min_score ?? undefined;
+  if (minScore !== undefined && (typeof minScore !== 'number' || !(minScore >= 0.5 && minScore <= 1))) {
+    errors.push({ field: 'min_score', code: 'invalid_min_score', message: 'min_score must be a number from 0.5 to 1' });
+  }
+  return {
+    ...(lists === undefined ? {} : { keyword_lists: lists }),
+    ...(required === undefined ? {} : { script: required }),
+    ...(redact === undefined ? {} : { redact_pii: redact as boolean }),
+    ...(minScore === undefined ? {} : { min_score: minScore as number }),
+  };
 }
 
 /** The body of PUT /v1/insights/settings: the whole settings; a field left out takes its default. */
 export function parseInsightSettings(body: unknown): Validated<InsightSettings> {
   if (!isObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
   const errors: FieldError[] = [];
-  const fields = fieldsOf(body, ['keyword_lists', 'script', 'redact_pii', 'min_score'], errors);
-  const lists = fields.keyword_lists === undefined ? [] : keywordLists(fields.keyword_lists, errors);
-  const required = fields.script === undefined ? DEFAULT_INSIGHT_SETTINGS.script : script(fields.script, errors);
-  const redact = fields.redact_pii ?? DEFAULT_INSIGHT_SETTINGS.redact_pii;
-  if (typeof redact !== 'boolean') errors.push({ field: 'redact_pii', code: 'invalid_type', message: 'redact_pii must be a boolean' });
-  const minScore = fields.min_score ?? DEFAULT_INSIGHT_SETTINGS.min_score;
-  if (typeof minScore !== 'number' || !(minScore >= 0.5 && minScore <= 1)) {
-    errors.push({ field: 'min_score', code: 'invalid_min_score', message: 'min_score must be a number from 0.5 to 1' });
-  }
+  const given = parseInsightFields(fieldsOf(body, INSIGHT_FIELDS, errors), errors);
   if (errors.length) return { ok: false, errors };
-  return { ok: true, value: { keyword_lists: lists, script: required, redact_pii: redact as boolean, min_score: minScore as number } };
+  const defaults = DEFAULT_INSIGHT_SETTINGS;
+  return {
+    ok: true,
+    value: {
+      keyword_lists: given.keyword_lists ?? defaults.keyword_lists,
+      script: { phrases: given.script?.phrases ?? defaults.script.phrases, speaker: given.script?.speaker ?? defaults.script.speaker },
+      redact_pii: given.redact_pii ?? defaults.redact_pii,
+      min_score: given.min_score ?? defaults.min_score,
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/transaction.js';
 import type { Transcript } from '../transcript/transcript.js';
+import { effectiveInsightSettings, type CallInsightOptions } from './call-options.js';
 import { buildInsights, type CallInsights } from './insights.js';
 import { DEFAULT_INSIGHT_SETTINGS, type InsightSettings } from './settings.js';
 
@@ -24,14 +25,20 @@ export async function saveInsightSettings(db: Queryable, tenantId: string, setti
 }
 
 /**
- * A call's result with the tenant's insights: when the result carries a completed transcript, the
- * transcript as stored (redacted if the tenant asks) and `insights`; `insights: null` beside a
- * transcript that is unavailable; a result without a transcript is returned as it is.
+ * A call's result with the tenant's insights, the call's own options applied over the tenant's
+ * settings: when the result carries a completed transcript, the transcript as stored (redacted if
+ * the settings ask) and `insights`; `insights: null` beside a transcript that is unavailable; a
+ * result without a transcript is returned as it is.
  */
-export async function withTenantInsights<T extends object>(db: Queryable, tenantId: string, result: T): Promise<T | (T & { transcript: Transcript; insights: CallInsights | null })> {
+export async function withTenantInsights<T extends object>(
+  db: Queryable,
+  tenantId: string,
+  result: T,
+  options: CallInsightOptions | null = null,
+): Promise<T | (T & { transcript: Transcript; insights: CallInsights | null })> {
   if (!('transcript' in result)) return result;
   const transcript = result.transcript as Transcript;
   if (transcript.status !== 'completed') return { ...result, transcript, insights: null };
   const { settings } = await loadInsightSettings(db, tenantId);
-  return { ...result, ...buildInsights(transcript, settings) };
+  return { ...result, ...buildInsights(transcript, effectiveInsightSettings(settings, options)) };
 }

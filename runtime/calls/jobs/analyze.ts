@@ -68,7 +68,7 @@ export async function runAnalysisJob(ctx: CallsContext, job: PgBoss.JobWithMetad
       analyzer: { vad: settings.vad },
       speech: { language: call.language, engines: await tenantEnginesOf(ctx, call.tenant_id) },
     });
-    await finish(ctx, callId, { result: await withTenantInsights(ctx.pool, call.tenant_id, analysed) });
+    await finish(ctx, callId, { result: await withTenantInsights(ctx.pool, call.tenant_id, analysed, call.insight_options) });
   } catch (failure) {
     if (stopping.aborted) throw new ShutdownError('the server stopped during the analysis; it runs again');
     const { error, transient } = classifyFailure(failure);

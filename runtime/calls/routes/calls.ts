@@ -9,12 +9,15 @@ import { CallsApiError, notFound, validationError } from '../errors.js';
 import { findIdempotencyRecord, recordIdempotencyKey, tryLockIdempotencyKey } from '../idempotency.js';
 import { parsePublicId } from '../ids.js';
 import { ANALYZE_QUEUE } from '../queue.js';
-import { decodeCursor, encodeCursor, isValidIdempotencyKey, parseAnalyzeRequest, parseListQuery, type AnalyzeRequest } from '../validation.js';
+import { parseAnalyzeRequest, type AnalyzeRequest } from '../analyze-request.js';
+import { decodeCursor, encodeCursor, isValidIdempotencyKey, parseListQuery } from '../validation.js';
 import { sendJson } from '../../http/json-response.js';
 import { principalOf } from './principal.js';
 
 function requestHash(request: AnalyzeRequest): string {
-  return createHash('sha256').update(JSON.stringify([request.audio_url, request.language, request.operator_id])).digest('hex');
+  // Options join the hashed fields only when given, so keys recorded before they existed still match.
+  const fields = [request.audio_url, request.language, request.operator_id, ...(request.insight_options ? [request.insight_options] : [])];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
 function idempotencyKeyOf(req: Request): string | null {
@@ -59,8 +62,8 @@ export function callsRouter(ctx: CallsContext): Router {
         }
       }
       const { rows } = await client.query<CallRow>(
-        `INSERT INTO calls (id, tenant_id, audio_url, language, operator_id) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-        [randomUUID(), principal.tenantId, parsed.value.audio_url, parsed.value.language, parsed.value.operator_id],
+        `INSERT INTO calls (id, tenant_id, audio_url, language, operator_id, insight_options) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+        [randomUUID(), principal.tenantId, parsed.value.audio_url, parsed.value.language, parsed.value.operator_id, parsed.value.insight_options && JSON.stringify(parsed.value.insight_options)],
       );
       const created = rows[0]!;
       if (idempotencyKey !== null) {

@@ -76,6 +76,7 @@ describe('POST /v1/calls/analyze', () => {
       audio_url: `${rec.url}/ref.wav`,
       language: 'en-US',
       operator_id: 'op_42',
+      insight_options: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       started_at: null,
       completed_at: null,
@@ -110,7 +111,7 @@ describe('POST /v1/calls/analyze', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('validation_failed');
     expect(bad.body.errors).toEqual([
-      { field: 'webhook_url', code: 'unknown_field', message: 'unknown field; allowed: audio_url, language, operator_id' },
+      { field: 'webhook_url', code: 'unknown_field', message: 'unknown field; allowed: audio_url, language, operator_id, insight_options' },
       { field: 'audio_url', code: 'invalid_url', message: 'scheme ftp is not allowed; use http or https' },
       { field: 'language', code: 'invalid_language', message: 'language must be a BCP-47 tag such as en, en-US or pt-BR' },
       { field: 'operator_id', code: 'invalid_operator_id', message: 'operator_id must be 1-128 characters without control characters' },

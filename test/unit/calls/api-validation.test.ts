@@ -4,12 +4,12 @@ import {
   decodeCursor,
   encodeCursor,
   isValidIdempotencyKey,
-  parseAnalyzeRequest,
   parseCheckInRequest,
   parseListQuery,
   parseRotateRequest,
   parseWebhookRequest,
 } from '../../../runtime/calls/validation.js';
+import { parseAnalyzeRequest } from '../../../runtime/calls/analyze-request.js';
 import { parsePublicId, publicId } from '../../../runtime/calls/ids.js';
 
 const open = { allowPrivate: true };
@@ -19,7 +19,7 @@ describe('analyze request', () => {
   it('accepts and normalises a good body', () => {
     expect(parseAnalyzeRequest({ audio_url: 'https://cdn.example.com/a b'.replace(' ', '%20'), language: 'EN-gb', operator_id: 'op 1' }, strict)).toEqual({
       ok: true,
-      value: { audio_url: 'https://cdn.example.com/a%20b', language: 'en-GB', operator_id: 'op 1' },
+      value: { audio_url: 'https://cdn.example.com/a%20b', language: 'en-GB', operator_id: 'op 1', insight_options: null },
     });
   });
 
