@@ -85,6 +85,16 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
       last_used_at: dateTime,
     },
   },
+  PasskeyCeremony: {
+    type: 'object',
+    description: 'A passkey ceremony to run: the options for `navigator.credentials` and the challenge they carry, good for one verify.',
+    required: ['challenge_id', 'options', 'expires_at'],
+    properties: {
+      challenge_id: { type: 'string', format: 'uuid' },
+      options: metadata('WebAuthn PublicKeyCredentialCreationOptions (registration) or RequestOptions (sign-in), as JSON.'),
+      expires_at: { type: 'integer', description: 'Unix time (seconds), 5 minutes on.' },
+    },
+  },
   Session: {
     type: 'object',
     description: 'A session: an access token (JWT, role `authenticated`, valid 3600 s) and a refresh token (rotated on use).',
@@ -160,6 +170,14 @@ function op(operationId: string, summary: string, security: readonly unknown[], 
 
 const userId = { name: 'id', in: 'path', required: true, description: 'The user id.', schema: { type: 'string', format: 'uuid' } };
 const passkeyId = { name: 'passkey_id', in: 'path', required: true, description: 'The passkey id.', schema: { type: 'string', format: 'uuid' } };
+const passkeysOff = authError('Passkeys are switched off for the project (`passkey_disabled`).');
+/** Registering, renaming and deleting a passkey: once the user has a verified MFA factor, only from an aal2 session. */
+const passkeyManagerErrors = {
+  '401': authError('No access token (`no_authorization`).'),
+  '403': authError('Invalid token (`bad_jwt`), or a verified MFA factor and a session that is not aal2 (`insufficient_aal`).'),
+};
+const passkeyVerifyBody = (credential: string): JsonSchema =>
+  object({ challenge_id: { type: 'string', format: 'uuid', description: 'From the options answer.' }, credential: metadata(credential) }, ['challenge_id', 'credential']);
 const factorId = { name: 'factor_id', in: 'path', required: true, description: 'The factor id.', schema: { type: 'string', format: 'uuid' } };
 const linkTypes = ['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email'];
 
@@ -609,6 +627,98 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
   },
+  '/auth/v1/passkeys/registration/options': {
+    post: op('passkeyRegistrationOptions', 'Start registering a passkey for the signed-in user', USER, {
+      description:
+        'Creation options for a discoverable credential of the project\'s relying party (`auth.webauthn.rp_id` / `rp_origins`), the user\'s passkeys excluded; ' +
+        'the challenge serves one `/passkeys/registration/verify` by this user within 5 minutes. Served with `auth.passkey.enabled`.',
+      requestBody: body(object({}), false),
+      responses: {
+        '200': ok('The ceremony to run in the browser.', schemaRef('PasskeyCeremony')),
+        ...passkeyManagerErrors,
+        '404': passkeysOff,
+        '422': authError('10 passkeys already (`too_many_passkeys`).'),
+      },
+    }),
+  },
+  '/auth/v1/passkeys/registration/verify': {
+    post: op('passkeyRegistrationVerify', 'Finish registering a passkey', USER, {
+      description: "Checks the attestation against the challenge, the relying party and an allowed origin, and stores the credential (named `Passkey`).",
+      requestBody: body(passkeyVerifyBody('The `PublicKeyCredential` from `navigator.credentials.create()`, as JSON.')),
+      responses: {
+        '200': ok('The new passkey.', object({ id: { type: 'string', format: 'uuid' }, friendly_name: { type: 'string' }, created_at: dateTime }, ['id', 'friendly_name', 'created_at'])),
+        '400': authError(
+          'Missing or malformed `challenge_id` or `credential` (`validation_failed`), an unknown, used or another user\'s challenge (`webauthn_challenge_not_found`), ' +
+            'an expired one (`webauthn_challenge_expired`), or an attestation that does not verify (`webauthn_verification_failed`).',
+        ),
+        ...passkeyManagerErrors,
+        '404': passkeysOff,
+        '422': authError('10 passkeys already (`too_many_passkeys`), or the credential is registered (`webauthn_credential_exists`).'),
+      },
+    }),
+  },
+  '/auth/v1/passkeys/authentication/options': {
+    post: op('passkeyAuthenticationOptions', 'Start signing in with a passkey', PUBLIC, {
+      description:
+        'Request options for a discoverable sign-in (no credential named); the challenge serves one `/passkeys/authentication/verify` within 5 minutes. ' +
+        'Counts against `auth.rate_limit.passkey` per client IP, as in Supabase Auth.',
+      requestBody: body(object({}), false),
+      responses: {
+        '200': ok('The ceremony to run in the browser.', schemaRef('PasskeyCeremony')),
+        '401': unauthorizedKey,
+        '404': passkeysOff,
+        '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/passkeys/authentication/verify': {
+    post: op('passkeyAuthenticationVerify', 'Finish signing in with a passkey', PUBLIC, {
+      description:
+        "Checks the assertion with the stored public key; its user handle must name the passkey's owner and its signature counter must move past the stored one. " +
+        'Then a session as from a password, `amr` `[{ method: "passkey" }]`.',
+      requestBody: body(passkeyVerifyBody('The `PublicKeyCredential` from `navigator.credentials.get()`, as JSON.')),
+      responses: {
+        '200': ok('A session.', schemaRef('Session')),
+        '400': authError(
+          'Missing or malformed `challenge_id` or `credential` (`validation_failed`), an unknown or used challenge (`webauthn_challenge_not_found`), ' +
+            'an expired one (`webauthn_challenge_expired`), or an assertion that does not verify (`webauthn_verification_failed`).',
+        ),
+        '401': unauthorizedKey,
+        '403': authError('The e-mail is not confirmed (`email_not_confirmed`), or the user is banned (`user_banned`).'),
+        '404': passkeysOff,
+      },
+    }),
+  },
+  '/auth/v1/passkeys': {
+    get: op('listPasskeys', "The signed-in user's passkeys", USER, {
+      responses: {
+        '200': ok('The passkeys, oldest first.', { type: 'array', items: schemaRef('Passkey') }),
+        '401': authError('No access token (`no_authorization`).'),
+        '403': authError('Invalid token (`bad_jwt`).'),
+        '404': passkeysOff,
+      },
+    }),
+  },
+  '/auth/v1/passkeys/{passkey_id}': {
+    patch: op('updatePasskey', "Rename one of the signed-in user's passkeys", USER, {
+      parameters: [passkeyId],
+      requestBody: body(object({ friendly_name: { type: 'string', minLength: 1, maxLength: 120 } }, ['friendly_name'])),
+      responses: {
+        '200': ok('The renamed passkey.', schemaRef('Passkey')),
+        '400': authError('A blank or too long name (`validation_failed`).'),
+        ...passkeyManagerErrors,
+        '404': authError('Not a passkey of this user (`validation_failed`), or passkeys switched off (`passkey_disabled`).'),
+      },
+    }),
+    delete: op('deletePasskey', "Delete one of the signed-in user's passkeys", USER, {
+      parameters: [passkeyId],
+      responses: {
+        '204': { description: 'Deleted.' },
+        ...passkeyManagerErrors,
+        '404': authError('Not a passkey of this user (`validation_failed`), or passkeys switched off (`passkey_disabled`).'),
+      },
+    }),
+  },
   '/auth/v1/invite': {
     post: op('inviteUser', 'Invite a user by e-mail (service key)', ADMIN, {
       description: 'Creates the user (unconfirmed, `invited_at` set) and mails an invite link (`/verify` type `invite`), which confirms and signs in.',
@@ -703,7 +813,11 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
   },
   '/auth/v1/factors/{factor_id}/challenge': {
     post: op('mfaChallenge', 'Challenge a factor', USER, {
+      description:
+        'A WebAuthn factor is challenged with the project\'s relying party (`auth.webauthn.rp_id` / `rp_origins`): as in Supabase Auth, ' +
+        'the `rpId` and `rpOrigins` supabase-js sends under `webauthn` do not choose it.',
       parameters: [factorId],
+      requestBody: body(object({ webauthn: object({ rpId: { type: 'string' }, rpOrigins: { type: 'array', items: { type: 'string' } } }) }), false),
       responses: {
         '200': ok(
           'The challenge, to verify from the same IP address.',
@@ -741,7 +855,12 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
             challenge_id: { type: 'string', format: 'uuid' },
             code: { type: 'string', description: 'The 6-digit code (TOTP).' },
             webauthn: object(
-              { type: { type: 'string', enum: ['create', 'request'] }, credential_response: metadata('The PublicKeyCredential as JSON.') },
+              {
+                type: { type: 'string', enum: ['create', 'request'], description: 'As the challenge answered: `create` for the first verify of a new factor, `request` after.' },
+                credential_response: metadata('The PublicKeyCredential from `navigator.credentials.create()` or `.get()`, as JSON.'),
+                rpId: { type: 'string', description: 'Sent by supabase-js; the project\'s relying party is used.' },
+                rpOrigins: { type: 'array', items: { type: 'string' }, description: 'Sent by supabase-js; the project\'s origins are used.' },
+              },
               ['type', 'credential_response'],
             ),
           },
@@ -750,13 +869,13 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       ),
       responses: {
         '200': ok('The raised session.', schemaRef('Session')),
-        '400': authError('Missing code or WebAuthn response (`validation_failed`).'),
+        '400': authError('Missing code, or for a WebAuthn factor a missing `webauthn`, a `type` other than `create`/`request` or no `credential_response` (`validation_failed`).'),
         '401': authError('No access token (`no_authorization`).'),
         '403': authError('Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`).'),
         '404': authError('Not a factor of this user (`mfa_factor_not_found`).'),
         '422': authError(
           'Wrong code or a WebAuthn response that does not verify (`mfa_verification_failed`), unknown or expired challenge (`mfa_factor_not_found`, `mfa_challenge_expired`), ' +
-            'or verified from another IP address (`mfa_ip_address_mismatch`).',
+            'verified from another IP address (`mfa_ip_address_mismatch`), or a WebAuthn factor with WebAuthn switched off (`mfa_webauthn_verify_not_enabled`).',
         ),
         '429': tooMany,
       },

@@ -18,8 +18,6 @@ const SWITCHED_OFF = new Set([
   'ALL /sso',
   'ALL /sso/saml/metadata',
   'ALL /sso/saml/acs',
-  'ALL /passkeys',
-  'ALL /passkeys/*rest',
   'ALL /admin/oauth/*rest',
   'ALL /oauth/*rest',
   'ALL /user/oauth/*rest',
@@ -54,7 +52,8 @@ describe('the auth OpenAPI document', () => {
       ref: 'docs',
       jwtSecret: 'x'.repeat(40),
       keyring: buildKeyring('x'.repeat(40), [], 'HS256'),
-      settings: resolveSettings({}),
+      // Passkeys on: their routes are served and documented; off, /passkeys answers passkey_disabled.
+      settings: resolveSettings({ 'auth.passkey.enabled': true }),
       config: loadConfig({}),
     } as unknown as ProjectContext;
     const router = createAuthRouter(ctx, { log: createLogger('silent'), mailer: { send: async () => undefined } as never });

@@ -234,6 +234,12 @@ describe('the OpenAPI document', () => {
       '/auth/v1/logout',
       '/auth/v1/magiclink',
       '/auth/v1/otp',
+      '/auth/v1/passkeys',
+      '/auth/v1/passkeys/authentication/options',
+      '/auth/v1/passkeys/authentication/verify',
+      '/auth/v1/passkeys/registration/options',
+      '/auth/v1/passkeys/registration/verify',
+      '/auth/v1/passkeys/{passkey_id}',
       '/auth/v1/reauthenticate',
       '/auth/v1/recover',
       '/auth/v1/resend',
@@ -246,6 +252,13 @@ describe('the OpenAPI document', () => {
       '/auth/v1/user/identities/{identity_id}',
       '/auth/v1/verify',
     ]);
+    expect(document.paths['/auth/v1/passkeys/authentication/verify']?.post?.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { required: ['challenge_id', 'credential'], properties: { challenge_id: { format: 'uuid' }, credential: { type: 'object' } } } } },
+    });
+    expect(Object.keys(document.paths['/auth/v1/passkeys/authentication/options']?.post?.responses as object)).toEqual(['200', '401', '404', '429']);
+    expect(document.paths['/auth/v1/factors/{factor_id}/verify']?.post?.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { properties: { webauthn: { required: ['type', 'credential_response'], properties: { type: { enum: ['create', 'request'] } } } } } } },
+    });
     expect(document.paths['/auth/v1/signup']?.post?.requestBody).toMatchObject({
       content: { 'application/json': { schema: { required: [], properties: { password: { minLength: 6 }, code_challenge_method: { enum: ['s256', 'plain'] } } } } },
     });
