@@ -20,17 +20,17 @@ export interface LoadOptions {
   readonly warmup?: number;
 }
 
-interface AutocannonResult {
+export interface AutocannonResult {
   readonly requests: { readonly average: number };
   readonly latency: { readonly p50: number; readonly p99: number };
   readonly non2xx: number;
   readonly errors: number;
 }
 
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+export type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
 // autocannon ships no types; its call signature is the small part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const base = { url: options.url, method: options.method, headers: options.headers, body: options.body, connections: options.connections };

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { signJwt } from '../runtime/auth/jwt.js';
+import { autocannon } from './load.js';
 
 /**
  * Issue 26's mixed workload: many users (distinct tokens, so the host's token cache misses as in
@@ -39,16 +39,6 @@ interface Req {
   headers: Record<string, string>;
   body?: string;
 }
-
-type Autocannon = (options: Record<string, unknown>) => Promise<{
-  readonly requests: { readonly average: number };
-  readonly latency: { readonly p50: number; readonly p99: number };
-  readonly non2xx: number;
-  readonly errors: number;
-}>;
-
-// autocannon ships no types; its call signature is the small part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const CLIENT_INFO = 'supabase-js-node/2.45.0';
 

@@ -52,9 +52,13 @@ export async function findPgbench(): Promise<string | null> {
   return null;
 }
 
-/** Runs pgbench against `databaseUrl` with `clients` connections for `seconds`. */
+/**
+ * Runs pgbench against `databaseUrl` with `clients` connections for `seconds`; `mode` is the query
+ * protocol as the server under comparison uses it (`prepared`: named statements, as the data API's).
+ */
 export async function runPgbench(
   binary: string, databaseUrl: string, script: { script: string; variables: Record<string, string> }, clients: number, seconds: number,
+  mode: 'prepared' | 'extended' = 'prepared',
 ): Promise<PgbenchResult> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-pgbench-'));
   try {
@@ -62,7 +66,7 @@ export async function runPgbench(
     await fs.writeFile(file, script.script);
     const url = new URL(databaseUrl);
     const args = [
-      '-n', '-M', 'prepared', '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(seconds),
+      '-n', '-M', mode, '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(seconds),
       '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username),
       '-f', file, '-l', `--log-prefix=${path.join(dir, 'log')}`,
       ...Object.entries(script.variables).flatMap(([k, v]) => ['-D', `${k}=${v}`]),

@@ -14,6 +14,7 @@
  * Options: --connections 50 --duration 10 --runs 3 --big-rows 10000000 (0 skips the
  * estimated-count table) --only "20 rows,post" (parts of scenario names)
  * --scenario mixed (bench/mixed.ts: many users, 70/20/10 reads/writes/RPC; --users 1000) instead of the requests;
+ * --scenario refresh (bench/auth-refresh.ts: the refresh-token grant against pgbench on the statements it runs);
  * --peers standin,express (default)|all|none|postgraphile,platformatic,express,standin; the stand-in
  * (bench/stand-in.ts) is the 20-row read written by hand for speed, running the API's own transaction. The 20-row read also runs on a copy of its table
  * that the bench project's extension hooks with afterRead, and the two reads' ratio is reported.
@@ -35,11 +36,14 @@ import { Platform } from '../runtime/platform/platform.js';
 import { freePort } from '../runtime/platform/ports.js';
 import { parseRequest } from '../runtime/rest/parse/request.js';
 import { buildStatement } from '../runtime/rest/sql/build.js';
+import { refreshTable } from './auth-refresh.js';
 import { runLoad, type LoadResult } from './load.js';
 import { runMixed } from './mixed.js';
 import { preflightPeer, selectPeers, startPeer, type PeerRequest, type RunningPeer, type ScenarioKey } from './peers.js';
 import { findPgbench, pgbenchScript, runPgbench, type PgbenchResult } from './pgbench.js';
+import { median, fmt } from './report-format.js';
 import { projectTaskKeys, todoKeys } from './served-rows.js';
+import { sampleConnections } from './server-connections.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const OWNER = '00000000-0000-0000-0000-000000000007';
@@ -113,12 +117,6 @@ const peerSpecs = selectPeers(opts.peers ?? 'standin,express');
 const cacheDir = process.env.BENCH_CACHE_DIR ?? path.join(import.meta.dirname, '.cache');
 const peersSourceDir = process.env.BENCH_PEERS_DIR ?? path.resolve(repoRoot, '..', 'shared', 'bench', 'peers');
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
   const until = Date.now() + 60_000;
   while (Date.now() < until) {
@@ -128,10 +126,6 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error('gantry serve did not become healthy within 60 s');
-}
-
-function fmt(n: number, digits = 0): string {
-  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
 interface PeerRuns {
@@ -191,6 +185,7 @@ async function main(): Promise<void> {
     console.log(`setting up the bench project (big table: ${fmt(bigRows)} rows)…`);
     const record = await createProject(platform, {
       ref: 'bench',
+      autoconfirm: true,
       schemaFiles: [{ name: 'data-api-schema.sql', sql: await fs.readFile(path.join(import.meta.dirname, 'data-api-schema.sql'), 'utf8') }],
     });
     const admin = new pg.Client(platform.cluster.urlFor(record.databaseName));
@@ -198,6 +193,8 @@ async function main(): Promise<void> {
     if (bigRows > 0) await admin.query('INSERT INTO big SELECT g, g % 1000 FROM generate_series(1, $1::bigint) g', [bigRows]);
     await admin.query('VACUUM ANALYZE');
     await admin.end();
+    // The auth scenarios refresh and sign in far past GoTrue's limits of one client address.
+    await platform.setSettings(record.ref, { 'auth.rate_limit.token_refresh': 1_000_000 });
     await writeBenchExtension(platform.config.extensionsDir);
     await generateProject(platform, record);
     const keys = projectKeys(platform.config, record);
@@ -211,7 +208,8 @@ async function main(): Promise<void> {
     server = spawn(process.execPath, [...nodeArgs, path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], {
       cwd: repoRoot,
       // PGAPPNAME (read by node-postgres) marks the server's connections for sampleConnections.
-      env: { ...process.env, ...env, PORT: String(port), CALLS_PORT: String(callsPort), PGAPPNAME: SERVER_APP_NAME },
+      // TRUST_PROXY: the auth scenarios' users each come from an address of their own (X-Forwarded-For).
+      env: { ...process.env, ...env, PORT: String(port), CALLS_PORT: String(callsPort), PGAPPNAME: SERVER_APP_NAME, TRUST_PROXY: 'loopback' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const child = server;
@@ -232,6 +230,13 @@ async function main(): Promise<void> {
     const dbUrl = platform.authenticatorUrl(record.databaseName);
     if (opts.scenario === 'mixed') {
       console.log(`\n${(await mixedTable(apiUrl, keys.anon_key, record.jwtSecret, server.pid!)).join('\n')}`);
+      return;
+    }
+    if (opts.scenario === 'refresh') {
+      console.log(`\n${(await refreshTable({
+        authUrl: `${baseUrl}/v1/${record.ref}/auth/v1`, anonKey: keys.anon_key, superuserUrl: platform.cluster.urlFor(record.databaseName),
+        databaseName: record.databaseName, serverAppName: SERVER_APP_NAME, dataDir: platform.cluster.dataDir, pgbench, connections, duration, runs,
+      })).join('\n')}`);
       return;
     }
 
@@ -294,7 +299,7 @@ async function main(): Promise<void> {
         const entry = results.get(scenario.name)!;
         const steps: (() => Promise<string>)[] = [
           async () => {
-            const sampler = sampleConnections(platform.cluster.urlFor(record.databaseName), record.databaseName);
+            const sampler = sampleConnections(platform.cluster.urlFor(record.databaseName), record.databaseName, SERVER_APP_NAME);
             const r = await runLoad({ url: `${apiUrl}${scenario.path}`, method: scenario.method, headers, body: scenario.body, connections, duration });
             const most = await sampler.stop();
             entry.api.push(r);
@@ -363,30 +368,6 @@ async function main(): Promise<void> {
     await platform.close();
     await fs.rm(home, { recursive: true, force: true });
   }
-}
-
-/**
- * The most connections the server held to the project database while it was under load (data API, admin
- * pool, schema watch), polled every 200 ms: the pools follow the load within DB_MAX_CONNECTIONS.
- */
-function sampleConnections(superuserUrl: string, databaseName: string): { stop: () => Promise<number> } {
-  const client = new pg.Client(superuserUrl);
-  let most = 0;
-  let running = true;
-  const loop = (async () => {
-    await client.connect();
-    while (running) {
-      const { rows } = await client.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'
-           AND application_name = $2`,
-        [databaseName, SERVER_APP_NAME],
-      );
-      most = Math.max(most, rows[0]!.n);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    await client.end();
-  })();
-  return { stop: async () => { running = false; await loop; return most; } };
 }
 
 /**
