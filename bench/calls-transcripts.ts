@@ -10,11 +10,13 @@
  * Prints the real-time factor (wall seconds per second of audio, and per channel-second), the CPU
  * time per channel-second counting the engine's processes (the figure that does not depend on
  * what else the machine runs), the peak RSS of this process and the peak RSS of the engine's
- * child processes, sampled every 250 ms.
+ * child processes, sampled every 250 ms, and the load average (the machine may be shared). Every
+ * minute it prints how far the recording has been read, the CPU spent per channel-second of it
+ * and the memory, so a long run on a busy machine shows its cost before it ends.
  */
 import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeRecording } from '../runtime/calls/analysis/analyze.js';
 import type { EngineSpec } from '../runtime/calls/transcript/speech-settings.js';
@@ -103,13 +105,33 @@ try {
   const timer = setInterval(sample, 250);
   const cpuBefore = process.cpuUsage();
   const childrenBefore = childrenCpuSeconds();
+  const cpuSeconds = (): number => {
+    const cpu = process.cpuUsage(cpuBefore);
+    return (cpu.user + cpu.system) / 1e6 + childrenCpuSeconds() - childrenBefore;
+  };
+  const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
   const started = performance.now();
-  const result = await analyzeRecording(createReadStream(wav, { highWaterMark: 64 * 1024 }), { speech: { language: 'en-US', engines } });
+  const input = createReadStream(wav, { highWaterMark: 64 * 1024 });
+  let bytesRead = 0;
+  input.on('data', (chunk) => {
+    bytesRead += chunk.length;
+  });
+  const progress = setInterval(() => {
+    // Decoding waits while the engine works, so what has been read is at most a chunk ahead of it
+    // (and the engine process still running is not counted yet): the CPU figure is a little low.
+    const audioRead = bytesRead / (FIXTURE_RATE * 4);
+    const wall = (performance.now() - started) / 1000;
+    console.log(
+      `  ${wall.toFixed(0)} s: ${audioRead.toFixed(0)} s of audio read, CPU ${(cpuSeconds() / audioRead / 2).toFixed(3)} s per channel-second, ` +
+        `RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB (peak ${peakRss.toFixed(0)}), engine processes peak ${peakChildren.toFixed(0)} MB, load ${load()}`,
+    );
+  }, 60_000);
+  const result = await analyzeRecording(input, { speech: { language: 'en-US', engines } });
+  clearInterval(progress);
   const seconds = (performance.now() - started) / 1000;
   clearInterval(timer);
   sample();
-  const cpu = process.cpuUsage(cpuBefore);
-  const cpuS = (cpu.user + cpu.system) / 1e6 + childrenCpuSeconds() - childrenBefore;
+  const cpuS = cpuSeconds();
   const audioS = minutes * 60;
   const transcript = result.transcript!;
   const words = transcript.status === 'completed' ? transcript.utterances.reduce((sum, u) => sum + u.words.length, 0) : 0;
@@ -118,7 +140,7 @@ try {
       `real-time factor ${(seconds / audioS).toFixed(3)} (${(seconds / audioS / 2).toFixed(3)} per channel-second), ` +
       `CPU ${cpuS.toFixed(1)} s with the engine's processes = ${(cpuS / audioS / 2).toFixed(3)} CPU-s per channel-second, ${server ? `${uploads} uploads, ` : ''}` +
       `peak RSS ${peakRss.toFixed(0)} MB (${rssBefore.toFixed(0)} MB before), engine processes ${peakChildren.toFixed(0)} MB, ` +
-      `transcript ${transcript.status}, ${words} words`,
+      `transcript ${transcript.status}, ${words} words, load average at the end ${load()}`,
   );
 } finally {
   await server?.close();
