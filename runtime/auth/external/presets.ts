@@ -70,20 +70,26 @@ export function idTokenClaims(payload: JWTPayload): Claims {
   });
 }
 
-/** GitHub: /user, then /user/emails (the primary verified address), GoTrue's github.go. */
+/**
+ * The address GoTrue's external.go keeps of a provider's list: the primary one, else the last
+ * listed — verified or not; account-linking then decides what an unverified one may do.
+ */
+function chosenEmail(emails: readonly Record<string, unknown>[]): Record<string, unknown> | undefined {
+  return emails.find((e) => e.primary === true) ?? emails.at(-1);
+}
+
+/** GitHub: /user, then /user/emails, as GoTrue's github.go reads them. */
 export function githubClaims(answers: readonly unknown[], url: string): Claims {
   const user = obj(answers[0]);
-  const emails = Array.isArray(answers[1]) ? answers[1].map(obj) : [];
-  const primary = emails.find((e) => e.primary === true) ?? emails[0];
+  const chosen = chosenEmail(Array.isArray(answers[1]) ? answers[1].map(obj).filter((e) => text(e.email) !== undefined) : []);
   const sub = idText(user.id);
   return claimsOf({
     iss: url === '' ? 'https://api.github.com' : `${url}/api/v3`,
     sub,
     name: text(user.name),
     preferred_username: text(user.login),
-    email: text(primary?.email),
-    email_verified: primary?.verified === true,
-    picture: text(user.avatar_url),
+    email: text(chosen?.email),
+    email_verified: chosen?.verified === true,
     avatar_url: text(user.avatar_url),
     full_name: text(user.name),
     user_name: text(user.login),
@@ -91,7 +97,7 @@ export function githubClaims(answers: readonly unknown[], url: string): Claims {
   });
 }
 
-/** GitLab: /api/v4/user; its address counts as verified once GitLab confirmed it (confirmed_at). */
+/** GitLab: /api/v4/user, as GoTrue's gitlab.go reads it; its address counts as verified once GitLab confirmed it (confirmed_at). */
 export function gitlabClaims(answers: readonly unknown[], url: string): Claims {
   const user = obj(answers[0]);
   const sub = idText(user.id);
@@ -99,40 +105,49 @@ export function gitlabClaims(answers: readonly unknown[], url: string): Claims {
     iss: url === '' ? 'https://gitlab.com' : url,
     sub,
     name: text(user.name),
-    preferred_username: text(user.username),
     email: text(user.email),
     email_verified: text(user.confirmed_at) !== undefined,
     picture: text(user.avatar_url),
     avatar_url: text(user.avatar_url),
     full_name: text(user.name),
-    user_name: text(user.username),
-    provider_id: sub,
-  });
-}
-
-/** Discord: /users/@me; the avatar is a CDN path built from the id and hash (an animated one is a .gif). */
-export function discordClaims(answers: readonly unknown[]): Claims {
-  const user = obj(answers[0]);
-  const sub = idText(user.id);
-  const avatar = text(user.avatar);
-  const avatarUrl = avatar === undefined || sub === undefined ? undefined : `https://cdn.discordapp.com/avatars/${sub}/${avatar}.${avatar.startsWith('a_') ? 'gif' : 'png'}`;
-  const discriminator = text(user.discriminator);
-  const userName = text(user.username);
-  return claimsOf({
-    iss: 'https://discord.com/api',
-    sub,
-    name: discriminator === undefined || discriminator === '0' ? userName : `${userName}#${discriminator}`,
-    email: text(user.email),
-    email_verified: user.verified === true,
-    picture: avatarUrl,
-    avatar_url: avatarUrl,
-    full_name: text(user.global_name) ?? userName,
-    global_name: text(user.global_name),
     provider_id: sub,
   });
 }
 
 const orDefault = (url: string, fallback: string): string => (url === '' ? fallback : url);
+
+/** Discord's API root: `<url>/api`, as GoTrue's discord.go builds it from EXTERNAL_DISCORD_URL. */
+const discordApi = (url: string): string => `${orDefault(url, 'https://discord.com')}/api`;
+
+/**
+ * Discord: /users/@me, as GoTrue's discord.go reads it: `name` is `username#discriminator` (`#0`
+ * for accounts on Discord's new unique names), `full_name` the username, the global name a
+ * custom claim; the avatar a CDN path from the id and hash (an animated one is a .gif), or
+ * Discord's default avatar for the discriminator.
+ */
+export function discordClaims(answers: readonly unknown[], url: string): Claims {
+  const user = obj(answers[0]);
+  const sub = idText(user.id);
+  const avatar = text(user.avatar);
+  const discriminator = text(user.discriminator) ?? '';
+  const avatarUrl =
+    avatar !== undefined ? `https://cdn.discordapp.com/avatars/${sub ?? ''}/${avatar}.${avatar.startsWith('a_') ? 'gif' : 'png'}`
+    : /^\d+$/.test(discriminator) ? `https://cdn.discordapp.com/embed/avatars/${Number(discriminator) % 5}.png`
+    : undefined;
+  const userName = text(user.username) ?? '';
+  return claimsOf({
+    iss: discordApi(url),
+    sub,
+    name: `${userName}#${discriminator}`,
+    email: text(user.email),
+    email_verified: user.verified === true,
+    picture: avatarUrl,
+    custom_claims: { global_name: typeof user.global_name === 'string' ? user.global_name : '' },
+    avatar_url: avatarUrl,
+    full_name: text(user.username),
+    provider_id: sub,
+  });
+}
 
 export const PRESETS: Readonly<Record<string, ProviderPreset>> = {
   google: { kind: 'oidc', issuer: () => 'https://accounts.google.com', scopes: ['openid', 'email', 'profile'] },
@@ -160,9 +175,9 @@ export const PRESETS: Readonly<Record<string, ProviderPreset>> = {
   },
   discord: {
     kind: 'oauth2',
-    authorizeUrl: () => 'https://discord.com/api/oauth2/authorize',
-    tokenUrl: () => 'https://discord.com/api/oauth2/token',
-    userCalls: () => [{ url: 'https://discord.com/api/users/@me', list: false }],
+    authorizeUrl: (url) => `${discordApi(url)}/oauth2/authorize`,
+    tokenUrl: (url) => `${discordApi(url)}/oauth2/token`,
+    userCalls: (url) => [{ url: `${discordApi(url)}/users/@me`, list: false }],
     scopes: ['email', 'identify'],
     claims: discordClaims,
   },

@@ -17,7 +17,7 @@ const fixture = (name: string): unknown =>
   JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/oauth-providers', name), 'utf8'));
 
 describe('user info to identity data', () => {
-  it('GitHub: the primary verified address from /user/emails, login as user_name', () => {
+  it('GitHub: the primary address from /user/emails, login as user_name, no picture (as GoTrue)', () => {
     expect(githubClaims([fixture('github-user.json'), fixture('github-emails.json')], '')).toEqual({
       iss: 'https://api.github.com',
       sub: '583231',
@@ -26,7 +26,6 @@ describe('user info to identity data', () => {
       email: 'octocat@github.com',
       email_verified: true,
       phone_verified: false,
-      picture: 'https://avatars.githubusercontent.com/u/583231?v=4',
       avatar_url: 'https://avatars.githubusercontent.com/u/583231?v=4',
       full_name: 'The Octocat',
       user_name: 'octocat',
@@ -41,26 +40,63 @@ describe('user info to identity data', () => {
     ]);
   });
 
+  it('GitHub: without a primary address, the last one listed, verified or not (GoTrue external.go)', () => {
+    const emails = [
+      { email: 'a@example.com', primary: false, verified: true },
+      { email: 'b@example.com', primary: false, verified: false },
+    ];
+    expect(githubClaims([fixture('github-user.json'), emails], '')).toMatchObject({ email: 'b@example.com', email_verified: false });
+  });
+
   it('GitLab: confirmed_at makes the address verified', () => {
     const user = fixture('gitlab-user.json') as Record<string, unknown>;
-    expect(gitlabClaims([user], '')).toMatchObject({ iss: 'https://gitlab.com', sub: '1', email: 'john@example.com', email_verified: true, user_name: 'john_smith', full_name: 'John Smith' });
+    expect(gitlabClaims([user], '')).toEqual({
+      iss: 'https://gitlab.com',
+      sub: '1',
+      name: 'John Smith',
+      email: 'john@example.com',
+      email_verified: true,
+      phone_verified: false,
+      picture: 'http://localhost:3000/uploads/user/avatar/1/index.jpg',
+      avatar_url: 'http://localhost:3000/uploads/user/avatar/1/index.jpg',
+      full_name: 'John Smith',
+      provider_id: '1',
+    });
     expect(gitlabClaims([{ ...user, confirmed_at: null }], 'https://git.example.com')).toMatchObject({ iss: 'https://git.example.com', email_verified: false });
   });
 
-  it('Discord: the avatar URL from the CDN, the global name as full name, no #0 discriminator', () => {
-    expect(discordClaims([fixture('discord-user.json')])).toEqual({
+  it('Discord: name#discriminator as name, the username as full name, the global name a custom claim (as GoTrue)', () => {
+    expect(discordClaims([fixture('discord-user.json')], '')).toEqual({
       iss: 'https://discord.com/api',
       sub: '80351110224678912',
-      name: 'nelly',
+      name: 'nelly#0',
       email: 'nelly@discord.com',
       email_verified: true,
       phone_verified: false,
       picture: 'https://cdn.discordapp.com/avatars/80351110224678912/8342729096ea3675442027381ff50dfe.png',
+      custom_claims: { global_name: 'Nelly' },
       avatar_url: 'https://cdn.discordapp.com/avatars/80351110224678912/8342729096ea3675442027381ff50dfe.png',
-      full_name: 'Nelly',
-      global_name: 'Nelly',
+      full_name: 'nelly',
       provider_id: '80351110224678912',
     });
+  });
+
+  it("Discord: an animated avatar is a .gif, no avatar is Discord's default for the discriminator, and the API follows the configured URL", () => {
+    const user = fixture('discord-user.json') as Record<string, unknown>;
+    expect(discordClaims([{ ...user, avatar: 'a_1269e74af4df7417b13759eae50c83dc' }], '')).toMatchObject({
+      picture: 'https://cdn.discordapp.com/avatars/80351110224678912/a_1269e74af4df7417b13759eae50c83dc.gif',
+    });
+    expect(discordClaims([{ ...user, avatar: null, discriminator: '1337' }], 'https://discord.test')).toMatchObject({
+      iss: 'https://discord.test/api',
+      name: 'nelly#1337',
+      picture: 'https://cdn.discordapp.com/embed/avatars/2.png',
+    });
+    const discord = PRESETS.discord;
+    expect(discord?.kind === 'oauth2' && [discord.authorizeUrl('https://discord.test'), discord.tokenUrl(''), ...discord.userCalls('https://discord.test').map((call) => call.url)]).toEqual([
+      'https://discord.test/api/oauth2/authorize',
+      'https://discord.com/api/oauth2/token',
+      'https://discord.test/api/users/@me',
+    ]);
   });
 
   it('Google, Apple (email_verified as a string) and Azure: the ID token claims', () => {
