@@ -9,6 +9,7 @@ export type AuditEvent =
   | 'login_failed'
   | 'token_refreshed'
   | 'token_reuse_detected'
+  | 'token_revoked'
   | 'logout'
   | 'user_recovery_requested'
   | 'user_updated_password'

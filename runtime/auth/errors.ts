@@ -21,6 +21,17 @@ export class AuthError extends Error {
   }
 }
 
+/**
+ * An OAuth 2.0 protocol error (RFC 6749 §5.2) of the OAuth server's token endpoint: GoTrue
+ * answers these 400 with `{error, error_description}` whatever API version was asked for.
+ */
+export class OAuthProtocolError extends AuthError {
+  constructor(code: string, description: string) {
+    super(400, code, description);
+    this.name = 'OAuthProtocolError';
+  }
+}
+
 /** True when the request's `X-Supabase-Api-Version` names 2024-01-01 or a later date. */
 export function wantsVersionedErrors(headerValue: string | undefined): boolean {
   if (headerValue === undefined) return false;
@@ -29,6 +40,7 @@ export function wantsVersionedErrors(headerValue: string | undefined): boolean {
 }
 
 export function authErrorBody(error: AuthError, versioned: boolean): Record<string, unknown> {
+  if (error instanceof OAuthProtocolError) return { error: error.code, error_description: error.message };
   return versioned
     ? { code: error.code, message: error.message, ...error.extra }
     : { code: error.status, error_code: error.code, msg: error.message, ...error.extra };

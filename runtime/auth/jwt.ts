@@ -36,6 +36,9 @@ export interface AccessTokenClaims {
   readonly amr: ReadonlyArray<{ readonly method: string; readonly timestamp: number }>;
   readonly session_id: string;
   readonly is_anonymous: boolean;
+  /** The third-party OAuth client the token was issued to, and the scopes it was granted (GoTrue names them so). */
+  readonly client_id?: string;
+  readonly scope?: string;
 }
 
 export type JwtErrorCode =

@@ -19,6 +19,7 @@ import { registerInvite } from './routes/invite.js';
 import { registerFactors } from './routes/factors.js';
 import { registerJwks } from './routes/jwks.js';
 import { registerOAuthClients } from './routes/oauth-clients.js';
+import { registerOAuthServer } from './routes/oauth-server.js';
 import { registerOtp } from './routes/otp.js';
 import { registerPasskeys } from './routes/passkeys.js';
 import { registerReauthenticate } from './routes/reauthenticate.js';
@@ -87,7 +88,10 @@ export function createAuthRouter(ctx: ProjectContext, options: AuthRouterOptions
   registerPasskeys(router, deps);
   registerIdentities(router, deps);
   registerExternal(router, deps);
-  if (ctx.settings['auth.oauth_server.enabled']) registerOAuthClients(router, deps);
+  if (ctx.settings['auth.oauth_server.enabled']) {
+    registerOAuthClients(router, deps);
+    registerOAuthServer(router, deps);
+  }
   registerUnsupported(router, deps);
 
   router.use((req: Request, res: Response) => {

@@ -47,6 +47,8 @@ export async function sessionJson(
     amr: amrClaims(session),
     session_id: session.id,
     is_anonymous: user.is_anonymous,
+    ...(session.oauth_client_id && { client_id: session.oauth_client_id }),
+    ...(session.scopes && { scope: session.scopes }),
   };
   const accessToken = hookEnabled(deps, 'custom_access_token')
     ? signAccessToken(deps.ctx.keyring, customClaimsFrom(await runHook(deps, 'custom_access_token', { user_id: user.id, claims, authentication_method: method }, null)))

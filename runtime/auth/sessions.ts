@@ -12,7 +12,18 @@ import type { UserRow } from './user-json.js';
 import { findUserById, isBanned } from './users.js';
 
 /** How a session was opened (the amr claim); PKCE exchanges name the flow as GoTrue does (`email/signup`, `magiclink`, `invite`). */
-export type AmrMethod = 'password' | 'recovery' | 'otp' | 'email_change' | 'email/signup' | 'magiclink' | 'invite' | 'anonymous' | 'passkey' | 'oauth';
+export type AmrMethod =
+  | 'password'
+  | 'recovery'
+  | 'otp'
+  | 'email_change'
+  | 'email/signup'
+  | 'magiclink'
+  | 'invite'
+  | 'anonymous'
+  | 'passkey'
+  | 'oauth'
+  | 'oauth_provider/authorization_code';
 export type RevokeReason = 'logout' | 'password' | 'admin' | 'reuse';
 export type LogoutScope = 'global' | 'local' | 'others';
 
@@ -55,11 +66,18 @@ async function insertRefreshToken(
   return token;
 }
 
-/** A new session (sign-in, confirmation, recovery) with its first refresh token. */
-export async function openSession(db: Queryable, userId: string, method: AmrMethod, now: Date): Promise<IssuedSession> {
+/** The third-party client a session is opened for by the OAuth server's code exchange, and the scopes it was granted. */
+export interface OAuthGrant {
+  readonly clientId: string;
+  readonly scopes: string;
+}
+
+/** A new session (sign-in, confirmation, recovery, an OAuth client's code exchange) with its first refresh token. */
+export async function openSession(db: Queryable, userId: string, method: AmrMethod, now: Date, grant: OAuthGrant | null = null): Promise<IssuedSession> {
   const { rows } = await db.query<SessionRow>(
-    `INSERT INTO auth.sessions (user_id, amr_method, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING *`,
-    [userId, method, now],
+    `INSERT INTO auth.sessions (user_id, amr_method, created_at, updated_at${grant === null ? '' : ', oauth_client_id, scopes'})
+     VALUES ($1, $2, $3, $3${grant === null ? '' : ', $4, $5'}) RETURNING *`,
+    grant === null ? [userId, method, now] : [userId, method, now, grant.clientId, grant.scopes],
   );
   const session = rows[0] as SessionRow;
   return { session, refreshToken: await insertRefreshToken(db, userId, session.id, null, now) };
@@ -144,7 +162,9 @@ interface TokenRow {
 
 export type RefreshOutcome =
   | { readonly kind: 'rotated' | 'reused_in_window'; readonly user: UserRow; readonly session: SessionRow; readonly refreshToken: string }
-  | { readonly kind: 'not_found' | 'banned' | 'session_revoked' | 'already_used'; readonly userId: string | null };
+  | { readonly kind: 'not_found' | 'banned' | 'session_revoked' | 'already_used'; readonly userId: string | null }
+  /** The session belongs to another OAuth client than the one refreshing (none standing for the project's own apps). */
+  | { readonly kind: 'client_mismatch'; readonly userId: string; readonly sessionClientId: string | null };
 
 /** Deep enough for any realistic number of tabs refreshing inside one grace window. */
 const MAX_CHAIN_WALK = 64;
@@ -171,7 +191,8 @@ async function liveDescendant(db: Queryable, start: TokenRow, startToken: string
  * one session is serialised: of N concurrent refreshes with one token exactly one
  * rotates. A rotated token presented again is reuse: inside the project's grace
  * window it gets the session's current token (recovered from the sealed chain),
- * otherwise the whole session is revoked and the reuse is refused.
+ * otherwise the whole session is revoked and the reuse is refused. A session an OAuth
+ * client holds is refreshed only by that client (`clientId`), as GoTrue.
  */
 export async function refreshSession(
   pool: pg.Pool,
@@ -179,6 +200,7 @@ export async function refreshSession(
   reuseIntervalSeconds: number,
   now: Date,
   ip: string | null,
+  clientId: string | null = null,
 ): Promise<RefreshOutcome> {
   const presentedHash = hashToken(presented);
   return inTransaction(pool, async (db) => {
@@ -195,6 +217,8 @@ export async function refreshSession(
     const user = await findUserById(db, token.user_id);
     if (user === null) return { kind: 'not_found', userId: null };
     if (isBanned(user, now)) return { kind: 'banned', userId: user.id };
+    const sessionClientId = session.oauth_client_id ?? null;
+    if (sessionClientId !== clientId) return { kind: 'client_mismatch', userId: user.id, sessionClientId };
 
     if (!token.revoked) {
       if (session.revoked_at !== null) return { kind: 'session_revoked', userId: user.id };

@@ -56,6 +56,13 @@ describe('switching the OAuth 2.1 server on', () => {
       registration_type: 'manual',
     });
 
+    const metadata = await request(`${keys.url}/auth/v1/.well-known/oauth-authorization-server`);
+    expect([metadata.status, metadata.body]).toMatchObject([
+      200,
+      { issuer: `${keys.url}/auth/v1`, authorization_endpoint: `${keys.url}/auth/v1/oauth/authorize`, token_endpoint: `${keys.url}/auth/v1/oauth/token` },
+    ]);
+    expect(metadata.body).not.toHaveProperty('registration_endpoint');
+
     const dynamic = await request(`${keys.url}/auth/v1/oauth/clients/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -3,12 +3,12 @@ import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { normaliseEmail } from '../email-address.js';
-import { AuthError, authErrors } from '../errors.js';
+import { AuthError, authErrors, OAuthProtocolError } from '../errors.js';
 import { exchangeAuthCode, type ExchangedFlow } from '../flow-state.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
 import { DUMMY_PASSWORD_HASH } from '../passwords.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
-import { openSession, refreshSession, revokeSessions } from '../sessions.js';
+import { openSession, refreshSession, revokeSessions, type RefreshOutcome } from '../sessions.js';
 import { attemptDecisionFrom } from '../hooks/hook-output.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
 import { sessionJson } from '../session-response.js';
@@ -84,18 +84,26 @@ async function refreshGrant(deps: AuthDeps, body: Record<string, unknown>, ip: s
     deps.now(),
     ip,
   );
+  if ('refreshToken' in outcome) {
+    return await sessionJson(deps, outcome.user, outcome.session, outcome.refreshToken, 'token_refresh');
+  }
+  throw refreshFailure(outcome);
+}
+
+/** GoTrue's answer to a refresh that rotated nothing; `/oauth/token` answers its clients the same. */
+export function refreshFailure(outcome: Exclude<RefreshOutcome, { refreshToken: string }>): AuthError {
   switch (outcome.kind) {
-    case 'rotated':
-    case 'reused_in_window':
-      return await sessionJson(deps, outcome.user, outcome.session, outcome.refreshToken, 'token_refresh');
     case 'not_found':
-      throw authErrors.refreshTokenNotFound();
+      return authErrors.refreshTokenNotFound();
     case 'banned':
-      throw authErrors.userBanned(400, 'Invalid Refresh Token: User Banned');
+      return authErrors.userBanned(400, 'Invalid Refresh Token: User Banned');
     case 'session_revoked':
-      throw authErrors.sessionNotFound(400);
+      return authErrors.sessionNotFound(400);
     case 'already_used':
-      throw authErrors.refreshTokenAlreadyUsed();
+      return authErrors.refreshTokenAlreadyUsed();
+    case 'client_mismatch':
+      if (outcome.sessionClientId === null) return new OAuthProtocolError('invalid_client', 'Client authentication not allowed for non-OAuth session');
+      return new OAuthProtocolError('invalid_client', "Client does not match the session's OAuth client");
   }
 }
 
