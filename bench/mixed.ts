@@ -61,7 +61,8 @@ export function mixedRequest(pick: number, token: string, anonKey: string, readT
   return { method: 'POST', path: '/rpc/my_todo_count', headers: { ...headers, 'content-type': 'application/json' }, body: '{"done":false}' };
 }
 
-async function cpuSeconds(pid: number): Promise<number> {
+/** A process's CPU time so far, user and system (Linux /proc). */
+export async function cpuSeconds(pid: number): Promise<number> {
   const fields = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
   // utime and stime, fields 14 and 15 of stat (11 and 12 after the command), in clock ticks (100 Hz on Linux).
   return (Number(fields[11]) + Number(fields[12])) / 100;

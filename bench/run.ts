@@ -15,6 +15,7 @@
  * estimated-count table) --only "20 rows,post" (parts of scenario names)
  * --scenario mixed (bench/mixed.ts: many users, 70/20/10 reads/writes/RPC; --users 1000) instead of the requests;
  * --scenario refresh (bench/auth-refresh.ts: the refresh-token grant against pgbench on the statements it runs);
+ * --scenario signin (bench/auth-signin.ts: password sign-ins per core, and the 20-row read at --read-connections 10 meanwhile);
  * --peers standin,express (default)|all|none|postgraphile,platformatic,express,standin; the stand-in
  * (bench/stand-in.ts) is the 20-row read written by hand for speed, running the API's own transaction. The 20-row read also runs on a copy of its table
  * that the bench project's extension hooks with afterRead, and the two reads' ratio is reported.
@@ -37,6 +38,7 @@ import { freePort } from '../runtime/platform/ports.js';
 import { parseRequest } from '../runtime/rest/parse/request.js';
 import { buildStatement } from '../runtime/rest/sql/build.js';
 import { refreshTable } from './auth-refresh.js';
+import { signinTable } from './auth-signin.js';
 import { runLoad, type LoadResult } from './load.js';
 import { runMixed } from './mixed.js';
 import { preflightPeer, selectPeers, startPeer, type PeerRequest, type RunningPeer, type ScenarioKey } from './peers.js';
@@ -106,6 +108,7 @@ const { values: opts } = parseArgs({
     peers: { type: 'string', default: 'standin,express' },
     scenario: { type: 'string', default: 'requests' },
     users: { type: 'string', default: '1000' },
+    'read-connections': { type: 'string', default: '10' },
   },
 });
 const SCENARIOS = ALL_SCENARIOS.filter((s) => !opts.only || opts.only.split(',').some((word) => s.name.toLowerCase().includes(word.toLowerCase())));
@@ -236,6 +239,14 @@ async function main(): Promise<void> {
       console.log(`\n${(await refreshTable({
         authUrl: `${baseUrl}/v1/${record.ref}/auth/v1`, anonKey: keys.anon_key, superuserUrl: platform.cluster.urlFor(record.databaseName),
         databaseName: record.databaseName, serverAppName: SERVER_APP_NAME, dataDir: platform.cluster.dataDir, pgbench, connections, duration, runs,
+      })).join('\n')}`);
+      return;
+    }
+    if (opts.scenario === 'signin') {
+      console.log(`\n${(await signinTable({
+        authUrl: `${baseUrl}/v1/${record.ref}/auth/v1`, anonKey: keys.anon_key, readUrl: `${apiUrl}${ALL_SCENARIOS[0]!.path}`,
+        readHeaders: { apikey: keys.anon_key, authorization: `Bearer ${token}` }, serverPid: server.pid!, connections,
+        readConnections: Number(opts['read-connections']), duration, runs,
       })).join('\n')}`);
       return;
     }

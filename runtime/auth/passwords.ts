@@ -44,12 +44,15 @@ parentPort.on('message', (job) => {
 });
 `;
 
+/** Threads of the process-wide pool: bcrypt is CPU-bound, so more than the cores only queue (capped at 4). */
+export const PASSWORD_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
+
 export class PasswordPool {
   private readonly workers: PoolWorker[] = [];
   private readonly queue: Pending[] = [];
   private closed = false;
 
-  constructor(private readonly size: number = Math.max(1, Math.min(4, availableParallelism()))) {}
+  constructor(private readonly size: number = PASSWORD_WORKERS) {}
 
   hash(password: string, cost: number = BCRYPT_COST): Promise<string> {
     return this.run({ op: 'hash', password, cost }) as Promise<string>;
