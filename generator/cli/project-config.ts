@@ -6,6 +6,7 @@ import { currentSigningKey, DEFAULT_ROTATION_GRACE_SECONDS, generateSigningKey, 
 import type { AccessTokenAlg } from '../../runtime/auth/keyring.js';
 import { sealProviderSecret } from '../../runtime/auth/external/provider-settings.js';
 import { isHookSettingKey, sealHookSecrets } from '../../runtime/auth/hooks/hook-settings.js';
+import { isSmsSecretKey, sealSmsSecret, type SmsSettingKey } from '../../runtime/auth/sms/sms-settings.js';
 import { generateProject } from '../generate.js';
 import type { WriteResult } from '../write.js';
 
@@ -38,10 +39,11 @@ async function ensureSigningKey(platform: Platform, record: ProjectRecord, alg: 
   await rotateSigningKey(platform.pool, record.ref, await generateSigningKey(alg), DEFAULT_ROTATION_GRACE_SECONDS);
 }
 
-/** OAuth client secrets and hook secrets are stored only sealed with the project's JWT secret, bound to what they belong to. */
+/** OAuth client secrets, hook secrets and SMS provider secrets are stored only sealed with the project's JWT secret, bound to what they belong to. */
 function sealedIfSecret(record: ProjectRecord, key: string, value: SettingAssignment['value']): SettingAssignment['value'] {
   if (typeof value !== 'string' || value === '') return value;
   if (isHookSettingKey(key) && key.endsWith('.secrets')) return sealHookSecrets(record.jwtSecret, key, value);
+  if (isSmsSecretKey(key)) return sealSmsSecret(record.jwtSecret, key as SmsSettingKey, value);
   const secret = /^auth\.external\.(.+)\.secret$/.exec(key);
   return secret === null ? value : sealProviderSecret(record.jwtSecret, secret[1] as string, value);
 }

@@ -65,10 +65,15 @@ export const authErrors = {
   anonymousDisabled: (): AuthError => new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'),
   anonymousPasswordWithoutEmail: (): AuthError =>
     new AuthError(422, 'validation_failed', 'Updating password of an anonymous user without an email or phone is not allowed'),
-  /** Gantry has no phone provider: GoTrue's answers with it disabled, 400 on /signup, 422 on /token. */
+  /** The project has no SMS sender: GoTrue's answers with the phone provider disabled, 400 on /signup, 422 on /token. */
   phoneDisabled: (status: 400 | 422, message: string): AuthError => new AuthError(status, 'phone_provider_disabled', message),
   /** GoTrue's answer where a feature is switched off; Gantry has no such feature at all. */
   disabled: (status: 400 | 404 | 422, code: string, message: string): AuthError => new AuthError(status, code, message),
+  phoneExists: (): AuthError => new AuthError(422, 'phone_exists', 'A user with this phone number has already been registered'),
+  phoneNotConfirmed: (): AuthError => new AuthError(400, 'phone_not_confirmed', 'Phone not confirmed'),
+  /** Too soon after the last code to this phone (max_frequency), or the project's hourly SMS limit reached. */
+  overSmsSendRateLimit: (message: string): AuthError => new AuthError(429, 'over_sms_send_rate_limit', message),
+  smsSendFailed: (message: string): AuthError => new AuthError(422, 'sms_send_failed', message),
   noApiKey: (): AuthError => new AuthError(401, 'no_api_key', 'No API key found in request'),
   invalidApiKey: (): AuthError =>
     new AuthError(401, 'invalid_api_key', 'Invalid API key: it is not a key of this project or it has expired'),

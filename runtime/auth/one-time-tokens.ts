@@ -2,8 +2,11 @@ import { randomInt } from 'node:crypto';
 import type { Queryable } from '../db/transaction.js';
 import { generateOpaqueToken, hashToken, looksLikeOpaqueToken, tokenHashesEqual } from './opaque-tokens.js';
 
-/** `email_change` goes to the new address, `email_change_current` (secure e-mail change) to the current one. */
-export type OneTimeTokenType = 'confirmation' | 'recovery' | 'email_change' | 'email_change_current' | 'magiclink' | 'reauthentication';
+/**
+ * `email_change` goes to the new address, `email_change_current` (secure e-mail change) to the current one;
+ * `sms` is a code texted to confirm or sign in with a phone number, `phone_change` one texted to a new number.
+ */
+export type OneTimeTokenType = 'confirmation' | 'recovery' | 'email_change' | 'email_change_current' | 'magiclink' | 'reauthentication' | 'sms' | 'phone_change';
 
 /** Lifetimes when the caller names none; magic links and codes take the project's `auth.otp_expiry`. */
 export const ONE_TIME_TOKEN_LIFETIME_SECONDS: Readonly<Record<OneTimeTokenType, number>> = {
@@ -14,6 +17,9 @@ export const ONE_TIME_TOKEN_LIFETIME_SECONDS: Readonly<Record<OneTimeTokenType, 
   email_change_current: 24 * 3600,
   magiclink: 3600,
   reauthentication: 3600,
+  // GoTrue's SMS_OTP_EXP default; the project's auth.sms.otp_exp is passed in.
+  sms: 60,
+  phone_change: 60,
 };
 
 /** GoTrue's prefix of link tokens that end a PKCE flow: the link then redirects with `?code=`. */
@@ -33,11 +39,13 @@ export interface IssueOptions {
   readonly lifetimeSeconds?: number;
   /** The PKCE flow this link ends. */
   readonly flowStateId?: string | null;
+  /** The code to accept, when the caller chose it (an SMS code of the project's length, a test OTP). */
+  readonly code?: string;
 }
 
-/** Six random digits, as GoTrue's default MAILER_OTP_LENGTH. */
-export function generateOtpCode(): string {
-  return String(randomInt(0, 1_000_000)).padStart(6, '0');
+/** Random digits, six by default as GoTrue's MAILER_OTP_LENGTH; SMS codes take the project's length. */
+export function generateOtpCode(length = 6): string {
+  return Array.from({ length }, () => String(randomInt(0, 10))).join('');
 }
 
 /** A code has only 10^6 values: hashed with its user's id, so one table of hashes does not fit every user. */
@@ -57,7 +65,7 @@ export async function issueOneTimeToken(
   options: IssueOptions = {},
 ): Promise<IssuedOneTimeToken> {
   const token = generateOpaqueToken();
-  const code = generateOtpCode();
+  const code = options.code ?? generateOtpCode();
   const lifetimeSeconds = options.lifetimeSeconds ?? ONE_TIME_TOKEN_LIFETIME_SECONDS[type];
   const flowStateId = options.flowStateId ?? null;
   await db.query(

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/transaction.js';
 import type { ProjectSettings } from '../platform/project-context.js';
 
-export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'otp' | 'magiclink' | 'user' | 'verify' | 'anonymous' | 'mfa_challenge' | 'mfa_verify' | 'passkey';
+export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'otp' | 'magiclink' | 'user' | 'verify' | 'anonymous' | 'mfa_challenge' | 'mfa_verify' | 'passkey' | 'sms_sent';
 
 export interface RateLimitRule {
   readonly limit: number;
@@ -41,6 +41,8 @@ export function rateLimitsFrom(settings: ProjectSettings): RateLimitConfig {
     mfa_challenge: MFA_RULE,
     mfa_verify: MFA_RULE,
     passkey: rule(settings['auth.rate_limit.passkey']),
+    // GoTrue's RATE_LIMIT_SMS_SENT: per hour, every phone of the project together.
+    sms_sent: { limit: settings['auth.rate_limit.sms_sent'], windowSeconds: 3600 },
   };
 }
 

@@ -39,7 +39,7 @@ export async function sessionJson(
     exp,
     iat,
     email: user.email ?? '',
-    phone: '',
+    phone: user.phone ?? '',
     app_metadata: user.raw_app_meta_data,
     user_metadata: user.raw_user_meta_data,
     role: user.role,

@@ -1,4 +1,5 @@
 import type { ProjectSettings } from '../platform/project-context.js';
+import { phoneProviderEnabled } from './sms/phone-provider.js';
 
 /** Every OAuth provider Supabase Auth lists under `external`, in its order; those with a preset here can be enabled. */
 export const OAUTH_PROVIDERS = [
@@ -9,20 +10,20 @@ export const OAUTH_PROVIDERS = [
 
 /**
  * GoTrue's `GET /settings`, every field as it holds here: the e-mail provider and,
- * when switched on, anonymous sign-ins, passkeys and the OAuth providers enabled; phone and SAML do not exist.
+ * when switched on, anonymous sign-ins, passkeys, phone (with an SMS sender) and the OAuth providers enabled; SAML does not exist.
  * Settings GoTrue keeps out of this answer follow under its configuration names,
  * so a client can tell them too.
  */
 export function settingsJson(settings: ProjectSettings): Record<string, unknown> {
   const external: Record<string, boolean> = { anonymous_users: settings['auth.anonymous_users'] };
   for (const provider of OAUTH_PROVIDERS) external[provider] = settings['auth.external'][provider]?.enabled ?? false;
-  Object.assign(external, { email: true, phone: false, zoom: false });
+  Object.assign(external, { email: true, phone: phoneProviderEnabled(settings), zoom: false });
   return {
     external,
     disable_signup: settings['auth.disable_signup'],
     mailer_autoconfirm: settings['auth.autoconfirm'],
-    phone_autoconfirm: false,
-    sms_provider: '',
+    phone_autoconfirm: settings['auth.sms'].autoconfirm,
+    sms_provider: settings['auth.sms'].provider,
     saml_enabled: false,
     saml_private_key_next_configured: false,
     passkeys_enabled: settings['auth.passkey.enabled'],

@@ -27,6 +27,11 @@ export interface UserRow {
   readonly created_at: Date;
   readonly updated_at: Date;
   readonly is_anonymous: boolean;
+  /** Phone sign-in's columns: absent in a database bootstrapped before 011_phone, until migrated. */
+  readonly phone?: string | null;
+  readonly phone_confirmed_at?: Date | null;
+  readonly phone_change?: string | null;
+  readonly phone_change_sent_at?: Date | null;
   /** The user's MFA factors where the query asked for them (users.ts), null when none. */
   readonly factors?: readonly ListedFactor[] | null;
   /** Its identities at OAuth/OIDC providers where the query asked for them (users.ts), null when none. */
@@ -39,15 +44,41 @@ function iso(value: Date | null | undefined): string | undefined {
   return value === null || value === undefined ? undefined : value.toISOString();
 }
 
+function providersOf(user: UserRow): readonly unknown[] | null {
+  const providers = user.raw_app_meta_data.providers;
+  return Array.isArray(providers) ? providers : null;
+}
+
+/** Whether the account signs in by its phone number: GoTrue gives it a phone identity once the number is its own. */
+export function hasPhoneIdentity(user: UserRow): boolean {
+  return (user.phone ?? null) !== null && (providersOf(user)?.includes('phone') ?? false);
+}
+
 /** Whether the account signs in by its e-mail address: every account but one made by an OAuth provider (or unlinked from e-mail). */
 export function hasEmailIdentity(user: UserRow): boolean {
   const providers = user.raw_app_meta_data.providers;
   return user.email !== null && (!Array.isArray(providers) || providers.includes('email'));
 }
 
-/** The e-mail identity (implied by the row; an anonymous user has none), then those at providers. */
+/** GoTrue's phone identity, implied by the row as the e-mail one is. */
+function phoneIdentity(user: UserRow): Record<string, unknown> {
+  const confirmed = (user.phone_confirmed_at ?? null) !== null;
+  return {
+    identity_id: user.id,
+    id: user.id,
+    user_id: user.id,
+    identity_data: { sub: user.id, phone: user.phone, email_verified: false, phone_verified: confirmed },
+    provider: 'phone',
+    last_sign_in_at: iso(user.last_sign_in_at ?? user.created_at),
+    created_at: user.created_at.toISOString(),
+    updated_at: user.updated_at.toISOString(),
+  };
+}
+
+/** The e-mail and phone identities (implied by the row; an anonymous user has none), then those at providers. */
 function identitiesOf(user: UserRow): Record<string, unknown>[] {
   const linked = (user.identities ?? []).map(identityJson);
+  if (hasPhoneIdentity(user)) linked.unshift(phoneIdentity(user));
   if (!hasEmailIdentity(user)) return linked;
   return [
     {
@@ -82,12 +113,15 @@ export function userJson(user: UserRow): UserJson {
     email: user.email ?? '',
     email_confirmed_at: iso(user.email_confirmed_at),
     invited_at: iso(user.invited_at),
-    phone: '',
+    phone: user.phone ?? '',
+    phone_confirmed_at: iso(user.phone_confirmed_at),
     confirmation_sent_at: iso(user.confirmation_sent_at),
-    confirmed_at: iso(user.email_confirmed_at),
+    confirmed_at: iso(user.email_confirmed_at ?? user.phone_confirmed_at),
     recovery_sent_at: iso(user.recovery_sent_at),
     new_email: user.new_email ?? undefined,
+    new_phone: user.phone_change ?? undefined,
     email_change_sent_at: iso(user.email_change_sent_at),
+    phone_change_sent_at: iso(user.phone_change_sent_at),
     reauthentication_sent_at: iso(user.reauthentication_sent_at),
     last_sign_in_at: iso(user.last_sign_in_at),
     app_metadata: user.raw_app_meta_data,

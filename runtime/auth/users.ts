@@ -9,6 +9,18 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   return rows[0] ?? null;
 }
 
+/** The account with this phone number (E.164 digits, as stored). */
+export async function findUserByPhone(db: Queryable, phone: string, forUpdate = false): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM auth.users WHERE phone = $1${forUpdate ? ' FOR UPDATE' : ''}`, [phone]);
+  return rows[0] ?? null;
+}
+
+/** The account waiting to change to this phone number (GoTrue's FindUserByPhoneChangeAndAudience). */
+export async function findUserByPhoneChange(db: Queryable, phone: string): Promise<UserRow | null> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM auth.users WHERE phone_change = $1 ORDER BY phone_change_sent_at DESC NULLS LAST LIMIT 1`, [phone]);
+  return rows[0] ?? null;
+}
+
 /** The account whose pending new address this is, then the one that has it now: either may receive an e-mail change code. */
 export async function findUsersByAnyEmail(db: Queryable, email: string): Promise<UserRow[]> {
   const { rows } = await db.query<UserRow>(
@@ -31,12 +43,17 @@ export async function findUserById(db: Queryable, id: string, forUpdate = false)
   return rows[0] ?? null;
 }
 
-/** app_metadata of an account of the e-mail provider, the only one here. */
+/** app_metadata of an account of the e-mail provider. */
 export const EMAIL_APP_METADATA: Readonly<Record<string, unknown>> = { provider: 'email', providers: ['email'] };
+/** app_metadata of an account signed up with its phone number. */
+export const PHONE_APP_METADATA: Readonly<Record<string, unknown>> = { provider: 'phone', providers: ['phone'] };
 
 export interface NewUser {
   /** Null for an anonymous user. */
   readonly email: string | null;
+  /** A phone sign-up's number (E.164 digits). */
+  readonly phone?: string | null;
+  readonly phoneConfirmedAt?: Date | null;
   readonly isAnonymous?: boolean;
   readonly passwordHash: string | null;
   readonly userMetadata: Readonly<Record<string, unknown>>;
@@ -51,12 +68,24 @@ export class DuplicateEmailError extends Error {
   readonly code = 'email_exists';
 }
 
+/** The phone number belongs to another account (users_phone_key). */
+export class DuplicatePhoneError extends Error {
+  readonly code = 'phone_exists';
+}
+
+/** A unique violation as the address it is about. */
+function duplicateError(error: unknown): Error | null {
+  const { code, constraint } = error as { code?: string; constraint?: string };
+  if (code !== '23505') return null;
+  return constraint === 'users_phone_key' ? new DuplicatePhoneError('phone already registered') : new DuplicateEmailError('email already registered');
+}
+
 export async function insertUser(db: Queryable, user: NewUser): Promise<UserRow> {
   try {
     const { rows } = await db.query<UserRow>(
       `INSERT INTO auth.users (email, encrypted_password, raw_user_meta_data, raw_app_meta_data, email_confirmed_at,
-                               confirmation_sent_at, banned_until, created_at, updated_at, is_anonymous)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING *`,
+                               confirmation_sent_at, banned_until, created_at, updated_at, is_anonymous, phone, phone_confirmed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11) RETURNING *`,
       [
         user.email,
         user.passwordHash,
@@ -67,12 +96,13 @@ export async function insertUser(db: Queryable, user: NewUser): Promise<UserRow>
         user.bannedUntil,
         user.now,
         user.isAnonymous ?? false,
+        user.phone ?? null,
+        user.phoneConfirmedAt ?? null,
       ],
     );
     return rows[0] as UserRow;
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw new DuplicateEmailError('email already registered');
-    throw error;
+    throw duplicateError(error) ?? error;
   }
 }
 
@@ -93,6 +123,10 @@ export interface UserChange {
   readonly last_sign_in_at?: Date | null;
   readonly banned_until?: Date | null;
   readonly is_anonymous?: boolean;
+  readonly phone?: string | null;
+  readonly phone_confirmed_at?: Date | null;
+  readonly phone_change?: string | null;
+  readonly phone_change_sent_at?: Date | null;
 }
 
 const CHANGEABLE_COLUMNS: ReadonlyArray<keyof UserChange> = [
@@ -111,6 +145,10 @@ const CHANGEABLE_COLUMNS: ReadonlyArray<keyof UserChange> = [
   'last_sign_in_at',
   'banned_until',
   'is_anonymous',
+  'phone',
+  'phone_confirmed_at',
+  'phone_change',
+  'phone_change_sent_at',
 ];
 
 export async function updateUser(db: Queryable, id: string, change: UserChange, now: Date): Promise<UserRow | null> {
@@ -126,8 +164,7 @@ export async function updateUser(db: Queryable, id: string, change: UserChange, 
     const { rows } = await db.query<UserRow>(`UPDATE auth.users SET ${sets.join(', ')} WHERE id = $1 RETURNING ${USER_COLUMNS}`, values);
     return rows[0] ?? null;
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw new DuplicateEmailError('email already registered');
-    throw error;
+    throw duplicateError(error) ?? error;
   }
 }
 

@@ -4,6 +4,7 @@ import type { RlsExecutor } from '../db/rls-transaction.js';
 import type { AccessTokenAlg, ProjectKeyring } from '../auth/keyring.js';
 import type { ExternalProviders } from '../auth/external/provider-settings.js';
 import type { AuthHooks } from '../auth/hooks/hook-settings.js';
+import type { SmsSettings } from '../auth/sms/sms-settings.js';
 
 /** Per-project settings kept in the platform registry (`project config --set`). */
 export interface ProjectSettings {
@@ -51,10 +52,14 @@ export interface ProjectSettings {
   readonly 'auth.rate_limit.anonymous_users': number;
   /** GoTrue's RATE_LIMIT_PASSKEY: POST /passkeys/authentication/options per client IP and 5 minutes. */
   readonly 'auth.rate_limit.passkey': number;
+  /** GoTrue's RATE_LIMIT_SMS_SENT: SMS the project sends per hour, all phones together. */
+  readonly 'auth.rate_limit.sms_sent': number;
   /** GoTrue's PASSKEY_ENABLED: sign-in with passkeys under /passkeys; off, those answer 404 passkey_disabled. */
   readonly 'auth.passkey.enabled': boolean;
   /** GoTrue's MFA_WEB_AUTHN_ENROLL_ENABLED and _VERIFY_ENABLED: WebAuthn MFA factors; off, 422 mfa_webauthn_enroll_not_enabled / _verify_not_enabled. */
   readonly 'auth.mfa.webauthn.enabled': boolean;
+  /** GoTrue's MFA_PHONE_ENROLL_ENABLED and _VERIFY_ENABLED: phone MFA factors (codes by SMS); off, 422 mfa_phone_enroll_not_enabled / _verify_not_enabled. */
+  readonly 'auth.mfa.phone.enabled': boolean;
   /** GoTrue's WEBAUTHN_RP_ID: the domain passkeys and WebAuthn factors are scoped to ('' = the site URL's host). */
   readonly 'auth.webauthn.rp_id': string;
   /** GoTrue's WEBAUTHN_RP_ORIGINS: origins allowed to run WebAuthn ceremonies ([] = the site URL's origin). */
@@ -71,6 +76,8 @@ export interface ProjectSettings {
   readonly 'auth.oauth_server.authorization_path': string;
   /** Supabase Auth's hooks (`auth.hook.<name>.{enabled,uri,secrets}`, GoTrue's HOOK_<NAME>_*). */
   readonly 'auth.hook': AuthHooks;
+  /** Phone sign-in's SMS sender, template, codes and test OTPs (`auth.sms.<field>`, GoTrue's SMS_*). */
+  readonly 'auth.sms': SmsSettings;
 }
 
 /**

@@ -11,18 +11,20 @@ import {
   type ExternalSettingKey,
 } from '../auth/external/provider-settings.js';
 import { displayHooks, isHookSettingKey, parseHookSetting, resolveHooks, type HookSettingKey } from '../auth/hooks/hook-settings.js';
+import { displaySmsSettings, isSmsSettingKey, parseSmsSetting, resolveSmsSettings, type SmsSettingKey } from '../auth/sms/sms-settings.js';
 
 export class SettingsError extends Error {
   readonly code = 'invalid_setting';
 }
 
-/** Settings with one key each; `auth.external` and `auth.hook` are families of keys of their own (auth/external/provider-settings.ts, auth/hooks/hook-settings.ts). */
-export type SettingName = Exclude<keyof ProjectSettings, 'auth.external' | 'auth.hook'>;
+/** Settings with one key each; `auth.external`, `auth.hook` and `auth.sms` are families of keys of their own (auth/external/provider-settings.ts, auth/hooks/hook-settings.ts, auth/sms/sms-settings.ts). */
+export type SettingName = Exclude<keyof ProjectSettings, 'auth.external' | 'auth.hook' | 'auth.sms'>;
 export type SettingValue = ProjectSettings[SettingName];
 /** A parsed `KEY=VALUE`, its value typed by its key. */
 export type SettingAssignment =
   | { [K in SettingName]: { readonly key: K; readonly value: ProjectSettings[K] } }[SettingName]
-  | { readonly key: ExternalSettingKey | HookSettingKey; readonly value: string | boolean };
+  | { readonly key: ExternalSettingKey | HookSettingKey; readonly value: string | boolean }
+  | { readonly key: SmsSettingKey; readonly value: string | boolean | number };
 
 interface Setting<T> {
   /** The CLI's text -> the value; throws SettingsError. */
@@ -261,8 +263,10 @@ const known: { readonly [K in SettingName]: Setting<ProjectSettings[K]> } = {
   'auth.rate_limit.otp': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
   'auth.rate_limit.anonymous_users': { parse: requestLimit('hour'), accepts: isNumber, fallback: 30 },
   'auth.rate_limit.passkey': { parse: parseRequestLimit, accepts: isNumber, fallback: 30 },
+  'auth.rate_limit.sms_sent': { parse: requestLimit('hour'), accepts: isNumber, fallback: 30 },
   'auth.passkey.enabled': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.mfa.webauthn.enabled': { parse: parseBool, accepts: isBoolean, fallback: false },
+  'auth.mfa.phone.enabled': { parse: parseBool, accepts: isBoolean, fallback: false },
   'auth.webauthn.rp_id': { parse: parseRpId, accepts: isStoredRpId, fallback: '' },
   'auth.webauthn.rp_origins': { parse: parseRpOrigins, accepts: isStoredRpOrigins, fallback: [] },
   'auth.manual_linking': { parse: parseBool, accepts: isBoolean, fallback: false },
@@ -290,6 +294,13 @@ export function parseSetting(assignment: string): SettingAssignment {
   if (isHookSettingKey(key)) {
     try {
       return { key, value: parseHookSetting(key, assignment.slice(eq + 1)) };
+    } catch (error) {
+      throw new SettingsError((error as Error).message);
+    }
+  }
+  if (isSmsSettingKey(key)) {
+    try {
+      return { key, value: parseSmsSetting(key, assignment.slice(eq + 1)) };
     } catch (error) {
       throw new SettingsError((error as Error).message);
     }
@@ -352,8 +363,10 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'auth.rate_limit.otp': pick('auth.rate_limit.otp'),
     'auth.rate_limit.anonymous_users': pick('auth.rate_limit.anonymous_users'),
     'auth.rate_limit.passkey': pick('auth.rate_limit.passkey'),
+    'auth.rate_limit.sms_sent': pick('auth.rate_limit.sms_sent'),
     'auth.passkey.enabled': pick('auth.passkey.enabled'),
     'auth.mfa.webauthn.enabled': pick('auth.mfa.webauthn.enabled'),
+    'auth.mfa.phone.enabled': pick('auth.mfa.phone.enabled'),
     'auth.webauthn.rp_id': pick('auth.webauthn.rp_id'),
     'auth.webauthn.rp_origins': pick('auth.webauthn.rp_origins'),
     'auth.external': resolveExternalProviders(stored),
@@ -362,11 +375,12 @@ export function resolveSettings(stored: Readonly<Record<string, unknown>>): Proj
     'auth.oauth_server.allow_dynamic_registration': pick('auth.oauth_server.allow_dynamic_registration'),
     'auth.oauth_server.authorization_path': pick('auth.oauth_server.authorization_path'),
     'auth.hook': resolveHooks(stored),
+    'auth.sms': resolveSmsSettings(stored),
   };
 }
 
 /** The settings as the CLI shows them: one key per setting as it is set, the OAuth providers' keys flat, secrets never. */
 export function displaySettings(settings: ProjectSettings): Record<string, SettingValue | string | boolean> {
-  const { 'auth.external': external, 'auth.hook': hooks, ...single } = settings;
-  return { ...single, ...displayExternalProviders(external), ...displayHooks(hooks) };
+  const { 'auth.external': external, 'auth.hook': hooks, 'auth.sms': sms, ...single } = settings;
+  return { ...single, ...displayExternalProviders(external), ...displayHooks(hooks), ...displaySmsSettings(sms) };
 }

@@ -4,15 +4,17 @@ import type { AuthDeps } from '../auth-deps.js';
 import { HUNDRED_YEARS_MS, parseBanDuration } from '../ban-duration.js';
 import { inTransaction } from '../../db/transaction.js';
 import { cancelPendingEmailChange } from '../email-change.js';
-import { authErrors } from '../errors.js';
+import { AuthError, authErrors } from '../errors.js';
+import { acceptPhone } from '../phone-number.js';
 import { bodyOf, handle, optionalObject, queryString } from '../http.js';
 import { consumeUserTokens } from '../one-time-tokens.js';
 import { acceptNewPassword } from '../password-input.js';
 import { clientIp, requireAdmin } from '../request-auth.js';
 import { revokeSessions } from '../sessions.js';
-import { userJson } from '../user-json.js';
+import { userJson, type UserRow } from '../user-json.js';
 import {
   DuplicateEmailError,
+  DuplicatePhoneError,
   deleteUser,
   findUserById,
   insertUser,
@@ -22,7 +24,7 @@ import {
   updateUser,
   type UserChange,
 } from '../users.js';
-import { acceptEmail } from './signup.js';
+import { acceptEmail, isBlank } from './signup.js';
 
 const DEFAULT_PER_PAGE = 50;
 
@@ -52,6 +54,21 @@ function optionalBoolean(value: unknown, field: string): boolean | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'boolean') throw authErrors.validation(`${field} must be a boolean`);
   return value;
+}
+
+/**
+ * GoTrue's admin phone update: a new number replaces the old (and any pending change), the phone
+ * provider joins the account's; `phone_confirm` confirms it (an anonymous user is then no longer one).
+ */
+function phoneChange(user: UserRow, appMetadata: Readonly<Record<string, unknown>>, phone: string | undefined, confirm: boolean, now: Date): UserChange {
+  const changes = phone !== undefined && phone !== user.phone;
+  const providers = Array.isArray(appMetadata.providers) ? (appMetadata.providers as unknown[]) : [];
+  return {
+    ...(changes ? { phone, phone_change: null, phone_change_sent_at: null, phone_confirmed_at: confirm ? now : null } : {}),
+    ...(changes && !providers.includes('phone') ? { raw_app_meta_data: { ...appMetadata, providers: [...providers, 'phone'] } } : {}),
+    ...(!changes && confirm && (user.phone ?? null) !== null && (user.phone_confirmed_at ?? null) === null ? { phone_confirmed_at: now } : {}),
+    ...(confirm && user.is_anonymous && (changes || (user.phone ?? null) !== null) ? { is_anonymous: false } : {}),
+  };
 }
 
 export function registerAdmin(router: Router, deps: AuthDeps): void {
@@ -86,7 +103,10 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
     handle(deps, async (req, res) => {
       const { role: actor } = requireAdmin(req, deps);
       const body = bodyOf(req);
-      const email = acceptEmail(body.email);
+      if (isBlank(body.email) && isBlank(body.phone)) throw authErrors.validation('Cannot create a user without either an email or phone');
+      const email = isBlank(body.email) ? null : acceptEmail(body.email);
+      const phone = isBlank(body.phone) ? null : acceptPhone(body.phone);
+      const phoneConfirmed = optionalBoolean(body.phone_confirm, 'phone_confirm') ?? false;
       const password =
         body.password === undefined || body.password === null ? null : acceptNewPassword(body.password, 'password must be a string');
       const userMetadata = optionalObject(body.user_metadata, 'user_metadata') ?? {};
@@ -96,19 +116,23 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
       const bannedUntil = requestedBan(body, now) ?? null;
       const passwordHash = password === null ? null : await deps.passwords.hash(password);
       const user = await inTransaction(deps.ctx.adminPool, async (db) => {
+        const providers = [...(email === null ? [] : ['email']), ...(phone === null ? [] : ['phone'])];
         const created = await insertUser(db, {
           email,
+          phone,
           passwordHash,
           userMetadata,
-          appMetadata: { ...appMetadata, provider: 'email', providers: ['email'] },
-          emailConfirmedAt: confirmed ? now : null,
+          appMetadata: { ...appMetadata, provider: providers[0], providers },
+          emailConfirmedAt: confirmed && email !== null ? now : null,
+          phoneConfirmedAt: phoneConfirmed ? now : null,
           confirmationSentAt: null,
           bannedUntil,
           now,
         }).catch((error: unknown) => {
+          if (error instanceof DuplicatePhoneError) throw new AuthError(422, 'phone_exists', 'Phone number already registered by another user');
           throw error instanceof DuplicateEmailError ? authErrors.emailExists() : error;
         });
-        await writeAudit(db, { event: 'user_created', userId: created.id, ip: clientIp(req), payload: { email, actor }, at: now });
+        await writeAudit(db, { event: 'user_created', userId: created.id, ip: clientIp(req), payload: { email, phone, actor }, at: now });
         return created;
       });
       res.status(200).json(userJson(user));
@@ -137,6 +161,8 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
       const appMetadata = optionalObject(body.app_metadata, 'app_metadata');
       const emailConfirm = optionalBoolean(body.email_confirm, 'email_confirm');
       const email = body.email === undefined || body.email === null ? undefined : acceptEmail(body.email);
+      const phone = isBlank(body.phone) ? undefined : acceptPhone(body.phone);
+      const phoneConfirm = optionalBoolean(body.phone_confirm, 'phone_confirm');
       const ban = requestedBan(body, now);
       const passwordHash = password === undefined ? undefined : await deps.passwords.hash(password);
       const ip = clientIp(req);
@@ -145,7 +171,7 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
         if (user === null) throw authErrors.userNotFound(404);
         const emailChanges = email !== undefined && email !== user.email;
         const linked = emailChanges ? linkAnonymous(user, emailConfirm === true) : {};
-        const change: UserChange = {
+        const base: UserChange = {
           ...linked,
           // The admin's address wins over one the user asked for and has not confirmed yet.
           ...(emailChanges ? { email } : {}),
@@ -156,8 +182,10 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
           ...(emailConfirm === true && user.email_confirmed_at === null ? { email_confirmed_at: now } : {}),
           ...(ban === undefined ? {} : { banned_until: ban }),
         };
+        const change: UserChange = { ...base, ...phoneChange(user, base.raw_app_meta_data ?? user.raw_app_meta_data, phone, phoneConfirm === true, now) };
         const row =
           (await updateUser(db, user.id, change, now).catch((error: unknown) => {
+            if (error instanceof DuplicatePhoneError) throw authErrors.phoneExists();
             throw error instanceof DuplicateEmailError ? authErrors.emailExists() : error;
           })) ?? user;
         if (passwordHash !== undefined) {

@@ -12,6 +12,7 @@ import { clientIp, requireApiKey } from '../request-auth.js';
 import type { UserRow } from '../user-json.js';
 import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../users.js';
 import { acceptEmail, acceptRedirect, isBlank } from './signup.js';
+import { signInWithSms, wantsSms } from './sms-otp.js';
 
 interface OtpRequest {
   readonly email: string;
@@ -77,14 +78,11 @@ async function prepareMail(deps: AuthDeps, request: OtpRequest): Promise<LinkMai
   });
 }
 
-/** GoTrue's OtpParams.Validate and its e-mail/phone dispatch; phone has no provider here. */
+/** GoTrue's OtpParams.Validate for an e-mail address (a phone goes to signInWithSms first). */
 function acceptOtpEmail(body: Record<string, unknown>): string {
   if (!isBlank(body.email) && !isBlank(body.phone)) throw authErrors.validation('Only an email address or phone number should be provided');
   if (!isBlank(body.email) && !isBlank(body.channel)) throw authErrors.validation('Channel should only be specified with Phone OTP');
-  if (isBlank(body.email)) {
-    if (!isBlank(body.phone)) throw authErrors.phoneDisabled(400, 'Unsupported phone provider');
-    throw authErrors.validation('One of email or phone must be set');
-  }
+  if (isBlank(body.email)) throw authErrors.validation('One of email or phone must be set');
   return acceptEmail(body.email);
 }
 
@@ -95,7 +93,7 @@ function acceptMagicLinkEmail(body: Record<string, unknown>): string {
 }
 
 /**
- * auth-js `signInWithOtp({email})`: a mail with a link and a 6-digit code. The
+ * auth-js `signInWithOtp({email})` (a phone: sms-otp.ts): a mail with a link and a 6-digit code. The
  * answer is `{}` whatever the address, and the account is looked up after it has
  * gone, so neither content nor timing tells whether the address has an account
  * (GoTrue answers 422 otp_disabled for an unknown one with create_user false).
@@ -106,6 +104,11 @@ export function registerOtp(router: Router, deps: AuthDeps): void {
       requireApiKey(req, deps);
       await enforceRateLimit(req, deps, bucket);
       const body = bodyOf(req);
+      if (bucket === 'otp' && wantsSms(body)) {
+        acceptPkceParams(body);
+        await signInWithSms(req, res, deps, body);
+        return;
+      }
       const email = acceptAddress(body);
       const pkce = acceptPkceParams(body);
       const request: OtpRequest = {

@@ -8,17 +8,43 @@ import { mailEmailChange, mailLink } from '../mail-out.js';
 import { issueOneTimeToken } from '../one-time-tokens.js';
 import { reissueEmailChange } from '../email-change.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
-import { findUserByEmail, updateUser } from '../users.js';
-import { acceptEmail, acceptRedirect } from './signup.js';
+import { findUserByEmail, findUserByPhone, updateUser } from '../users.js';
+import { acceptEmail, acceptRedirect, isBlank } from './signup.js';
+import { acceptPhone } from '../phone-number.js';
+import { phoneEnabled, textCode, type PhoneOtpType } from '../phone-otp.js';
 
 export const RESEND_MESSAGE = 'If this e-mail address awaits confirmation, a new confirmation link has been sent to it';
 export const RESEND_EMAIL_CHANGE_MESSAGE = 'If this account has an e-mail change waiting, a new link has been sent to the new address';
 
-type ResendType = 'signup' | 'email_change';
+type ResendType = 'signup' | 'email_change' | PhoneOtpType;
 
 function acceptResendType(value: unknown): ResendType {
-  if (value === 'signup' || value === 'email_change') return value;
-  throw authErrors.validation('Resend supports type signup or email_change');
+  if (value === 'signup' || value === 'email_change' || value === 'sms' || value === 'phone_change') return value;
+  throw authErrors.validation('Missing one of these types: signup, email_change, sms, phone_change');
+}
+
+/**
+ * A texted code again, as GoTrue's Resend: `sms` for a number that awaits confirmation,
+ * `phone_change` to the pending new number of the account with this phone (or address).
+ * Sent before answering; `{}` (or `{message_id}`) whether or not there was anything to send.
+ */
+async function resendText(deps: AuthDeps, type: PhoneOtpType, body: Record<string, unknown>, ip: string | null): Promise<Record<string, string>> {
+  const byPhone = isBlank(body.email);
+  if (byPhone && !phoneEnabled(deps)) throw authErrors.phoneDisabled(400, 'Phone logins are disabled');
+  const phone = byPhone ? acceptPhone(body.phone) : null;
+  const email = byPhone ? null : acceptEmail(body.email);
+  const texted = await inTransaction(deps.ctx.adminPool, async (db) => {
+    const user = phone !== null ? await findUserByPhone(db, phone, true) : await findUserByEmail(db, email ?? '');
+    if (user === null) return null;
+    if (type === 'sms') {
+      if (phone === null || (user.phone_confirmed_at ?? null) !== null) return null;
+      await writeAudit(db, { event: 'user_recovery_requested', userId: user.id, ip, payload: { via: 'resend' }, at: deps.now() });
+      return textCode(deps, db, user, phone, 'sms', 'sms', ip);
+    }
+    const pending = user.phone_change ?? '';
+    return pending === '' ? null : textCode(deps, db, user, pending, 'phone_change', 'sms', ip);
+  });
+  return texted === null || texted.messageId === '' ? {} : { message_id: texted.messageId };
 }
 
 /** Confirmation link again for a still unconfirmed address. */
@@ -44,7 +70,8 @@ async function resendEmailChange(deps: AuthDeps, email: string, redirectTo: stri
 
 /**
  * auth-js `resend({type, email})`: a fresh link for a pending sign-up or e-mail
- * change, answered the same whatever the address, like /recover.
+ * change, answered the same whatever the address, like /recover; `resend({type, phone})`
+ * a fresh texted code.
  */
 export function registerResend(router: Router, deps: AuthDeps): void {
   router.post(
@@ -54,6 +81,12 @@ export function registerResend(router: Router, deps: AuthDeps): void {
       await enforceRateLimit(req, deps, 'resend');
       const body = bodyOf(req);
       const type = acceptResendType(body.type);
+      if (type === 'sms' && isBlank(body.phone)) throw authErrors.validation('Type provided requires a phone number');
+      if (!isBlank(body.email) && !isBlank(body.phone)) throw authErrors.validation('Only an email address or phone number should be provided.');
+      if (type === 'sms' || type === 'phone_change') {
+        res.status(200).json(await resendText(deps, type, body, clientIp(req)));
+        return;
+      }
       const email = acceptEmail(body.email);
       const redirectTo = acceptRedirect(req, deps);
       const ip = clientIp(req);

@@ -12,6 +12,7 @@ import { issueOneTimeToken, type IssuedOneTimeToken } from '../one-time-tokens.j
 import { acceptPkceParams, type PkceChallenge } from '../pkce.js';
 import { acceptNewPassword } from '../password-input.js';
 import { signUpAnonymously } from './anonymous.js';
+import { signUpWithPhone } from './phone-signup.js';
 import { resolveRedirect } from '../redirects.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession } from '../sessions.js';
@@ -66,7 +67,10 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
       if (!isBlank(body.email) && !isBlank(body.phone)) {
         throw authErrors.validation('Only an email address or phone number should be provided on signup.');
       }
-      if (isBlank(body.email)) throw authErrors.phoneDisabled(400, 'Phone signups are disabled');
+      if (isBlank(body.email)) {
+        await signUpWithPhone(req, res, deps, body, password);
+        return;
+      }
       const email = acceptEmail(body.email);
       const pkce = acceptPkceParams(body);
       const data = optionalObject(body.data, 'data') ?? {};

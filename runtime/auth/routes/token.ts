@@ -13,7 +13,9 @@ import { attemptDecisionFrom } from '../hooks/hook-output.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
 import { sessionJson } from '../session-response.js';
 import { idTokenGrant } from '../external/id-token-sign-in.js';
-import { findUserByEmail, findUserById, isBanned, updateUser } from '../users.js';
+import { findUserByEmail, findUserById, findUserByPhone, isBanned, updateUser } from '../users.js';
+import { formatPhone } from '../phone-number.js';
+import { phoneEnabled } from '../phone-otp.js';
 import { isBlank } from './signup.js';
 
 const PASSWORD_HOOK_REJECTION = 'Further password verification attempts will be rejected.';
@@ -32,13 +34,16 @@ async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: 
   if (!isBlank(body.email) && !isBlank(body.phone)) {
     throw authErrors.validation('Only an email address or phone number should be provided on login.');
   }
-  if (isBlank(body.email)) {
-    if (!isBlank(body.phone)) throw authErrors.phoneDisabled(422, 'Phone logins are disabled');
-    throw authErrors.validation('missing email or phone');
+  const byPhone = isBlank(body.email);
+  if (byPhone) {
+    if (isBlank(body.phone)) throw authErrors.validation('missing email or phone');
+    if (!phoneEnabled(deps)) throw authErrors.phoneDisabled(422, 'Phone logins are disabled');
   }
-  const email = normaliseEmail(body.email);
+  const email = byPhone ? null : normaliseEmail(body.email);
+  // GoTrue only formats the number here (no E.164 check): a malformed one finds nobody.
+  const phone = byPhone ? formatPhone(String(body.phone)) : null;
   const password = typeof body.password === 'string' ? body.password : '';
-  const user = email === null ? null : await findUserByEmail(deps.ctx.adminPool, email);
+  const user = phone !== null ? await findUserByPhone(deps.ctx.adminPool, phone) : email === null ? null : await findUserByEmail(deps.ctx.adminPool, email);
   // Unknown addresses and password-less accounts still pay for one bcrypt compare.
   const hash = user?.encrypted_password ?? DUMMY_PASSWORD_HASH;
   const matches = (await deps.passwords.compare(password, hash)) && user !== null && user.encrypted_password !== null;
@@ -49,7 +54,7 @@ async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: 
       event: 'login_failed',
       userId: user?.id ?? null,
       ip,
-      payload: { email: email ?? String(body.email), reason: 'invalid_credentials' },
+      payload: phone !== null ? { phone, reason: 'invalid_credentials' } : { email: email ?? String(body.email), reason: 'invalid_credentials' },
       at: now,
     });
     throw authErrors.invalidCredentials();
@@ -59,7 +64,11 @@ async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: 
     await writeAudit(deps.ctx.adminPool, { event: 'login_failed', userId: user.id, ip, payload: { reason: 'user_banned' }, at: now });
     throw authErrors.userBanned(400);
   }
-  if (user.email_confirmed_at === null) {
+  if (byPhone && (user.phone_confirmed_at ?? null) === null) {
+    await writeAudit(deps.ctx.adminPool, { event: 'login_failed', userId: user.id, ip, payload: { reason: 'phone_not_confirmed' }, at: now });
+    throw authErrors.phoneNotConfirmed();
+  }
+  if (!byPhone && user.email_confirmed_at === null) {
     await writeAudit(deps.ctx.adminPool, { event: 'login_failed', userId: user.id, ip, payload: { reason: 'email_not_confirmed' }, at: now });
     throw authErrors.emailNotConfirmed();
   }

@@ -15,12 +15,24 @@ import { revokeSessions, type LogoutScope } from '../sessions.js';
 import { userJson } from '../user-json.js';
 import { mergeMetadata, updateUser, type UserChange } from '../users.js';
 import { acceptEmail, acceptRedirect, isBlank } from './signup.js';
+import { acceptPhone } from '../phone-number.js';
+import { requestPhoneChange } from '../phone-change.js';
+import { acceptChannel, phoneEnabled } from '../phone-otp.js';
 
 /** The requested new address, normalised; undefined when none was sent (GoTrue ignores "") or it is the current one. */
 function acceptNewEmail(raw: unknown, current: string | null): string | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const email = acceptEmail(raw);
   return email === current?.toLowerCase() ? undefined : email;
+}
+
+/** The requested new number (E.164, as stored); undefined when none was sent or it is the current one (GoTrue's UserUpdate). */
+function acceptNewPhone(deps: AuthDeps, raw: unknown, current: string | null): string | undefined {
+  if (isBlank(raw)) return undefined;
+  const phone = acceptPhone(raw);
+  if (phone === current) return undefined;
+  if (!phoneEnabled(deps)) throw authErrors.phoneDisabled(422, 'Phone logins are disabled');
+  return phone;
 }
 
 function acceptScope(value: string | undefined): LogoutScope {
@@ -46,6 +58,8 @@ export function registerUser(router: Router, deps: AuthDeps): void {
       const body = bodyOf(req);
       if (body.app_metadata !== undefined) throw authErrors.notAdmin();
       const newEmail = acceptNewEmail(body.email, user.email);
+      const newPhone = acceptNewPhone(deps, body.phone, user.phone ?? null);
+      const channel = newPhone === undefined ? 'sms' : acceptChannel(deps, body.channel);
       const redirectTo = newEmail === undefined ? null : acceptRedirect(req, deps);
       const pkce = acceptPkceParams(body);
       const data = optionalObject(body.data, 'data');
@@ -80,9 +94,10 @@ export function registerUser(router: Router, deps: AuthDeps): void {
           await writeAudit(db, { event: 'user_updated_password', userId: user.id, ip, payload: { via: 'user' }, at: now });
         }
         if (data !== undefined) await writeAudit(db, { event: 'user_modified', userId: user.id, ip, payload: { fields: ['user_metadata'] }, at: now });
-        if (newEmail === undefined) return { user: row, token: null, currentToken: null };
+        const phoned = newPhone === undefined ? row : await requestPhoneChange(deps, db, row, newPhone, channel, ip);
+        if (newEmail === undefined) return { user: phoned, token: null, currentToken: null };
         const { settings } = deps.ctx;
-        return requestEmailChange(db, row, { newEmail, immediate: settings['auth.autoconfirm'], secure: settings['auth.secure_email_change'], pkce, ip, now });
+        return requestEmailChange(db, phoned, { newEmail, immediate: settings['auth.autoconfirm'], secure: settings['auth.secure_email_change'], pkce, ip, now });
       });
       if (newEmail !== undefined) {
         mailEmailChange(deps, { account: user.email ?? '', newEmail, token: outcome.token, currentToken: outcome.currentToken, redirectTo });

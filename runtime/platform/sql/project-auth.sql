@@ -31,9 +31,15 @@ CREATE TABLE auth.users (
   banned_until timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
-  is_anonymous boolean NOT NULL DEFAULT false
+  is_anonymous boolean NOT NULL DEFAULT false,
+  -- Phone sign-in (011_phone): E.164 digits without "+", as GoTrue stores them; a requested change waits in phone_change.
+  phone text,
+  phone_confirmed_at timestamptz,
+  phone_change text,
+  phone_change_sent_at timestamptz
 );
 CREATE UNIQUE INDEX users_email_key ON auth.users (lower(email));
+CREATE UNIQUE INDEX users_phone_key ON auth.users (phone);
 CREATE INDEX users_is_anonymous_idx ON auth.users (is_anonymous);
 
 CREATE TABLE auth.sessions (
@@ -97,7 +103,8 @@ CREATE INDEX flow_state_user_idx ON auth.flow_state (user_id);
 CREATE TABLE auth.one_time_tokens (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
-  token_type text NOT NULL CHECK (token_type IN ('confirmation', 'recovery', 'email_change', 'email_change_current', 'magiclink', 'reauthentication')),
+  token_type text NOT NULL CONSTRAINT one_time_tokens_token_type_check
+    CHECK (token_type IN ('confirmation', 'recovery', 'email_change', 'email_change_current', 'magiclink', 'reauthentication', 'sms', 'phone_change')),
   token_hash text NOT NULL UNIQUE,
   otp_hash text,
   flow_state_id uuid REFERENCES auth.flow_state (id) ON DELETE SET NULL,
@@ -130,13 +137,15 @@ CREATE TABLE auth.mfa_factors (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
   friendly_name text NOT NULL DEFAULT '',
-  factor_type text NOT NULL CONSTRAINT mfa_factors_factor_type_check CHECK (factor_type IN ('totp', 'webauthn')),
+  factor_type text NOT NULL CONSTRAINT mfa_factors_factor_type_check CHECK (factor_type IN ('totp', 'webauthn', 'phone')),
   status text NOT NULL CHECK (status IN ('unverified', 'verified')),
   -- The TOTP secret under AES-256-GCM with a key derived from the project's JWT secret (kept in the
   -- platform registry, not here), bound to the factor id: a copy of this database alone yields no secret.
   secret_sealed text,
   -- A WebAuthn factor's credential once verified: id, COSE public key (base64url) and signature counter.
   web_authn_credential jsonb,
+  -- A phone factor's number (E.164 digits without "+"; 011_phone).
+  phone text,
   -- The last TOTP time step accepted: a code (or an older one) is never accepted twice.
   last_used_step bigint,
   last_challenged_at timestamptz,
@@ -153,7 +162,9 @@ CREATE TABLE auth.mfa_challenges (
   created_at timestamptz NOT NULL DEFAULT now(),
   verified_at timestamptz,
   -- A WebAuthn factor's ceremony: the challenge the response must sign.
-  web_authn_session_data jsonb
+  web_authn_session_data jsonb,
+  -- A phone factor's challenge: the SMS code, hashed with the challenge id (011_phone).
+  otp_hash text
 );
 CREATE INDEX mfa_challenges_factor_idx ON auth.mfa_challenges (factor_id);
 

@@ -286,7 +286,7 @@ describe('PUT /user {email} with confirmation on and secure e-mail change off', 
     const unknown = await confirmOn.call('POST', '/resend', { body: { type: 'email_change', email: uniqueEmail('ghost') } });
     expect([nothingPending.status, nothingPending.body]).toEqual([unknown.status, unknown.body]);
     const other = await confirmOn.call('POST', '/resend', { body: { type: 'magiclink', email: asked }, headers: V });
-    expect([other.status, other.body]).toEqual([400, { code: 'validation_failed', message: 'Resend supports type signup or email_change' }]);
+    expect([other.status, other.body]).toEqual([400, { code: 'validation_failed', message: 'Missing one of these types: signup, email_change, sms, phone_change' }]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(suite.smtp.countTo(asked)).toBe(0);
   });

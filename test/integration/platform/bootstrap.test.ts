@@ -161,8 +161,10 @@ describe('project bootstrap', () => {
       'auth.rate_limit.otp': 30,
       'auth.rate_limit.anonymous_users': 30,
       'auth.rate_limit.passkey': 30,
+      'auth.rate_limit.sms_sent': 30,
       'auth.passkey.enabled': false,
       'auth.mfa.webauthn.enabled': false,
+      'auth.mfa.phone.enabled': false,
       'auth.webauthn.rp_id': '',
       'auth.webauthn.rp_origins': [],
       'auth.external': {},
@@ -176,6 +178,18 @@ describe('project bootstrap', () => {
           { enabled: false, uri: '', secrets_sealed: '' },
         ]),
       ),
+      'auth.sms': {
+        provider: '',
+        autoconfirm: false,
+        template: 'Your code is {{ .Code }}',
+        otp_exp: 60,
+        otp_length: 6,
+        max_frequency: 60,
+        test_otp: {},
+        test_otp_valid_until: null,
+        twilio: { account_sid: '', auth_token_sealed: '', message_service_sid: '', base_url: 'https://api.twilio.com' },
+        vonage: { api_key: '', api_secret_sealed: '', from: '', base_url: 'https://rest.nexmo.com' },
+      },
     });
     const { keys } = await createTestProject(platform);
     const anon = verifyProjectToken(keys.anon_key, keys.jwt_secret);

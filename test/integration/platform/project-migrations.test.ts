@@ -66,7 +66,7 @@ describe('project database migrations', () => {
       expect((await client.query(emailChangeShape)).rows[0]).toEqual({
         columns: ['email_change_sent_at', 'new_email'],
         token_types:
-          "CHECK ((token_type = ANY (ARRAY['confirmation'::text, 'recovery'::text, 'email_change'::text, 'email_change_current'::text, 'magiclink'::text, 'reauthentication'::text])))",
+          "CHECK ((token_type = ANY (ARRAY['confirmation'::text, 'recovery'::text, 'email_change'::text, 'email_change_current'::text, 'magiclink'::text, 'reauthentication'::text, 'sms'::text, 'phone_change'::text])))",
         recorded: versions,
       });
     });
@@ -90,6 +90,26 @@ describe('project database migrations', () => {
                auth.user_factors(gen_random_uuid()) AS none,
                (SELECT array_agg(version ORDER BY version) FROM auth.schema_migrations) AS recorded`);
       expect(rows[0]).toEqual({ factors: true, challenges: true, columns: ['factor_id', 'mfa_verified_at'], none: null, recorded: versions });
+    });
+  });
+
+  it('a database made before phone sign-in gets its phone columns, unique index and token and factor types when a host loads it', async () => {
+    const { record } = await createTestProject(host.platform, { host: host.host });
+    await withDatabase(record.databaseName, async (client) => {
+      await client.query(`ALTER TABLE auth.users DROP COLUMN phone, DROP COLUMN phone_confirmed_at, DROP COLUMN phone_change, DROP COLUMN phone_change_sent_at;
+        ALTER TABLE auth.mfa_factors DROP COLUMN phone; ALTER TABLE auth.mfa_challenges DROP COLUMN otp_hash;
+        DELETE FROM auth.schema_migrations WHERE version = '011_phone'`);
+    });
+    await host.host.directory.reload(record.ref);
+    await withDatabase(record.databaseName, async (client) => {
+      const { rows } = await client.query(`
+        SELECT (SELECT array_agg(column_name::text ORDER BY column_name) FROM information_schema.columns
+                 WHERE table_schema = 'auth' AND table_name = 'users' AND column_name LIKE 'phone%') AS columns,
+               to_regclass('auth.users_phone_key') IS NOT NULL AS unique_phone,
+               (SELECT array_agg(version ORDER BY version) FROM auth.schema_migrations) AS recorded`);
+      expect(rows[0]).toEqual({ columns: ['phone', 'phone_change', 'phone_change_sent_at', 'phone_confirmed_at'], unique_phone: true, recorded: versions });
+      await client.query(`INSERT INTO auth.users (phone) VALUES ('15555550100')`);
+      await expect(client.query(`INSERT INTO auth.users (phone) VALUES ('15555550100')`)).rejects.toThrow('users_phone_key');
     });
   });
 

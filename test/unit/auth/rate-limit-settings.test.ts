@@ -38,7 +38,7 @@ describe('rate limit settings', () => {
 });
 
 describe('rateLimitsFrom', () => {
-  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes but anonymous sign-ins over an hour, the passkey sign-in options over 5 minutes, and MFA challenge and verify at 15 a minute', () => {
+  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes but anonymous sign-ins and SMS sent over an hour, the passkey sign-in options over 5 minutes, and MFA challenge and verify at 15 a minute', () => {
     const limits = rateLimitsFrom({
       ...resolveSettings({}),
       'auth.rate_limit.token_refresh': 11,
@@ -46,10 +46,19 @@ describe('rateLimitsFrom', () => {
       'auth.rate_limit.otp': 13,
       'auth.rate_limit.anonymous_users': 14,
       'auth.rate_limit.passkey': 16,
+      'auth.rate_limit.sms_sent': 17,
     });
     const rule = (limit: number) => ({ limit, windowSeconds: 300 });
     const mfa = { limit: 15, windowSeconds: 60 };
-    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), otp: rule(13), magiclink: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 }, mfa_challenge: mfa, mfa_verify: mfa, passkey: rule(16) });
+    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), otp: rule(13), magiclink: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 }, mfa_challenge: mfa, mfa_verify: mfa, passkey: rule(16), sms_sent: { limit: 17, windowSeconds: 3600 } });
+  });
+});
+
+describe('auth.rate_limit.sms_sent', () => {
+  it("defaults to GoTrue's 30 an hour and takes whole numbers per hour", () => {
+    expect(resolveSettings({})['auth.rate_limit.sms_sent']).toBe(30);
+    expect(parseSetting('auth.rate_limit.sms_sent=5')).toEqual({ key: 'auth.rate_limit.sms_sent', value: 5 });
+    expect(() => parseSetting('auth.rate_limit.sms_sent=0')).toThrow('auth.rate_limit.sms_sent: expected a whole number of requests per hour from 1 to 1000000, got "0"');
   });
 });
 

@@ -1,0 +1,20 @@
+import { authErrors } from './errors.js';
+
+/** GoTrue's e164Format: the number without "+", 2 to 15 digits, no leading zero. */
+const E164 = /^[1-9][0-9]{1,14}$/;
+
+/** GoTrue's formatPhoneNumber: drops a leading "+" and every space; numbers are stored so. */
+export function formatPhone(raw: string): string {
+  return raw.replace(/^\+/, '').replaceAll(' ', '');
+}
+
+export function isE164(formatted: string): boolean {
+  return E164.test(formatted);
+}
+
+/** GoTrue's validatePhone: the stored form, or 400 validation_failed. */
+export function acceptPhone(value: unknown): string {
+  const phone = formatPhone(typeof value === 'string' ? value : String(value ?? ''));
+  if (!isE164(phone)) throw authErrors.validation('Invalid phone number format (E.164 required)');
+  return phone;
+}
