@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import type { Queryable } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../errors.js';
+import { hookEnabled, runHook } from '../hooks/run-hook.js';
 import { findIdentity, insertIdentity, syncProviders, touchIdentity } from './../identities.js';
-import { hasEmailIdentity, type UserRow } from '../user-json.js';
+import { hasEmailIdentity, userJson, type UserRow } from '../user-json.js';
 import { DuplicateEmailError, findUserByEmail, findUserById, insertUser, isBanned, updateUser } from '../users.js';
 import type { Claims } from './presets.js';
 
@@ -24,6 +26,28 @@ async function reload(db: Queryable, id: string): Promise<UserRow> {
 /** GoTrue's UpdateUserMetaData: what the provider says is merged into user_metadata. */
 async function mergeMetadata(db: Queryable, user: UserRow, claims: Claims, now: Date): Promise<void> {
   await updateUser(db, user.id, { raw_user_meta_data: { ...user.raw_user_meta_data, ...claims } }, now);
+}
+
+/**
+ * GoTrue's triggerBeforeUserCreatedExternal: when a provider's sign-in is about to make a new
+ * account (no known identity, no verified address of an existing account, sign-ups on), the
+ * before_user_created hook is asked with that user first, outside the transaction that creates
+ * it — so a hook that limits sign-ups limits "Sign in with GitHub" too.
+ */
+export async function askBeforeExternalSignUp(deps: AuthDeps, external: ExternalUser, ip: string | null): Promise<void> {
+  if (!hookEnabled(deps, 'before_user_created') || deps.ctx.settings['auth.disable_signup']) return;
+  const db = deps.ctx.adminPool;
+  const { provider, claims } = external;
+  if ((await findIdentity(db, provider, String(claims.sub))) !== null) return;
+  const email = emailOf(claims);
+  if (email !== null && claims.email_verified === true && (await findUserByEmail(db, email)) !== null) return;
+  const now = deps.now();
+  const user = userJson({
+    id: randomUUID(), aud: 'authenticated', role: 'authenticated', email, encrypted_password: null, email_confirmed_at: null,
+    confirmation_sent_at: null, recovery_sent_at: null, last_sign_in_at: null, raw_app_meta_data: { provider, providers: [provider] },
+    raw_user_meta_data: claims, banned_until: null, created_at: now, updated_at: now, is_anonymous: false,
+  });
+  await runHook(deps, 'before_user_created', { user }, ip);
 }
 
 /**

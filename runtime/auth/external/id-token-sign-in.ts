@@ -7,7 +7,7 @@ import { idTokenClaimsError, idTokenProvider } from '../id-token-grant.js';
 import { requireUser } from '../request-auth.js';
 import { openSession } from '../sessions.js';
 import { sessionJson, type SessionJson } from '../session-response.js';
-import { linkExternal, signInExternal } from './account-linking.js';
+import { askBeforeExternalSignUp, linkExternal, signInExternal } from './account-linking.js';
 import { idTokenClaims } from './presets.js';
 
 /**
@@ -35,6 +35,7 @@ export async function idTokenGrant(deps: AuthDeps, req: Request, body: Record<st
   const refusal = idTokenClaimsError(payload, found.clientIds, typeof body.nonce === 'string' ? body.nonce : '');
   if (refusal !== null) throw refusal;
   const external = { provider: found.provider, claims: idTokenClaims(payload) };
+  if (targetId === null) await askBeforeExternalSignUp(deps, external, ip);
   const now = deps.now();
   const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
     const user = targetId === null ? await signInExternal(db, deps, external, ip) : await linkExternal(db, deps, targetId, external, ip);

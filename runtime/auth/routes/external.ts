@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../errors.js';
-import { linkExternal, signInExternal } from '../external/account-linking.js';
+import { askBeforeExternalSignUp, linkExternal, signInExternal } from '../external/account-linking.js';
 import { authorizationUrl, enabledProvider, exchangeProviderCode } from '../external/provider-flow.js';
 import { AUTH_CODE_LIFETIME_SECONDS, completeOAuthFlow, createOAuthFlow, deleteFlow, findOAuthFlow } from '../flow-state.js';
 import { handle, queryString } from '../http.js';
@@ -72,6 +72,7 @@ async function callback(deps: AuthDeps, req: Request, res: Response): Promise<vo
     if (provider === null) throw new AuthError(400, 'oauth_provider_not_supported', `Unsupported provider: ${unsupportedProvider(flow.provider_type)}`);
     const tokens = await exchangeProviderCode(deps, provider, param('code'));
     const ip = clientIp(req);
+    if (flow.linking_target_id === null) await askBeforeExternalSignUp(deps, tokens.user, ip);
     const location = await inTransaction(deps.ctx.adminPool, async (db) => {
       const current = await findOAuthFlow(db, flow.id);
       if (current === null || current.user_id !== null) throw new AuthError(400, 'flow_state_already_used', 'State has already been used');

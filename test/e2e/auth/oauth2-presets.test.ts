@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveExternalProviders, sealProviderSecret } from '../../../runtime/auth/external/provider-settings.js';
+import { resolveHooks } from '../../../runtime/auth/hooks/hook-settings.js';
 import { AuthSuite, decodeJwt, type AuthProject } from '../../integration/auth/harness.js';
 import { browse } from '../../helpers/oidc-server.js';
 import { OAuth2ProviderServer, type OAuth2ProviderName } from '../../helpers/oauth2-provider-server.js';
@@ -23,6 +24,22 @@ let project: AuthProject;
 const fixture = (name: string): Record<string, unknown> =>
   JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/oauth-providers', name), 'utf8')) as Record<string, unknown>;
 
+/** A before_user_created hook that keeps what it was asked and refuses one domain. */
+const BEFORE_USER_CREATED_SQL = `
+CREATE TABLE public.hook_calls (payload jsonb NOT NULL);
+GRANT INSERT ON public.hook_calls TO supabase_auth_admin;
+GRANT USAGE ON SCHEMA public TO supabase_auth_admin;
+CREATE FUNCTION public.before_user_created(event jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO public.hook_calls VALUES (event);
+  IF event -> 'user' ->> 'email' LIKE '%@blocked.example.org' THEN
+    RETURN '{"error": {"http_code": 403, "message": "Sign-ups from this domain are not allowed"}}'::jsonb;
+  END IF;
+  RETURN '{}'::jsonb;
+END $$;
+GRANT EXECUTE ON FUNCTION public.before_user_created TO supabase_auth_admin;
+`;
+
 /** A provider-side id no other run of the suite uses. */
 function uniqueId(): number {
   return Math.floor(Math.random() * 1e9) + 1e9;
@@ -42,9 +59,17 @@ beforeAll(async () => {
       [`auth.external.${provider}.url`]: providers.origin,
     });
   }
+  await project.db.query(BEFORE_USER_CREATED_SQL);
   project = await suite.mirror(project, {
     allowPrivateProviderUrls: true,
-    settings: { 'auth.redirect_allow_list': [APP], 'auth.external': resolveExternalProviders(stored) },
+    settings: {
+      'auth.redirect_allow_list': [APP],
+      'auth.external': resolveExternalProviders(stored),
+      'auth.hook': resolveHooks({
+        'auth.hook.before_user_created.enabled': true,
+        'auth.hook.before_user_created.uri': 'pg-functions://postgres/public/before_user_created',
+      }),
+    },
   });
 }, 60_000);
 afterAll(async () => {
@@ -260,5 +285,42 @@ describe('signInWithOAuth with the OAuth 2.0 presets', () => {
       provider_id: id,
     };
     expect(await rowsOf('discord', id)).toEqual(newUserRows('discord', id, email, identityData));
+  });
+});
+
+describe('the before_user_created hook', () => {
+  async function callsFor(email: string) {
+    const { rows } = await project.db.query(`SELECT payload FROM public.hook_calls WHERE payload -> 'user' ->> 'email' = $1`, [email]);
+    return rows.map((row) => row.payload);
+  }
+
+  it('is asked before a provider sign-in makes a new user, with that user; not when the identity signs in again', async () => {
+    const id = uniqueId();
+    const email = `hooked${id}@example.com`;
+    providers.signInAs('gitlab', [{ ...fixture('gitlab-user.json'), id, email }]);
+    await signIn('gitlab');
+    const calls = await callsFor(email);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      metadata: { name: 'before-user-created' },
+      user: { email, app_metadata: { provider: 'gitlab', providers: ['gitlab'] }, user_metadata: { sub: String(id), email }, is_anonymous: false },
+    });
+    await signIn('gitlab');
+    expect(await callsFor(email)).toHaveLength(1);
+  });
+
+  it("refuses the sign-in with the hook's error, back at the app, and makes no user", async () => {
+    const id = uniqueId();
+    const email = `someone${id}@blocked.example.org`;
+    providers.signInAs('discord', [{ ...fixture('discord-user.json'), id: String(id), email }]);
+    const { data } = await authClient(project).auth.signInWithOAuth({ provider: 'discord', options: { redirectTo: APP, skipBrowserRedirect: true } });
+    const landed = await browse(data.url as string, (at) => at.href.startsWith(APP));
+    expect(Object.fromEntries(landed.url.searchParams)).toEqual({
+      error: 'access_denied',
+      error_code: 'unknown',
+      error_description: 'Sign-ups from this domain are not allowed',
+    });
+    expect(await rowsOf('discord', String(id))).toEqual([]);
+    expect(await callsFor(email)).toHaveLength(1);
   });
 });
