@@ -900,14 +900,14 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '200': ok(
           'Which sign-in methods are on.',
           object({
-            external: metadata('Providers: `email` true, others (phone, anonymous_users and every OAuth provider) false.'),
+            external: metadata('Providers: `email` true; `anonymous_users` and each OAuth provider as the project enables them (`auth.anonymous_users`, `auth.external.<provider>.enabled`); `phone` when the project has an SMS sender (an SMS provider or the send-SMS hook).'),
             disable_signup: { type: 'boolean', description: 'The project setting `auth.disable_signup`.' },
             mailer_autoconfirm: { type: 'boolean' },
             phone_autoconfirm: { type: 'boolean' },
             sms_provider: { type: 'string' },
             saml_enabled: { type: 'boolean' },
             saml_private_key_next_configured: { type: 'boolean' },
-            passkeys_enabled: { type: 'boolean' },
+            passkeys_enabled: { type: 'boolean', description: 'The project setting `auth.passkey.enabled`.' },
             mailer_otp_exp: { type: 'integer', description: 'Seconds a mailed code or magic link is valid (`auth.otp_expiry`).' },
             security_update_password_require_reauthentication: { type: 'boolean', description: 'The project setting `auth.update_password_require_reauthentication`.' },
           }),
