@@ -10,11 +10,11 @@ function seconds(date: Date): number {
 }
 
 /** GoTrue's amr method per factor type. */
-const MFA_AMR_METHOD: Readonly<Record<string, string>> = { totp: 'totp', webauthn: 'mfa/webauthn' };
+const MFA_AMR_METHOD: Readonly<Record<string, string>> = { totp: 'totp', webauthn: 'mfa/webauthn', phone: 'mfa/phone' };
 
 /**
  * The access token's `amr`: how the session was opened and, once a second factor was
- * verified in it, its entry (`totp`, `mfa/webauthn`); most recent first, as GoTrue orders them.
+ * verified in it, its entry (`totp`, `mfa/webauthn`, `mfa/phone`); most recent first, as GoTrue orders them.
  */
 export function amrClaims(session: SessionRow): AmrEntry[] {
   const entries: { method: string; at: Date }[] = [{ method: session.amr_method, at: session.created_at }];

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/transaction.js';
 import { openValue, purposeKey, sealValue } from '../sealed-value.js';
 
-export type FactorType = 'totp' | 'webauthn';
+export type FactorType = 'totp' | 'webauthn' | 'phone';
 
 /** What a WebAuthn factor keeps of its credential: the id and COSE public key (base64url), and the signature counter seen last. */
 export interface WebAuthnFactorCredential {
@@ -21,6 +21,8 @@ export interface FactorRow {
   readonly secret_sealed: string | null;
   /** A verified WebAuthn factor's credential; null otherwise. */
   readonly web_authn_credential: WebAuthnFactorCredential | null;
+  /** A phone factor's number (E.164 digits); null for the others. */
+  readonly phone: string | null;
   readonly last_used_step: string | null;
   readonly last_challenged_at: Date | null;
   readonly created_at: Date;
@@ -35,6 +37,8 @@ export interface ChallengeRow {
   readonly verified_at: Date | null;
   /** A WebAuthn factor's challenge: the one the ceremony's response must sign. */
   readonly web_authn_session_data: { readonly challenge: string } | null;
+  /** A phone factor's challenge: the texted code, hashed with the challenge id. */
+  readonly otp_hash: string | null;
 }
 
 /** What `auth.user_factors()` gives per factor: the row without secrets, timestamps as JSON strings. */
@@ -45,6 +49,8 @@ export interface ListedFactor {
   readonly status: string;
   readonly friendly_name: string;
   readonly factor_type: string;
+  /** A phone factor's number; absent or null for the others. */
+  readonly phone?: string | null;
   readonly last_challenged_at: string | Date | null;
 }
 
@@ -68,7 +74,7 @@ export function factorJson(factor: ListedFactor): Record<string, unknown> {
     status: factor.status,
     ...(factor.friendly_name === '' ? {} : { friendly_name: factor.friendly_name }),
     factor_type: factor.factor_type,
-    phone: '',
+    phone: factor.phone ?? '',
     last_challenged_at: factor.last_challenged_at === null ? null : iso(factor.last_challenged_at),
   };
 }
@@ -114,15 +120,29 @@ export async function deleteAbandonedFactors(db: Queryable, userId: string, now:
 
 export async function insertFactor(
   db: Queryable,
-  factor: { readonly id: string; readonly userId: string; readonly friendlyName: string; readonly type: FactorType; readonly secretSealed: string | null },
+  factor: {
+    readonly id: string;
+    readonly userId: string;
+    readonly friendlyName: string;
+    readonly type: FactorType;
+    readonly secretSealed: string | null;
+    readonly phone?: string;
+  },
   now: Date,
 ): Promise<FactorRow> {
   const { rows } = await db.query<FactorRow>(
-    `INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, secret_sealed, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'unverified', $5, $6, $6) RETURNING *`,
-    [factor.id, factor.userId, factor.friendlyName, factor.type, factor.secretSealed, now],
+    `INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, secret_sealed, phone, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, 'unverified', $5, $6, $7, $7) RETURNING *`,
+    [factor.id, factor.userId, factor.friendlyName, factor.type, factor.secretSealed, factor.phone ?? null, now],
   );
   return rows[0] as FactorRow;
+}
+
+/** What a challenge keeps to check the answer: a WebAuthn ceremony's challenge, or a texted code's hash under the challenge's id. */
+export interface ChallengeSecret {
+  readonly id?: string;
+  readonly webAuthnChallenge?: string;
+  readonly otpHash?: string;
 }
 
 export async function insertChallenge(
@@ -130,11 +150,12 @@ export async function insertChallenge(
   factorId: string,
   ip: string,
   now: Date,
-  webAuthnChallenge: string | null = null,
+  kept: ChallengeSecret = {},
 ): Promise<ChallengeRow> {
   const { rows } = await db.query<ChallengeRow>(
-    'INSERT INTO auth.mfa_challenges (factor_id, ip_address, created_at, web_authn_session_data) VALUES ($1, $2, $3, $4) RETURNING *',
-    [factorId, ip, now, webAuthnChallenge === null ? null : JSON.stringify({ challenge: webAuthnChallenge })],
+    `INSERT INTO auth.mfa_challenges (id, factor_id, ip_address, created_at, web_authn_session_data, otp_hash)
+     VALUES (coalesce($1, gen_random_uuid()), $2, $3, $4, $5, $6) RETURNING *`,
+    [kept.id ?? null, factorId, ip, now, kept.webAuthnChallenge === undefined ? null : JSON.stringify({ challenge: kept.webAuthnChallenge }), kept.otpHash ?? null],
   );
   await db.query('UPDATE auth.mfa_factors SET last_challenged_at = $2 WHERE id = $1', [factorId, now]);
   return rows[0] as ChallengeRow;

@@ -5,7 +5,7 @@ import { authErrors } from './errors.js';
 import { hookEnabled, runHook } from './hooks/run-hook.js';
 import { generateOtpCode, issueOneTimeToken } from './one-time-tokens.js';
 import { hitRateLimit } from './rate-limits.js';
-import { SmsSendError, renderSmsTemplate, sendThroughProvider, type SmsChannel } from './sms/sms-sender.js';
+import { SmsSendError, renderSmsTemplate, sendThroughProvider, type OutgoingSms, type SmsChannel } from './sms/sms-sender.js';
 import { openSmsSecret, testOtpFor } from './sms/sms-settings.js';
 import { phoneProviderEnabled } from './sms/phone-provider.js';
 import { userJson, type UserRow } from './user-json.js';
@@ -80,39 +80,37 @@ export async function textCode(
       if (!verdict.allowed) throw authErrors.overSmsSendRateLimit('SMS rate limit exceeded');
     }
     code = generateOtpCode(sms.otp_length);
-    await deliverCode(deps, user, phone, code, renderSmsTemplate(sms.template, code), channel, OTP_WORDING[type], ip);
+    try {
+      await deliverCode(deps, user, { phone, message: renderSmsTemplate(sms.template, code), channel }, { otp: code, phone }, ip);
+    } catch (error) {
+      if (error instanceof SmsSendError) throw authErrors.smsSendFailed(`Error sending ${OTP_WORDING[type]} OTP to provider: ${error.message}`);
+      throw error;
+    }
   }
   await issueOneTimeToken(db, user.id, type, now, { lifetimeSeconds: sms.otp_exp, code });
   await updateUser(db, user.id, type === 'sms' ? { confirmation_sent_at: now } : { phone_change: phone, phone_change_sent_at: now }, now);
   return { messageId };
 }
 
-/** To the send-SMS hook (GoTrue's payload: the account and `sms: {otp, phone}`), else through the provider. */
+/**
+ * To the send-SMS hook when enabled (GoTrue's payload: the account and `sms`, with `sms_type:
+ * "mfa"` for a factor's code), else through the provider; a provider's refusal is an SmsSendError.
+ */
 export async function deliverCode(
   deps: AuthDeps,
   user: UserRow,
-  phone: string,
-  code: string,
-  message: string,
-  channel: SmsChannel,
-  wording: string,
+  out: OutgoingSms,
+  hookSms: Readonly<Record<string, string>>,
   ip: string | null,
 ): Promise<void> {
   if (hookEnabled(deps, 'send_sms')) {
-    await runHook(deps, 'send_sms', { user: userJson(user), sms: { otp: code, phone } }, ip);
+    await runHook(deps, 'send_sms', { user: userJson(user), sms: hookSms }, ip);
     return;
   }
   const sms = deps.ctx.settings['auth.sms'];
   const secretKey = sms.provider === 'twilio' ? 'auth.sms.twilio.auth_token' : 'auth.sms.vonage.api_secret';
   const sealed = sms.provider === 'twilio' ? sms.twilio.auth_token_sealed : sms.vonage.api_secret_sealed;
-  try {
-    await sendThroughProvider(sms, openSmsSecret(deps.ctx.keyring.secret, secretKey, sealed), { phone, message, channel }, {
-      allowPrivate: deps.ctx.config.authAllowPrivateProviderUrls,
-    });
-  } catch (error) {
-    if (error instanceof SmsSendError) throw authErrors.smsSendFailed(`Error sending ${wording} OTP to provider: ${error.message}`);
-    throw error;
-  }
+  await sendThroughProvider(sms, openSmsSecret(deps.ctx.keyring.secret, secretKey, sealed), out, { allowPrivate: deps.ctx.config.authAllowPrivateProviderUrls });
 }
 
 /** A project's test OTP for this phone, compared in constant time; GoTrue accepts it without a stored code. */

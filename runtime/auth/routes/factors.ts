@@ -36,10 +36,12 @@ import type { UserRow } from '../user-json.js';
 import { findUserById, isUuid } from '../users.js';
 import { factorCeremony, verifyFactorResponse, type CeremonyType, type FactorCeremony } from '../webauthn-factor.js';
 import { projectRelyingParty } from '../webauthn-rp.js';
+import { acceptFactorPhone, phoneCodeMatches, phoneFactorErrors, replacedPhoneFactors, textChallengeCode } from '../phone-factor.js';
+import { acceptChannel } from '../phone-otp.js';
 
 /**
  * Supabase Auth's MFA API for TOTP factors and, with `auth.mfa.webauthn.enabled`, WebAuthn
- * factors (phone answers as switched off): enrol, challenge, verify (raising the session to
+ * factors, with `auth.mfa.phone.enabled` phone factors (codes by SMS): enrol, challenge, verify (raising the session to
  * aal2), unenrol, and the admin's list, update and delete of a user's factors.
  */
 
@@ -123,6 +125,25 @@ async function enrollWebAuthn(req: Request, res: Response, deps: AuthDeps, { use
   res.status(200).json({ id: factor.id, type: 'webauthn', friendly_name: factor.friendly_name });
 }
 
+/** GoTrue's phone enrolment: an unverified factor for the number (replacing unverified ones for it), verified by its first challenge's code. */
+async function enrollPhone(req: Request, res: Response, deps: AuthDeps, { user, session }: Pick<SessionUser, 'user' | 'session'>, friendlyName: string, given: string): Promise<void> {
+  const phone = acceptFactorPhone(given);
+  const now = deps.now();
+  const factor = await inTransaction(deps.ctx.adminPool, async (db) => {
+    for (const replaced of replacedPhoneFactors(await listFactors(db, user.id), phone)) await deleteFactor(db, replaced, now);
+    await deleteAbandonedFactors(db, user.id, now);
+    checkEnrollment(await listFactors(db, user.id), friendlyName, session.aal);
+    const id = randomUUID();
+    const created = await insertFactor(db, { id, userId: user.id, friendlyName, type: 'phone', secretSealed: null, phone }, now).catch((error: unknown) => {
+      throw (error as { code?: string }).code === '23505' ? mfaError.nameConflict(friendlyName) : error;
+    });
+    await writeAudit(db, { event: 'factor_in_progress', userId: user.id, ip: clientIp(req), payload: { factor_id: id, factor_type: 'phone' }, at: now });
+    return created;
+  });
+  // GoTrue answers the number as it was given.
+  res.status(200).json({ id: factor.id, type: 'phone', friendly_name: factor.friendly_name, phone: given });
+}
+
 /** Registration options for an unverified factor (the user's other WebAuthn credentials excluded), else assertion options. */
 async function webAuthnCeremony(deps: AuthDeps, user: UserRow, factor: FactorRow): Promise<FactorCeremony> {
   const others = (await listFactors(deps.ctx.adminPool, user.id)).flatMap((f) => (f.web_authn_credential === null ? [] : [f.web_authn_credential.id]));
@@ -150,7 +171,11 @@ function registerEnroll(router: Router, deps: AuthDeps): void {
       const friendlyName = stringField(body, 'friendly_name', 'EnrollFactorParams');
       const factorType = stringField(body, 'factor_type', 'EnrollFactorParams');
       const issuerParam = stringField(body, 'issuer', 'EnrollFactorParams');
-      if (factorType === 'phone') throw authErrors.disabled(422, 'mfa_phone_enroll_not_enabled', 'MFA enroll is disabled for Phone');
+      if (factorType === 'phone') {
+        if (!deps.ctx.settings['auth.mfa.phone.enabled']) throw phoneFactorErrors.enrollDisabled();
+        await enrollPhone(req, res, deps, { user, session }, friendlyName, stringField(body, 'phone', 'EnrollFactorParams'));
+        return;
+      }
       if (factorType === 'webauthn') {
         if (!deps.ctx.settings['auth.mfa.webauthn.enabled']) throw authErrors.disabled(422, 'mfa_webauthn_enroll_not_enabled', 'MFA enroll is disabled for WebAuthn');
         await enrollWebAuthn(req, res, deps, { user, session }, friendlyName);
@@ -197,10 +222,14 @@ function registerChallenge(router: Router, deps: AuthDeps): void {
       const factor = await ownedFactor(deps.ctx.adminPool, user.id, req.params.factor_id);
       await enforceRateLimit(req, deps, 'mfa_challenge');
       if (factor.factor_type === 'webauthn' && !deps.ctx.settings['auth.mfa.webauthn.enabled']) throw mfaError.webAuthnVerifyDisabled();
+      if (factor.factor_type === 'phone' && !deps.ctx.settings['auth.mfa.phone.enabled']) throw phoneFactorErrors.verifyDisabled();
       const ceremony = factor.factor_type === 'webauthn' ? await webAuthnCeremony(deps, user, factor) : null;
+      const texted =
+        factor.factor_type === 'phone' ? await textChallengeCode(deps, user, factor, acceptChannel(deps, bodyOf(req).channel), clientIp(req)) : null;
       const now = deps.now();
       const challenge = await inTransaction(deps.ctx.adminPool, async (db) => {
-        const created = await insertChallenge(db, factor.id, clientIp(req) ?? '', now, ceremony?.challenge ?? null);
+        const kept = ceremony !== null ? { webAuthnChallenge: ceremony.challenge } : texted !== null ? texted : {};
+        const created = await insertChallenge(db, factor.id, clientIp(req) ?? '', now, kept);
         await writeAudit(db, {
           event: 'challenge_created',
           userId: user.id,
@@ -258,6 +287,7 @@ function registerVerify(router: Router, deps: AuthDeps): void {
       const body = bodyOf(req);
       const challengeId = acceptChallengeId(body);
       const code = stringField(body, 'code', 'VerifyFactorParams');
+      if (target.factor_type === 'phone' && !deps.ctx.settings['auth.mfa.phone.enabled']) throw phoneFactorErrors.verifyDisabled();
       const webauthn = target.factor_type === 'webauthn' ? webAuthnVerifyParams(deps, body) : null;
       if (webauthn === null && code === '') throw authErrors.validation('Code needs to be non-empty');
       const now = deps.now();
@@ -272,8 +302,10 @@ function registerVerify(router: Router, deps: AuthDeps): void {
           await deleteChallenge(db, challenge.id);
           return { ok: false, error: mfaError.challengeExpired(challenge.id) };
         }
-        let proof: { readonly step: number } | { readonly credential: WebAuthnFactorCredential } | null;
-        if (webauthn !== null) {
+        let proof: { readonly step: number } | { readonly credential: WebAuthnFactorCredential } | Record<string, never> | null;
+        if (factor.factor_type === 'phone') {
+          proof = phoneCodeMatches(challenge.otp_hash, challenge.id, code) ? {} : null;
+        } else if (webauthn !== null) {
           // A WebAuthn challenge serves one response, verified or not.
           await deleteChallenge(db, challenge.id);
           const data = challenge.web_authn_session_data;
@@ -288,7 +320,10 @@ function registerVerify(router: Router, deps: AuthDeps): void {
         }
         const rejection = await mfaHook(deps, db, { userId: user.id, factorId: factor.id, factorType: factor.factor_type, valid: proof !== null }, ip, now);
         if (rejection !== null) return { ok: false, error: rejection };
-        if (proof === null) return { ok: false, error: webauthn !== null ? mfaError.webAuthnVerificationFailed() : mfaError.verificationFailed() };
+        if (proof === null) {
+          const failed = factor.factor_type === 'phone' ? phoneFactorErrors.verificationFailed() : webauthn !== null ? mfaError.webAuthnVerificationFailed() : mfaError.verificationFailed();
+          return { ok: false, error: failed };
+        }
         await writeAudit(db, {
           event: 'verification_attempted',
           userId: user.id,
@@ -303,7 +338,7 @@ function registerVerify(router: Router, deps: AuthDeps): void {
       if (!outcome.ok) throw outcome.error;
       const [raised, current] = await Promise.all([findLiveSession(deps.ctx.adminPool, session.id), findUserById(deps.ctx.adminPool, user.id)]);
       if (raised === null || current === null) throw authErrors.sessionNotFound(403);
-      res.status(200).json(await sessionJson(deps, current, raised, outcome.refreshToken, 'totp'));
+      res.status(200).json(await sessionJson(deps, current, raised, outcome.refreshToken, target.factor_type === 'phone' ? 'mfa/phone' : 'totp'));
     }),
   );
 }

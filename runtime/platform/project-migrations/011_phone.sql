@@ -14,3 +14,12 @@ ALTER TABLE auth.mfa_factors DROP CONSTRAINT IF EXISTS mfa_factors_factor_type_c
 ALTER TABLE auth.mfa_factors ADD CONSTRAINT mfa_factors_factor_type_check CHECK (factor_type IN ('totp', 'webauthn', 'phone'));
 ALTER TABLE auth.mfa_factors ADD COLUMN IF NOT EXISTS phone text;
 ALTER TABLE auth.mfa_challenges ADD COLUMN IF NOT EXISTS otp_hash text;
+-- A user's factors as the user object lists them, now with a phone factor's number.
+CREATE OR REPLACE FUNCTION auth.user_factors(user_id uuid) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_agg(jsonb_build_object(
+           'id', f.id, 'created_at', f.created_at, 'updated_at', f.updated_at, 'status', f.status,
+           'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'phone', f.phone, 'last_challenged_at', f.last_challenged_at)
+         ORDER BY f.created_at, f.id)
+  FROM auth.mfa_factors f WHERE f.user_id = $1
+$$;
+REVOKE EXECUTE ON FUNCTION auth.user_factors(uuid) FROM PUBLIC;

@@ -206,7 +206,7 @@ CREATE INDEX webauthn_challenges_expires_at_idx ON auth.webauthn_challenges (exp
 CREATE FUNCTION auth.user_factors(user_id uuid) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_agg(jsonb_build_object(
            'id', f.id, 'created_at', f.created_at, 'updated_at', f.updated_at, 'status', f.status,
-           'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'last_challenged_at', f.last_challenged_at)
+           'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'phone', f.phone, 'last_challenged_at', f.last_challenged_at)
          ORDER BY f.created_at, f.id)
   FROM auth.mfa_factors f WHERE f.user_id = $1
 $$;

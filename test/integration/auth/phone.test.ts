@@ -14,6 +14,7 @@ let vonage: AuthProject;
 let autoconfirm: AuthProject;
 let limited: AuthProject;
 let testOtps: AuthProject;
+let mfa: AuthProject;
 
 const V = { 'X-Supabase-Api-Version': '2024-01-01' };
 let phoneCounter = 0;
@@ -30,7 +31,13 @@ function smsSettings(project: AuthProject, stored: Record<string, unknown>): Par
     if (typeof sealed[key] === 'string') sealed[key] = sealSmsSecret(project.record.jwtSecret, key, sealed[key]);
   }
   const resolved = resolveSettings(sealed);
-  return { 'auth.sms': resolved['auth.sms'], 'auth.rate_limit.sms_sent': resolved['auth.rate_limit.sms_sent'], 'auth.rate_limit.verify': 1000, 'auth.rate_limit.otp': 1000 };
+  return {
+    'auth.sms': resolved['auth.sms'],
+    'auth.rate_limit.sms_sent': resolved['auth.rate_limit.sms_sent'],
+    'auth.mfa.phone.enabled': resolved['auth.mfa.phone.enabled'],
+    'auth.rate_limit.verify': 1000,
+    'auth.rate_limit.otp': 1000,
+  };
 }
 
 function twilioSettings(base: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -61,6 +68,7 @@ beforeAll(async () => {
   autoconfirm = await served({ 'auth.sms.autoconfirm': true });
   limited = await served({ 'auth.rate_limit.sms_sent': 1 });
   testOtps = await served({ 'auth.sms.test_otp': '+15550000001=123456, 15550000002=654321' });
+  mfa = await served({ 'auth.mfa.phone.enabled': true });
 });
 afterAll(async () => {
   await suite?.close();
@@ -282,5 +290,45 @@ describe('admin users with a phone and /settings', () => {
     const off = await suite.project();
     const settings = await off.call('GET', '/settings');
     expect([settings.body.external.phone, settings.body.sms_provider, settings.body.phone_autoconfirm]).toEqual([false, '', false]);
+  });
+});
+
+describe('phone MFA factors', () => {
+  it('enrols a number, texts each challenge a code, and raises the session to aal2 with mfa/phone once verified', async () => {
+    const email = uniqueEmail('phone-mfa');
+    await mfa.call('POST', '/admin/users', { apikey: mfa.serviceKey, body: { email, password: 'secret1', email_confirm: true } });
+    const session = await mfa.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } });
+    const bearer = session.body.access_token as string;
+    const phone = newPhone();
+    const enrolled = await mfa.call('POST', '/factors', { bearer, body: { factor_type: 'phone', phone: `+${phone}`, friendly_name: 'work phone' }, headers: V });
+    expect(enrolled.status).toBe(200);
+    expect(enrolled.body).toEqual({ id: expect.any(String), type: 'phone', friendly_name: 'work phone', phone: `+${phone}` });
+    const factorId = enrolled.body.id as string;
+
+    const challenged = await mfa.call('POST', `/factors/${factorId}/challenge`, { bearer, body: { channel: 'sms' }, headers: V });
+    expect(challenged.status).toBe(200);
+    expect(challenged.body).toEqual({ id: expect.any(String), type: 'phone', expires_at: expect.any(Number) });
+    const code = sms.lastCode(phone);
+    const { rows } = await mfa.db.query('SELECT otp_hash FROM auth.mfa_challenges WHERE id = $1', [challenged.body.id]);
+    expect(rows[0].otp_hash).not.toContain(code);
+
+    const tooSoon = await mfa.call('POST', `/factors/${factorId}/challenge`, { bearer, body: {}, headers: V });
+    expect([tooSoon.status, tooSoon.body.code]).toEqual([429, 'over_sms_send_rate_limit']);
+
+    const wrong = await mfa.call('POST', `/factors/${factorId}/verify`, { bearer, body: { challenge_id: challenged.body.id, code: code === '000000' ? '111111' : '000000' }, headers: V });
+    expect([wrong.status, wrong.body]).toEqual([422, { code: 'mfa_verification_failed', message: 'Invalid MFA Phone code entered' }]);
+    const verified = await mfa.call('POST', `/factors/${factorId}/verify`, { bearer, body: { challenge_id: challenged.body.id, code }, headers: V });
+    expect(verified.status).toBe(200);
+    const claims = decodeJwt(verified.body.access_token);
+    expect(claims.aal).toBe('aal2');
+    expect((claims.amr as { method: string }[]).map((entry) => entry.method)).toEqual(['mfa/phone', 'password']);
+    expect(verified.body.user.factors).toEqual([expect.objectContaining({ id: factorId, factor_type: 'phone', status: 'verified', phone })]);
+    const replay = await mfa.call('POST', `/factors/${factorId}/verify`, { bearer: verified.body.access_token, body: { challenge_id: challenged.body.id, code }, headers: V });
+    expect([replay.status, replay.body.code]).toEqual([422, 'mfa_ip_address_mismatch']);
+
+    const again = await mfa.call('POST', '/factors', { bearer: verified.body.access_token, body: { factor_type: 'phone', phone }, headers: V });
+    expect([again.status, again.body]).toEqual([422, { code: 'mfa_verified_factor_exists', message: 'A verified phone factor already exists, unenroll the existing factor to continue' }]);
+    const missing = await mfa.call('POST', '/factors', { bearer: verified.body.access_token, body: { factor_type: 'phone' }, headers: V });
+    expect([missing.status, missing.body]).toEqual([400, { code: 'validation_failed', message: 'Phone number required to enroll Phone factor' }]);
   });
 });
