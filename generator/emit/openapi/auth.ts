@@ -115,6 +115,35 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
       { type: 'object', required: ['user', 'session'], properties: { user: schemaRef('User'), session: { type: 'null' } } },
     ],
   },
+  OAuthClient: {
+    type: 'object',
+    description: 'A third-party app registered with the OAuth 2.1 server. `client_secret` only in the answer that creates or regenerates it; empty texts left out.',
+    required: ['client_id', 'client_type', 'redirect_uris', 'token_endpoint_auth_method', 'grant_types', 'response_types', 'registration_type', 'created_at', 'updated_at'],
+    properties: {
+      client_id: { type: 'string', format: 'uuid' },
+      client_secret: { type: 'string', description: 'Confidential clients only; stored as its hash, never shown again.' },
+      client_type: { type: 'string', enum: ['public', 'confidential'] },
+      redirect_uris: { type: 'array', items: { type: 'string' }, maxItems: 10 },
+      token_endpoint_auth_method: { type: 'string', enum: ['none', 'client_secret_basic', 'client_secret_post'] },
+      grant_types: { type: 'array', items: { type: 'string', enum: ['authorization_code', 'refresh_token'] } },
+      response_types: { type: 'array', items: { type: 'string', enum: ['code'] } },
+      client_name: { type: 'string', maxLength: 1024 },
+      client_uri: { type: 'string', maxLength: 2048 },
+      logo_uri: { type: 'string', maxLength: 2048 },
+      registration_type: { type: 'string', enum: ['manual', 'dynamic'] },
+      created_at: dateTime,
+      updated_at: dateTime,
+    },
+  },
+  OAuthError: {
+    type: 'object',
+    description: 'An OAuth 2.0 error of the token endpoint (RFC 6749 section 5.2), whatever API version was asked for.',
+    required: ['error', 'error_description'],
+    properties: {
+      error: { type: 'string', enum: ['invalid_request', 'invalid_grant', 'invalid_client', 'unsupported_grant_type', 'access_denied'] },
+      error_description: { type: 'string' },
+    },
+  },
   Message: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
   Empty: { type: 'object', description: 'An empty object: the request was accepted.', additionalProperties: false },
 };
@@ -198,6 +227,39 @@ const adminErrors = {
   '500': serverError,
 };
 
+/** The OAuth 2.1 server's routes are served only with `auth.oauth_server.enabled`. */
+const oauthServerOff = authError('The OAuth server is off (`feature_disabled`).');
+const oauthClientMissing = authError('No such client (`oauth_client_not_found`), or the OAuth server is off (`feature_disabled`).');
+const oauthClientId = { name: 'client_id', in: 'path', required: true, description: 'The client id.', schema: { type: 'string', format: 'uuid' } };
+const authorizationId = { name: 'authorization_id', in: 'path', required: true, description: 'The id the consent page was given.', schema: { type: 'string' } };
+const redirectUrl = object({ redirect_url: { type: 'string', format: 'uri' } }, ['redirect_url']);
+function oauthClientFields(required: readonly string[]): JsonSchema {
+  return object(
+    {
+      client_name: { type: 'string', maxLength: 1024 },
+      redirect_uris: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 10, description: '`https`, a custom scheme, or `http` on loopback; no fragment.' },
+      grant_types: { type: 'array', items: { type: 'string', enum: ['authorization_code', 'refresh_token'] }, description: 'Default: both.' },
+      token_endpoint_auth_method: { type: 'string', enum: ['none', 'client_secret_basic', 'client_secret_post'], description: '`none` makes a public client; default `client_secret_basic`.' },
+      client_type: { type: 'string', enum: ['public', 'confidential'], description: 'Registration only; inferred from the auth method when absent.' },
+      client_uri: { type: 'string' },
+      logo_uri: { type: 'string' },
+    },
+    required,
+  );
+}
+function discovery(operationId: string, summary: string): JsonSchema {
+  return op(operationId, summary, [{}], {
+    description: 'Issuer, endpoints and what the OAuth 2.1 server supports; `registration_endpoint` when dynamic registration is on. No ID token algorithm: Gantry issues no ID tokens.',
+    responses: {
+      '200': {
+        description: 'The metadata.',
+        headers: { 'Cache-Control': { description: '`public, max-age=600`.', schema: { type: 'string' } } },
+        content: json({ type: 'object', required: ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri'], additionalProperties: true, properties: { issuer: { type: 'string', format: 'uri' } } }),
+      },
+      '404': authError('The OAuth server is off (`feature_disabled` or `not_found`).'),
+    },
+  });
+}
 /** `/auth/v1/...` path items. */
 export const authPaths: Readonly<Record<string, JsonSchema>> = {
   '/auth/v1/signup': {
@@ -894,6 +956,176 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
   },
+  '/auth/v1/admin/oauth/clients': {
+    get: op('adminListOAuthClients', 'List OAuth clients (service key)', ADMIN, {
+      description: 'Clients not deleted, newest first (not paginated, as GoTrue). The OAuth 2.1 server must be on (`auth.oauth_server.enabled`).',
+      responses: { '200': ok('The clients.', object({ clients: { type: 'array', items: schemaRef('OAuthClient') } }, ['clients'])), ...adminErrors, '404': oauthServerOff },
+    }),
+    post: op('adminCreateOAuthClient', 'Register an OAuth client (service key)', ADMIN, {
+      requestBody: body(oauthClientFields(['redirect_uris'])),
+      responses: { '201': ok('The client, with its secret when confidential.', schemaRef('OAuthClient')), ...adminErrors, '404': oauthServerOff },
+    }),
+  },
+  '/auth/v1/admin/oauth/clients/{client_id}': {
+    get: op('adminGetOAuthClient', 'Get an OAuth client (service key)', ADMIN, {
+      parameters: [oauthClientId],
+      responses: { '200': ok('The client.', schemaRef('OAuthClient')), ...adminErrors, '404': oauthClientMissing },
+    }),
+    put: op('adminUpdateOAuthClient', 'Update an OAuth client (service key)', ADMIN, {
+      description: 'Only the fields given change; `token_endpoint_auth_method` must suit the client type.',
+      parameters: [oauthClientId],
+      requestBody: body(oauthClientFields([])),
+      responses: { '200': ok('The client.', schemaRef('OAuthClient')), ...adminErrors, '404': oauthClientMissing },
+    }),
+    delete: op('adminDeleteOAuthClient', 'Delete an OAuth client (service key)', ADMIN, {
+      description: 'The client stops working and the sessions issued to it end.',
+      parameters: [oauthClientId],
+      responses: { '204': { description: 'Deleted.' }, ...adminErrors, '404': oauthClientMissing },
+    }),
+  },
+  '/auth/v1/admin/oauth/clients/{client_id}/regenerate_secret': {
+    post: op('adminRegenerateOAuthClientSecret', "Replace a confidential client's secret (service key)", ADMIN, {
+      parameters: [oauthClientId],
+      responses: { '200': ok('The client with its new secret.', schemaRef('OAuthClient')), ...adminErrors, '404': oauthClientMissing },
+    }),
+  },
+  '/auth/v1/oauth/clients/register': {
+    post: op('registerOAuthClient', 'Dynamic client registration (RFC 7591)', [{}], {
+      description: 'Needs no API key; only with `auth.oauth_server.allow_dynamic_registration`.',
+      requestBody: body(oauthClientFields(['redirect_uris'])),
+      responses: {
+        '201': ok('The client, with its secret when confidential.', schemaRef('OAuthClient')),
+        '400': authError('Invalid metadata (`validation_failed`).'),
+        '403': authError('Dynamic registration is off (`oauth_dynamic_client_registration_disabled`).'),
+        '404': oauthServerOff,
+      },
+    }),
+  },
+  '/auth/v1/oauth/authorize': {
+    get: op('oauthAuthorize', 'Start the authorization code flow (the project as OAuth server)', [{}], {
+      description:
+        'Opened by a browser for a registered client: redirects (302) to the consent page (`auth.site_url` + `auth.oauth_server.authorization_path`) with `?authorization_id=`. ' +
+        'Problems after the client and redirect URI are known go back to the redirect URI as `?error=invalid_request&error_description=…&state=…`.',
+      parameters: [
+        queryParam('client_id', 'The registered client.', { type: 'string', format: 'uuid' }, true),
+        queryParam('redirect_uri', 'One of the client\'s redirect URIs, exactly.', { type: 'string' }, true),
+        queryParam('response_type', 'Only `code`.', { type: 'string', enum: ['code'] }),
+        queryParam('scope', 'Space-separated; default `email`.', { type: 'string' }),
+        queryParam('state', 'Returned to the redirect URI unchanged.', { type: 'string' }),
+        queryParam('code_challenge', 'PKCE challenge, 43 to 128 characters (mandatory).', { type: 'string' }, true),
+        queryParam('code_challenge_method', 'With `code_challenge` (either case).', { type: 'string', enum: ['S256', 'plain'] }, true),
+        queryParam('resource', 'RFC 8707 resource indicator: an absolute URI without query or fragment.', { type: 'string' }),
+        queryParam('nonce', 'Kept with the request.', { type: 'string' }),
+      ],
+      responses: {
+        '302': { description: 'To the consent page, or an error to the redirect URI.', headers: { Location: { schema: { type: 'string' } } } },
+        '400': authError('Missing client or redirect URI, or a redirect URI not registered (`validation_failed`); unknown client (`oauth_client_not_found`).'),
+        '404': oauthServerOff,
+      },
+    }),
+  },
+  '/auth/v1/oauth/authorizations/{authorization_id}': {
+    get: op('oauthAuthorizationDetails', 'What the consent page shows (signed-in user)', USER, {
+      description: 'Ties the request to the user. When the user already consented to every scope asked for, answers `{redirect_url}` at once.',
+      parameters: [authorizationId],
+      responses: {
+        '200': ok(
+          'The request, or the redirect when already consented.',
+          {
+            anyOf: [
+              object({
+                authorization_id: { type: 'string' },
+                redirect_uri: { type: 'string' },
+                client: object({ id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, uri: { type: 'string' }, logo_uri: { type: 'string' } }, ['id']),
+                user: object({ id: { type: 'string', format: 'uuid' }, email }, ['id']),
+                scope: { type: 'string' },
+              }, ['authorization_id', 'redirect_uri', 'client', 'user', 'scope']),
+              redirectUrl,
+            ],
+          },
+        ),
+        '400': authError('Not pending any more, or a browser origin redirects may not go to (`validation_failed`).'),
+        '401': authError('No access token (`no_authorization`).'),
+        '404': authError('Unknown, expired or another user\'s request (`oauth_authorization_not_found`).'),
+      },
+    }),
+  },
+  '/auth/v1/oauth/authorizations/{authorization_id}/consent': {
+    post: op('oauthConsent', 'Approve or deny the request (signed-in user)', USER, {
+      parameters: [authorizationId],
+      requestBody: body(object({ action: { type: 'string', enum: ['approve', 'deny'] } }, ['action'])),
+      responses: {
+        '200': ok('Where to send the browser: the redirect URI with `code` and `state`, or `error=access_denied`.', redirectUrl),
+        '400': authError('Not pending any more, a bad action, or a foreign origin (`validation_failed`).'),
+        '401': authError('No access token (`no_authorization`).'),
+        '404': authError('Unknown, expired or another user\'s request (`oauth_authorization_not_found`).'),
+      },
+    }),
+  },
+  '/auth/v1/oauth/token': {
+    post: op('oauthToken', "The OAuth server's token endpoint", [{}], {
+      description:
+        'Client authentication as registered: HTTP Basic, `client_id`/`client_secret` in the body, or `client_id` alone (public). ' +
+        '`authorization_code` (with `code_verifier`) or `refresh_token`. Access tokens carry `client_id` and `scope` claims.',
+      requestBody: {
+        required: true,
+        content: Object.fromEntries(['application/x-www-form-urlencoded', 'application/json'].map((type) => [type, { schema: object({
+          grant_type: { type: 'string', enum: ['authorization_code', 'refresh_token'] },
+          code: { type: 'string' },
+          code_verifier: { type: 'string' },
+          redirect_uri: { type: 'string' },
+          refresh_token: { type: 'string' },
+          resource: { type: 'string' },
+          client_id: { type: 'string', format: 'uuid' },
+          client_secret: { type: 'string' },
+        }, ['grant_type']) }])),
+      },
+      responses: {
+        '200': ok('Tokens (no user object).', object({
+          access_token: { type: 'string' },
+          token_type: { type: 'string', enum: ['bearer'] },
+          expires_in: { type: 'integer', enum: [3600] },
+          refresh_token: { type: 'string' },
+        }, ['access_token', 'token_type', 'expires_in', 'refresh_token'])),
+        '400': { description: 'An OAuth error, or client authentication failed (`invalid_credentials`, as AuthError).', content: json({ anyOf: [schemaRef('OAuthError'), schemaRef('AuthError')] }) },
+        '404': oauthServerOff,
+        '429': tooMany,
+      },
+    }),
+  },
+  '/auth/v1/oauth/userinfo': {
+    get: op('oauthUserInfo', 'OpenID Connect user info', USER, {
+      responses: {
+        '200': ok('`sub`, and the claims of the scopes granted to the token\'s client.', { type: 'object', required: ['sub'], additionalProperties: true, properties: { sub: { type: 'string', format: 'uuid' } } }),
+        '401': authError('No access token (`no_authorization`).'),
+      },
+    }),
+  },
+  '/auth/v1/user/oauth/grants': {
+    get: op('listOAuthGrants', 'The apps the signed-in user allowed', USER, {
+      responses: {
+        '200': ok('Active consents, newest first.', {
+          type: 'array',
+          items: object({
+            client: object({ id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, uri: { type: 'string' }, logo_uri: { type: 'string' } }, ['id']),
+            scopes: { type: 'array', items: { type: 'string' } },
+            granted_at: dateTime,
+          }, ['client', 'scopes', 'granted_at']),
+        }),
+        '401': authError('No access token (`no_authorization`).'),
+      },
+    }),
+    delete: op('revokeOAuthGrant', 'Withdraw a grant (signed-in user)', USER, {
+      description: "Ends the client's sessions of the user: its refresh tokens stop working.",
+      parameters: [queryParam('client_id', 'The client.', { type: 'string', format: 'uuid' }, true)],
+      responses: {
+        '204': { description: 'Withdrawn.' },
+        '400': authError('Missing or malformed `client_id` (`validation_failed`).'),
+        '401': authError('No access token (`no_authorization`).'),
+        '404': authError('No active grant for the client (`oauth_consent_not_found`).'),
+      },
+    }),
+  },
   '/auth/v1/settings': {
     get: op('settings', 'Public auth settings', [{}], {
       responses: {
@@ -927,6 +1159,8 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
   },
+  '/auth/v1/.well-known/oauth-authorization-server': { get: discovery('oauthServerMetadata', 'OAuth 2.1 server metadata (RFC 8414)') },
+  '/auth/v1/.well-known/openid-configuration': { get: discovery('openidConfiguration', 'OpenID configuration (the same document)') },
   '/auth/v1/health': {
     get: op('health', 'Liveness of the auth API', [{}], {
       responses: { '200': ok('Up.', object({ version: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' } }, ['version', 'name', 'description'])) },

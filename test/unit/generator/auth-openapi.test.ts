@@ -18,10 +18,6 @@ const SWITCHED_OFF = new Set([
   'ALL /sso',
   'ALL /sso/saml/metadata',
   'ALL /sso/saml/acs',
-  'ALL /admin/oauth/*rest',
-  'ALL /oauth/*rest',
-  'ALL /user/oauth/*rest',
-  'ALL /.well-known/oauth-authorization-server',
 ]);
 
 interface RouteLayer {
@@ -52,8 +48,8 @@ describe('the auth OpenAPI document', () => {
       ref: 'docs',
       jwtSecret: 'x'.repeat(40),
       keyring: buildKeyring('x'.repeat(40), [], 'HS256'),
-      // Passkeys on: their routes are served and documented; off, /passkeys answers passkey_disabled.
-      settings: resolveSettings({ 'auth.passkey.enabled': true }),
+      // Passkeys and the OAuth 2.1 server on: their routes are served and documented; off, they answer passkey_disabled / feature_disabled.
+      settings: resolveSettings({ 'auth.passkey.enabled': true, 'auth.oauth_server.enabled': true }),
       config: loadConfig({}),
     } as unknown as ProjectContext;
     const router = createAuthRouter(ctx, { log: createLogger('silent'), mailer: { send: async () => undefined } as never });

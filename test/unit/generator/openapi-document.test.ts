@@ -216,7 +216,12 @@ describe('the OpenAPI document', () => {
   it('documents the auth endpoints of section 4.1', () => {
     expect(Object.keys(document.paths).filter((p) => p.startsWith('/auth/v1/')).sort()).toEqual([
       '/auth/v1/.well-known/jwks.json',
+      '/auth/v1/.well-known/oauth-authorization-server',
+      '/auth/v1/.well-known/openid-configuration',
       '/auth/v1/admin/generate_link',
+      '/auth/v1/admin/oauth/clients',
+      '/auth/v1/admin/oauth/clients/{client_id}',
+      '/auth/v1/admin/oauth/clients/{client_id}/regenerate_secret',
       '/auth/v1/admin/users',
       '/auth/v1/admin/users/{id}',
       '/auth/v1/admin/users/{id}/factors',
@@ -233,6 +238,12 @@ describe('the OpenAPI document', () => {
       '/auth/v1/invite',
       '/auth/v1/logout',
       '/auth/v1/magiclink',
+      '/auth/v1/oauth/authorizations/{authorization_id}',
+      '/auth/v1/oauth/authorizations/{authorization_id}/consent',
+      '/auth/v1/oauth/authorize',
+      '/auth/v1/oauth/clients/register',
+      '/auth/v1/oauth/token',
+      '/auth/v1/oauth/userinfo',
       '/auth/v1/otp',
       '/auth/v1/passkeys',
       '/auth/v1/passkeys/authentication/options',
@@ -250,8 +261,12 @@ describe('the OpenAPI document', () => {
       '/auth/v1/user',
       '/auth/v1/user/identities/authorize',
       '/auth/v1/user/identities/{identity_id}',
+      '/auth/v1/user/oauth/grants',
       '/auth/v1/verify',
     ]);
+    expect(document.paths['/auth/v1/oauth/token']?.post?.requestBody).toMatchObject({
+      content: { 'application/x-www-form-urlencoded': { schema: { required: ['grant_type'] } }, 'application/json': { schema: { required: ['grant_type'] } } },
+    });
     expect(document.paths['/auth/v1/passkeys/authentication/verify']?.post?.requestBody).toMatchObject({
       content: { 'application/json': { schema: { required: ['challenge_id', 'credential'], properties: { challenge_id: { format: 'uuid' }, credential: { type: 'object' } } } } },
     });
