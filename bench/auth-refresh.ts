@@ -5,6 +5,7 @@ import { generateOpaqueToken, hashToken, sealChildToken } from '../runtime/auth/
 import { openSession } from '../runtime/auth/sessions.js';
 import { signUpUsers, type BenchUser } from './auth-users.js';
 import { autocannon, type LoadResult } from './load.js';
+import { cpuSeconds } from './mixed.js';
 import { runPgbench, type PgbenchResult } from './pgbench.js';
 import { fmt, median } from './report-format.js';
 import { sampleConnections } from './server-connections.js';
@@ -135,6 +136,8 @@ export interface RefreshScenario {
   readonly databaseName: string;
   /** The server's PGAPPNAME, to count its connections. */
   readonly serverAppName: string;
+  /** The server's pid, for its CPU time per refresh (Linux /proc). */
+  readonly serverPid: number;
   /** The embedded cluster's data directory, for its log; null on DATABASE_URL (the statements are then not checked). */
   readonly dataDir: string | null;
   readonly pgbench: string | null;
@@ -183,6 +186,7 @@ export async function refreshTable(options: RefreshScenario): Promise<string[]> 
   const tokenUrl = `${options.authUrl}/token?grant_type=refresh_token`;
   const api: LoadResult[] = [];
   const most: number[] = [];
+  const cpu: { cores: number; usPerRequest: number }[] = [];
   const db: PgbenchResult[] = [];
   for (let run = 0; run < runs; run += 1) {
     const steps: (() => Promise<string>)[] = [
@@ -190,10 +194,15 @@ export async function refreshTable(options: RefreshScenario): Promise<string[]> 
         await driveRefreshes(tokenUrl, options.anonKey, await openChains(options.superuserUrl, users, connections), connections, WARMUP_SECONDS);
         const chains = await openChains(options.superuserUrl, users, connections);
         const sampler = sampleConnections(options.superuserUrl, options.databaseName, options.serverAppName);
+        const cpuBefore = await cpuSeconds(options.serverPid);
+        const started = performance.now();
         const r = await driveRefreshes(tokenUrl, options.anonKey, chains, connections, duration);
+        const cores = ((await cpuSeconds(options.serverPid)) - cpuBefore) / ((performance.now() - started) / 1000);
         most.push(await sampler.stop());
         api.push(r);
-        return `API ${fmt(r.rps)} req/s p50 ${fmt(r.p50Ms, 2)} p99 ${fmt(r.p99Ms, 2)} ms, non-2xx ${r.non2xx + r.errors}`;
+        cpu.push({ cores, usPerRequest: (cores * 1e6) / r.rps });
+        return `API ${fmt(r.rps)} req/s p50 ${fmt(r.p50Ms, 2)} p99 ${fmt(r.p99Ms, 2)} ms, non-2xx ${r.non2xx + r.errors}, `
+          + `server ${fmt(cores, 2)} cores, ${fmt((cores * 1e6) / r.rps)} µs CPU a refresh`;
       },
     ];
     const binary = options.pgbench;
@@ -218,9 +227,10 @@ export async function refreshTable(options: RefreshScenario): Promise<string[]> 
     `Refresh-token grant vs pgbench, ${connections} connections and as many sessions, ${duration} s runs, median of ${runs} interleaved runs (${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})`,
     `pgbench script: ${check}`,
     '',
-    `| request | API req/s | p50 / p99 ms | p99 ÷ p50 | server connections (most) | non-2xx | pgbench tx/s (same statements, ${connections} clients) | pgbench p50 / p99 ms | API ÷ pgbench |`,
-    '|---|---:|---|---:|---:|---:|---:|---|---:|',
+    `| request | API req/s | p50 / p99 ms | p99 ÷ p50 | server connections (most) | server CPU (cores) | server CPU µs a request | non-2xx | pgbench tx/s (same statements, ${connections} clients) | pgbench p50 / p99 ms | API ÷ pgbench |`,
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|',
     `| POST /token?grant_type=refresh_token | ${fmt(rps)} | ${fmt(p50, 1)} / ${fmt(p99, 1)} | ${fmt(p99 / p50, 1)} | ${Math.max(...most)} | `
+      + `${fmt(median(cpu.map((c) => c.cores)), 2)} | ${fmt(median(cpu.map((c) => c.usPerRequest)))} | `
       + `${api.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
       + (db.length ? `${fmt(tps)} | ${fmt(median(db.map((r) => r.p50Ms)), 1)} / ${fmt(median(db.map((r) => r.p99Ms)), 1)} | **${fmt(rps / tps, 2)}** |` : 'n/a | n/a | n/a |'),
   ];

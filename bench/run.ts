@@ -238,7 +238,7 @@ async function main(): Promise<void> {
     if (opts.scenario === 'refresh') {
       console.log(`\n${(await refreshTable({
         authUrl: `${baseUrl}/v1/${record.ref}/auth/v1`, anonKey: keys.anon_key, superuserUrl: platform.cluster.urlFor(record.databaseName),
-        databaseName: record.databaseName, serverAppName: SERVER_APP_NAME, dataDir: platform.cluster.dataDir, pgbench, connections, duration, runs,
+        databaseName: record.databaseName, serverAppName: SERVER_APP_NAME, serverPid: server.pid!, dataDir: platform.cluster.dataDir, pgbench, connections, duration, runs,
       })).join('\n')}`);
       return;
     }
