@@ -64,14 +64,13 @@ export function refreshPgbenchScript(chains: readonly RefreshChain[], now: Date)
       + ' hits = CASE WHEN r.window_start + make_interval(secs => :window) <= :now THEN 1 ELSE r.hits + 1 END'
       + ' RETURNING window_start, hits;',
     'BEGIN;',
-    'SELECT session_id FROM auth.refresh_tokens WHERE token_hash = :tok \\gset',
-    'SELECT * FROM auth.sessions WHERE id = :session_id FOR UPDATE;',
+    'SELECT * FROM auth.sessions WHERE id = (SELECT session_id FROM auth.refresh_tokens WHERE token_hash = :tok) FOR UPDATE;',
     'SELECT * FROM auth.refresh_tokens WHERE token_hash = :tok \\gset t_',
     'SELECT *, auth.user_factors(id) AS factors, auth.user_identities(id) AS identities FROM auth.users WHERE id = :t_user_id;',
     '\\set child random(1000000000000000000, 9000000000000000000)',
-    'UPDATE auth.refresh_tokens SET revoked = true, revoked_at = :now, child_sealed = :sealed, updated_at = :now WHERE id = :t_id;',
-    'INSERT INTO auth.refresh_tokens (token_hash, user_id, session_id, parent_id, created_at, updated_at) VALUES (:child, :t_user_id, :session_id, :t_id, :now, :now);',
-    'UPDATE auth.sessions SET refreshed_at = :now, updated_at = :now WHERE id = :session_id;',
+    'WITH rotated AS (UPDATE auth.refresh_tokens SET revoked = true, revoked_at = :now, child_sealed = :sealed, updated_at = :now WHERE id = :t_id),'
+      + ' refreshed AS (UPDATE auth.sessions SET refreshed_at = :now, updated_at = :now WHERE id = :t_session_id)'
+      + ' INSERT INTO auth.refresh_tokens (token_hash, user_id, session_id, parent_id, created_at, updated_at) VALUES (:child, :t_user_id, :t_session_id, :t_id, :now, :now);',
     'INSERT INTO auth.audit_log_entries (event, user_id, ip_address, payload, created_at) VALUES (:event, :t_user_id, :ip, :payload, :now);',
     'COMMIT;',
     '\\set tok :child',

@@ -37,12 +37,13 @@ export function loggedStatements(log: string): LoggedStatement[] {
 }
 
 /**
- * A statement's shape: whitespace collapsed, `$n` parameters and pgbench's `:name` variables
+ * A statement's shape: whitespace collapsed (and dropped next to parentheses and commas), `$n` parameters and pgbench's `:name` variables
  * alike as `?`, so that the server's statement and pgbench's compare equal.
  */
 export function statementShape(sql: string): string {
   return sql
     .replace(/\s+/g, ' ')
+    .replace(/ ?([(),]) ?/g, '$1')
     .trim()
     .replace(/;$/, '')
     .replace(/\$\d+|(?<!:):[a-z_][a-z0-9_]*/gi, '?');

@@ -204,14 +204,17 @@ export async function refreshSession(
 ): Promise<RefreshOutcome> {
   const presentedHash = hashToken(presented);
   return inTransaction(pool, async (db) => {
-    const found = await db.query<TokenRow>('SELECT session_id FROM auth.refresh_tokens WHERE token_hash = $1', [presentedHash]);
-    const sessionId = found.rows[0]?.session_id;
-    if (sessionId === undefined) return { kind: 'not_found', userId: null };
-    const sessions = await db.query<SessionRow>('SELECT * FROM auth.sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+    // One round trip: the presented token's session, locked (token_hash is unique).
+    const sessions = await db.query<SessionRow>(
+      'SELECT * FROM auth.sessions WHERE id = (SELECT session_id FROM auth.refresh_tokens WHERE token_hash = $1) FOR UPDATE',
+      [presentedHash],
+    );
     const session = sessions.rows[0];
+    if (session === undefined) return { kind: 'not_found', userId: null };
+    // Read again under the lock: a concurrent refresh of this session may have rotated it meanwhile.
     const tokens = await db.query<TokenRow>('SELECT * FROM auth.refresh_tokens WHERE token_hash = $1', [presentedHash]);
     const token = tokens.rows[0];
-    if (session === undefined || token === undefined || !tokenHashesEqual(token.token_hash, presentedHash)) {
+    if (token === undefined || !tokenHashesEqual(token.token_hash, presentedHash)) {
       return { kind: 'not_found', userId: null };
     }
     const user = await findUserById(db, token.user_id);
@@ -223,16 +226,17 @@ export async function refreshSession(
     if (!token.revoked) {
       if (session.revoked_at !== null) return { kind: 'session_revoked', userId: user.id };
       const child = generateOpaqueToken();
+      // The rotation's three writes in one statement: one round trip where three were awaited in turn.
       await db.query(
-        `UPDATE auth.refresh_tokens SET revoked = true, revoked_at = $2, child_sealed = $3, updated_at = $2 WHERE id = $1`,
-        [token.id, now, sealChildToken(presented, child)],
+        `WITH rotated AS (
+           UPDATE auth.refresh_tokens SET revoked = true, revoked_at = $2, child_sealed = $3, updated_at = $2 WHERE id = $1
+         ), refreshed AS (
+           UPDATE auth.sessions SET refreshed_at = $2, updated_at = $2 WHERE id = $5
+         )
+         INSERT INTO auth.refresh_tokens (token_hash, user_id, session_id, parent_id, created_at, updated_at)
+         VALUES ($4, $6, $5, $1, $2, $2)`,
+        [token.id, now, sealChildToken(presented, child), hashToken(child), session.id, user.id],
       );
-      await db.query(
-        `INSERT INTO auth.refresh_tokens (token_hash, user_id, session_id, parent_id, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $5)`,
-        [hashToken(child), user.id, session.id, token.id, now],
-      );
-      await db.query('UPDATE auth.sessions SET refreshed_at = $2, updated_at = $2 WHERE id = $1', [session.id, now]);
       await writeAudit(db, { event: 'token_refreshed', userId: user.id, ip, payload: { session_id: session.id }, at: now });
       return { kind: 'rotated', user, session, refreshToken: child };
     }

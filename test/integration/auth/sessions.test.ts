@@ -132,6 +132,14 @@ describe('refresh grant', () => {
       { revoked: true, root: false },
       { revoked: false, root: false },
     ]);
+    // Each token names the one it replaced; the session records the refresh; each rotation is audited.
+    const chain = await strict.db.query('SELECT id, parent_id FROM auth.refresh_tokens WHERE user_id = $1 ORDER BY id', [session.user.id]);
+    expect(chain.rows.map((r) => r.parent_id)).toEqual([null, chain.rows[0].id, chain.rows[1].id]);
+    const sessionId = decodeJwt(session.access_token).session_id;
+    const refreshed = await strict.db.query('SELECT refreshed_at IS NOT NULL AND refreshed_at = updated_at AS refreshed FROM auth.sessions WHERE id = $1', [sessionId]);
+    expect(refreshed.rows).toEqual([{ refreshed: true }]);
+    const audit = await strict.db.query(`SELECT payload FROM auth.audit_log_entries WHERE event = 'token_refreshed' AND user_id = $1`, [session.user.id]);
+    expect(audit.rows).toEqual([{ payload: { session_id: sessionId } }, { payload: { session_id: sessionId } }]);
   });
 
   it('treats a used token as reuse: refused and the whole session revoked', async () => {

@@ -30,6 +30,8 @@ describe('statementShape and scriptShapes', () => {
   it('give a server statement and its pgbench twin the same shape', () => {
     expect(statementShape('SELECT * FROM auth.sessions\n   WHERE id = $1 FOR UPDATE')).toBe('SELECT * FROM auth.sessions WHERE id = ? FOR UPDATE');
     expect(statementShape('SELECT a::int FROM t WHERE id = :session_id;')).toBe('SELECT a::int FROM t WHERE id = ?');
+    expect(statementShape('WITH a AS (\n  UPDATE t SET x = $1 WHERE id = $2\n)\nINSERT INTO u (a, b) VALUES ($1, $3)'))
+      .toBe(statementShape('WITH a AS (UPDATE t SET x = :x WHERE id = :id) INSERT INTO u (a,b) VALUES (:x, :y);'));
   });
 
   it('leave out meta-commands, \\gset and the once-only \\if block of a script', () => {
