@@ -205,6 +205,11 @@ const passkeyManagerErrors = {
   '401': authError('No access token (`no_authorization`).'),
   '403': authError('Invalid token (`bad_jwt`), or a verified MFA factor and a session that is not aal2 (`insufficient_aal`).'),
 };
+/** Registering: also refused to anonymous users, as GoTrue's requireNotAnonymous. */
+const passkeyRegistrarErrors = {
+  ...passkeyManagerErrors,
+  '403': authError('Invalid token (`bad_jwt`), an anonymous user (`no_authorization`), or a verified MFA factor and a session that is not aal2 (`insufficient_aal`).'),
+};
 const passkeyVerifyBody = (credential: string): JsonSchema =>
   object({ challenge_id: { type: 'string', format: 'uuid', description: 'From the options answer.' }, credential: metadata(credential) }, ['challenge_id', 'credential']);
 const factorId = { name: 'factor_id', in: 'path', required: true, description: 'The factor id.', schema: { type: 'string', format: 'uuid' } };
@@ -697,7 +702,7 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       requestBody: body(object({}), false),
       responses: {
         '200': ok('The ceremony to run in the browser.', schemaRef('PasskeyCeremony')),
-        ...passkeyManagerErrors,
+        ...passkeyRegistrarErrors,
         '404': passkeysOff,
         '422': authError('10 passkeys already (`too_many_passkeys`).'),
       },
@@ -713,7 +718,7 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
           'Missing or malformed `challenge_id` or `credential` (`validation_failed`), an unknown, used or another user\'s challenge (`webauthn_challenge_not_found`), ' +
             'an expired one (`webauthn_challenge_expired`), or an attestation that does not verify (`webauthn_verification_failed`).',
         ),
-        ...passkeyManagerErrors,
+        ...passkeyRegistrarErrors,
         '404': passkeysOff,
         '422': authError('10 passkeys already (`too_many_passkeys`), or the credential is registered (`webauthn_credential_exists`).'),
       },

@@ -54,6 +54,7 @@ const passkeyError = {
   needsAal2: () => new AuthError(403, 'insufficient_aal', 'AAL2 session is required to manage passkeys when MFA is enabled'),
   notFound: () => new AuthError(404, 'validation_failed', 'Passkey not found'),
   emailNotConfirmed: () => new AuthError(403, 'email_not_confirmed', 'Email not confirmed'),
+  anonymous: () => new AuthError(403, 'no_authorization', 'Anonymous user not allowed to perform these actions'),
 } as const;
 
 /** GoTrue names a new passkey after its authenticator model when it knows the AAGUID; Gantry keeps no such list. */
@@ -83,7 +84,17 @@ async function takeChallenge(deps: AuthDeps, id: string, kind: CeremonyKind, use
 
 /** As GoTrue: once the user has a verified MFA factor, only an aal2 session changes their passkeys. */
 async function requireManagingSession(req: Request, deps: AuthDeps): Promise<SessionUser> {
+  return managingSession(deps, await requireSession(req, deps));
+}
+
+/** Registration also refuses anonymous users, as GoTrue's requireNotAnonymous does before the aal check. */
+async function requireRegisteringSession(req: Request, deps: AuthDeps): Promise<SessionUser> {
   const authenticated = await requireSession(req, deps);
+  if (authenticated.claims.is_anonymous === true) throw passkeyError.anonymous();
+  return managingSession(deps, authenticated);
+}
+
+async function managingSession(deps: AuthDeps, authenticated: SessionUser): Promise<SessionUser> {
   const verified = (await listFactors(deps.ctx.adminPool, authenticated.user.id)).some((f) => f.status === 'verified');
   if (verified && authenticated.session.aal !== 'aal2') throw passkeyError.needsAal2();
   return authenticated;
@@ -122,7 +133,7 @@ export function registerPasskeys(router: Router, deps: AuthDeps): void {
   router.post(
     '/passkeys/registration/options',
     handle(deps, async (req, res) => {
-      const { user } = await requireManagingSession(req, deps);
+      const { user } = await requireRegisteringSession(req, deps);
       const existing = await listPasskeys(deps.ctx.adminPool, user.id);
       if (existing.length >= MAX_PASSKEYS_PER_USER) throw passkeyError.tooMany();
       const options = await generateRegistrationOptions({
@@ -144,7 +155,7 @@ export function registerPasskeys(router: Router, deps: AuthDeps): void {
   router.post(
     '/passkeys/registration/verify',
     handle(deps, async (req, res) => {
-      const { user } = await requireManagingSession(req, deps);
+      const { user } = await requireRegisteringSession(req, deps);
       const body = verifyBody(req);
       const challenge = await takeChallenge(deps, body.challengeId, 'registration', user.id);
       let info;

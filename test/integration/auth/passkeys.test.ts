@@ -22,7 +22,7 @@ beforeAll(async () => {
   [off, on, limited] = await Promise.all([
     suite.project({ autoconfirm: true }),
     suite.project({ autoconfirm: true, settings: passkeys }),
-    suite.project({ autoconfirm: true, settings: { ...passkeys, 'auth.rate_limit.passkey': 2 } }),
+    suite.project({ autoconfirm: true, settings: { ...passkeys, 'auth.rate_limit.passkey': 2, 'auth.anonymous_users': true } }),
   ]);
 });
 afterAll(() => suite?.close());
@@ -224,5 +224,26 @@ describe('passkey sign-in options, asked by anyone', () => {
     } finally {
       limited.clock.advance(-301);
     }
+  });
+});
+
+describe('passkey registration by an anonymous user', () => {
+  it('is refused with 403 no_authorization, as GoTrue refuses it, and stores no challenge', async () => {
+    const anonymous = await limited.call('POST', '/signup', { body: {} });
+    expect([anonymous.status, anonymous.body.user.is_anonymous]).toEqual([200, true]);
+    const refusal = { code: 'no_authorization', message: 'Anonymous user not allowed to perform these actions' };
+    const options = await limited.call('POST', '/passkeys/registration/options', { bearer: anonymous.body.access_token, headers: V, body: {} });
+    expect([options.status, options.body]).toEqual([403, refusal]);
+    const verify = await limited.call('POST', '/passkeys/registration/verify', {
+      bearer: anonymous.body.access_token,
+      headers: V,
+      body: { challenge_id: '00000000-0000-0000-0000-000000000000', credential: {} },
+    });
+    expect([verify.status, verify.body]).toEqual([403, refusal]);
+    const { rows } = await limited.db.query('SELECT count(*)::int AS n FROM auth.webauthn_challenges WHERE user_id = $1', [anonymous.body.user.id]);
+    expect(rows).toEqual([{ n: 0 }]);
+    // The list is theirs to read, as in GoTrue (only registration needs a permanent user).
+    const list = await limited.call('GET', '/passkeys', { bearer: anonymous.body.access_token, headers: V });
+    expect([list.status, list.body]).toEqual([200, []]);
   });
 });
