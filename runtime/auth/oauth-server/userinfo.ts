@@ -3,8 +3,7 @@ import { parseScopes } from './authorize-request.js';
 
 /**
  * GoTrue's `/oauth/userinfo` answer (OIDC Core §5.3): `sub` always, the rest by the scopes
- * granted to the session's client. A token of no OAuth session gets `sub` alone. Gantry's
- * users have no phone number, so the `phone` scope adds nothing.
+ * granted to the session's client. A token of no OAuth session gets `sub` alone.
  */
 export function userInfoOf(user: UserRow, sessionScopes: string | null): Record<string, unknown> {
   const info: Record<string, unknown> = { sub: user.id };
@@ -25,6 +24,10 @@ export function userInfoOf(user: UserRow, sessionScopes: string | null): Record<
     if (username !== undefined) info.preferred_username = username;
     info.updated_at = Math.floor(user.updated_at.getTime() / 1000);
     info.user_metadata = metadata;
+  }
+  if (scopes.has('phone')) {
+    if (user.phone) info.phone = user.phone;
+    if ((user.phone_confirmed_at ?? null) !== null) info.phone_verified = true;
   }
   return info;
 }

@@ -93,10 +93,14 @@ describe('/oauth/userinfo claims by granted scope', () => {
     email_confirmed_at: new Date(0),
     updated_at: new Date(5000),
     raw_user_meta_data: { avatar_url: 'https://img.example/a.png', username: 'ada' },
+    phone: '15551234567',
+    phone_confirmed_at: null,
   } as unknown as UserRow;
 
-  it('gives sub alone without an OAuth session, e-mail claims for email, profile claims for profile', () => {
+  it('gives sub alone without an OAuth session, e-mail claims for email, profile claims for profile, the number for phone', () => {
     expect(userInfoOf(user, null)).toEqual({ sub: 'u-1' });
+    expect(userInfoOf(user, 'phone')).toEqual({ sub: 'u-1', phone: '15551234567' });
+    expect(userInfoOf({ ...user, phone_confirmed_at: new Date(0) }, 'phone')).toEqual({ sub: 'u-1', phone: '15551234567', phone_verified: true });
     expect(userInfoOf(user, 'openid email')).toEqual({ sub: 'u-1', email: 'ada@example.com', email_verified: true });
     expect(userInfoOf(user, 'profile')).toEqual({
       sub: 'u-1',
