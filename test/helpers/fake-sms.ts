@@ -12,7 +12,8 @@ export interface CapturedSms {
 
 /**
  * A local HTTP server speaking the shape of Twilio's Messages API and Vonage's SMS API, keeping
- * what it was sent. `failNext` makes the next message fail as the provider would answer it.
+ * what it was sent. `failNext` makes the next message fail as the provider would answer it; with
+ * `twilioAuthToken`, Twilio requests signed with another token are refused as Twilio refuses them.
  */
 export class FakeSmsProvider {
   readonly messages: CapturedSms[] = [];
@@ -21,9 +22,10 @@ export class FakeSmsProvider {
   private constructor(
     private readonly server: http.Server,
     readonly url: string,
+    private readonly twilioAuthToken: string | null,
   ) {}
 
-  static async start(): Promise<FakeSmsProvider> {
+  static async start(options: { readonly twilioAuthToken?: string } = {}): Promise<FakeSmsProvider> {
     let provider: FakeSmsProvider | null = null;
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -31,7 +33,7 @@ export class FakeSmsProvider {
       req.on('end', () => provider?.answer(req, Buffer.concat(chunks).toString('utf8'), res));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    provider = new FakeSmsProvider(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    provider = new FakeSmsProvider(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, options.twilioAuthToken ?? null);
     return provider;
   }
 
@@ -63,6 +65,10 @@ export class FakeSmsProvider {
     res.setHeader('content-type', 'application/json');
     if (!twilio && !vonage) {
       res.writeHead(404).end(JSON.stringify({ message: 'not found' }));
+      return;
+    }
+    if (twilio && this.twilioAuthToken !== null && basic.slice(basic.indexOf(':') + 1) !== this.twilioAuthToken) {
+      res.writeHead(401).end(JSON.stringify({ code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 }));
       return;
     }
     this.messages.push({ provider: twilio ? 'twilio' : 'vonage', path, basic, form });

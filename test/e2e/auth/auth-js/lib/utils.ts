@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 
-/** auth-js's mockUserCredentials without faker: a fresh address and password per call. */
+/** auth-js's mockUserCredentials without faker: a fresh address, an 11-digit number starting with 1 (as its own) and a password per call. */
 export function mockUserCredentials(): { email: string; phone: string; password: string } {
   const id = randomUUID();
-  return { email: `passkey-${id}@example.com`, phone: '', password: `pw-${id}` };
+  const phone = `1${Array.from({ length: 10 }, () => randomInt(0, 10)).join('')}`;
+  return { email: `passkey-${id}@example.com`, phone, password: `pw-${id}` };
 }
 
 /** auth-js's mockOAuthClientParams without faker: a fresh client name and redirect URIs per call. */
@@ -26,4 +27,9 @@ export function mockOAuthClientParams(): {
 export function mockOAuthUpdateParams(): { client_name: string; logo_uri: string } {
   const id = randomUUID().slice(0, 8);
   return { client_name: `Updated OAuth Client ${id}`, logo_uri: `https://images.example.org/${id}.png` };
+}
+
+/** auth-js's mockVerificationOTP: six digits. */
+export function mockVerificationOTP(): string {
+  return Math.floor(100000 + Math.random() * 900000).toString();
 }
