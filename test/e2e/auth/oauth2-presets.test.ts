@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveExternalProviders, sealProviderSecret } from '../../../runtime/auth/external/provider-settings.js';
-import { resolveHooks } from '../../../runtime/auth/hooks/hook-settings.js';
 import { AuthSuite, decodeJwt, type AuthProject } from '../../integration/auth/harness.js';
+import { BEFORE_USER_CREATED_SQL, beforeUserCreatedHook, hookCallsFor } from '../../helpers/before-user-created-hook.js';
 import { browse } from '../../helpers/oidc-server.js';
 import { OAuth2ProviderServer, type OAuth2ProviderName } from '../../helpers/oauth2-provider-server.js';
 import { authClient } from './client.js';
@@ -23,22 +23,6 @@ let project: AuthProject;
 
 const fixture = (name: string): Record<string, unknown> =>
   JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/oauth-providers', name), 'utf8')) as Record<string, unknown>;
-
-/** A before_user_created hook that keeps what it was asked and refuses one domain. */
-const BEFORE_USER_CREATED_SQL = `
-CREATE TABLE public.hook_calls (payload jsonb NOT NULL);
-GRANT INSERT ON public.hook_calls TO supabase_auth_admin;
-GRANT USAGE ON SCHEMA public TO supabase_auth_admin;
-CREATE FUNCTION public.before_user_created(event jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO public.hook_calls VALUES (event);
-  IF event -> 'user' ->> 'email' LIKE '%@blocked.example.org' THEN
-    RETURN '{"error": {"http_code": 403, "message": "Sign-ups from this domain are not allowed"}}'::jsonb;
-  END IF;
-  RETURN '{}'::jsonb;
-END $$;
-GRANT EXECUTE ON FUNCTION public.before_user_created TO supabase_auth_admin;
-`;
 
 /** A provider-side id no other run of the suite uses. */
 function uniqueId(): number {
@@ -65,10 +49,7 @@ beforeAll(async () => {
     settings: {
       'auth.redirect_allow_list': [APP],
       'auth.external': resolveExternalProviders(stored),
-      'auth.hook': resolveHooks({
-        'auth.hook.before_user_created.enabled': true,
-        'auth.hook.before_user_created.uri': 'pg-functions://postgres/public/before_user_created',
-      }),
+      'auth.hook': beforeUserCreatedHook(),
     },
   });
 }, 60_000);
@@ -289,24 +270,19 @@ describe('signInWithOAuth with the OAuth 2.0 presets', () => {
 });
 
 describe('the before_user_created hook', () => {
-  async function callsFor(email: string) {
-    const { rows } = await project.db.query(`SELECT payload FROM public.hook_calls WHERE payload -> 'user' ->> 'email' = $1`, [email]);
-    return rows.map((row) => row.payload);
-  }
-
   it('is asked before a provider sign-in makes a new user, with that user; not when the identity signs in again', async () => {
     const id = uniqueId();
     const email = `hooked${id}@example.com`;
     providers.signInAs('gitlab', [{ ...fixture('gitlab-user.json'), id, email }]);
     await signIn('gitlab');
-    const calls = await callsFor(email);
+    const calls = await hookCallsFor(project, email);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({
       metadata: { name: 'before-user-created' },
       user: { email, app_metadata: { provider: 'gitlab', providers: ['gitlab'] }, user_metadata: { sub: String(id), email }, is_anonymous: false },
     });
     await signIn('gitlab');
-    expect(await callsFor(email)).toHaveLength(1);
+    expect(await hookCallsFor(project, email)).toHaveLength(1);
   });
 
   it("refuses the sign-in with the hook's error, back at the app, and makes no user", async () => {
@@ -321,6 +297,6 @@ describe('the before_user_created hook', () => {
       error_description: 'Sign-ups from this domain are not allowed',
     });
     expect(await rowsOf('discord', String(id))).toEqual([]);
-    expect(await callsFor(email)).toHaveLength(1);
+    expect(await hookCallsFor(project, email)).toHaveLength(1);
   });
 });

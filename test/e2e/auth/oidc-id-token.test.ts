@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveExternalProviders } from '../../../runtime/auth/external/provider-settings.js';
 import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
+import { BEFORE_USER_CREATED_SQL, beforeUserCreatedHook, hookCallsFor } from '../../helpers/before-user-created-hook.js';
 import { browse, OidcServer, type OidcAccount } from '../../helpers/oidc-server.js';
 import { authClient } from './client.js';
 
@@ -179,5 +180,30 @@ describe('linking and unlinking identities', () => {
     const session = await off.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } });
     const res = await off.call('DELETE', `/user/identities/${session.body.user.id}`, { bearer: session.body.access_token });
     expect([res.status, res.body.error_code]).toEqual([404, 'manual_linking_disabled']);
+  });
+});
+
+describe('signInWithIdToken and the before_user_created hook', () => {
+  it('asks the hook before the token makes a new user, and answers its refusal as the sign-up would', async () => {
+    const hooked = await suite.project({
+      allowPrivateProviderUrls: true,
+      settings: { 'auth.external': providerSettings(oidc.issuer, 'mobile-app'), 'auth.hook': beforeUserCreatedHook() },
+    });
+    await hooked.db.query(BEFORE_USER_CREATED_SQL);
+    const allowed = account('idthook');
+    const signedIn = await authClient(hooked).auth.signInWithIdToken({ provider: 'custom:corp', token: await idTokenOf(allowed) });
+    expect(signedIn.error).toBeNull();
+    expect(await hookCallsFor(hooked, allowed.email)).toMatchObject([
+      { user: { email: allowed.email, app_metadata: { provider: 'custom:corp', providers: ['custom:corp'] }, user_metadata: { sub: allowed.sub } } },
+    ]);
+
+    const blocked = { ...account('idtblocked'), email: `someone.${randomUUID()}@blocked.example.org` };
+    const refused = await hooked.call('POST', '/token?grant_type=id_token', {
+      headers: { 'X-Supabase-Api-Version': '2024-01-01' },
+      body: { provider: 'custom:corp', id_token: await idTokenOf(blocked) },
+    });
+    expect([refused.status, refused.body]).toEqual([403, { code: 'unknown', message: 'Sign-ups from this domain are not allowed' }]);
+    const { rows } = await hooked.db.query('SELECT 1 FROM auth.users WHERE email = $1', [blocked.email]);
+    expect(rows).toEqual([]);
   });
 });
