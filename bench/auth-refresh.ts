@@ -228,7 +228,7 @@ export async function refreshTable(options: RefreshScenario): Promise<string[]> 
     '',
     `| request | API req/s | p50 / p99 ms | p99 ÷ p50 | server connections (most) | server CPU (cores) | server CPU µs a request | non-2xx | pgbench tx/s (same statements, ${connections} clients) | pgbench p50 / p99 ms | API ÷ pgbench |`,
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|',
-    `| POST /token?grant_type=refresh_token | ${fmt(rps)} | ${fmt(p50, 1)} / ${fmt(p99, 1)} | ${fmt(p99 / p50, 1)} | ${Math.max(...most)} | `
+    `| POST /token?grant_type=refresh_token | ${fmt(rps)} | ${fmt(p50)} / ${fmt(p99)} | ${fmt(p99 / p50, 1)} | ${Math.max(...most)} | `
       + `${fmt(median(cpu.map((c) => c.cores)), 2)} | ${fmt(median(cpu.map((c) => c.usPerRequest)))} | `
       + `${api.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
       + (db.length ? `${fmt(tps)} | ${fmt(median(db.map((r) => r.p50Ms)), 1)} / ${fmt(median(db.map((r) => r.p99Ms)), 1)} | **${fmt(rps / tps, 2)}** |` : 'n/a | n/a | n/a |'),

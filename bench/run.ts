@@ -151,16 +151,16 @@ function peerTable(peerRuns: readonly PeerRuns[], results: ReadonlyMap<string, {
   const out = [
     'Peers, same requests\' rows for the same user, same rounds:',
     '',
-    '| peer | request | req/s | p50 ms | p99 ms | non-2xx | peer ÷ pgbench (our tx) | API ÷ peer |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    `| server | request | req/s | p50 / p99 ms | non-2xx | ÷ pgbench (our transaction, ${connections} clients) | API ÷ peer |`,
+    '|---|---|---:|---|---:|---:|---:|',
   ];
   for (const { peer, request, runs: loads } of peerRuns) {
     const scenario = SCENARIOS.find((s) => s.key === request.scenario)!;
     const { api, db } = results.get(scenario.name)!;
     const rps = median(loads.map((r) => r.rps));
     const tps = db.length ? median(db.map((r) => r.tps)) : NaN;
-    out.push(`| ${peer.spec.name} | ${request.what} (vs ${scenario.name}) | ${fmt(rps)} | ${fmt(median(loads.map((r) => r.p50Ms)), 2)} | `
-      + `${fmt(median(loads.map((r) => r.p99Ms)), 2)} | ${loads.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
+    out.push(`| ${peer.spec.name} | ${request.what} (vs ${scenario.name}) | ${fmt(rps)} | ${fmt(median(loads.map((r) => r.p50Ms)))} / `
+      + `${fmt(median(loads.map((r) => r.p99Ms)))} | ${loads.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
       + `${db.length ? fmt(rps / tps, 2) : 'n/a'} | **${fmt(median(api.map((r) => r.rps)) / rps, 2)}** |`);
   }
   out.push('', ...[...new Set(peerRuns.map((p) => p.peer.spec))].map((spec) => `- ${spec.name}: ${spec.label}`));
@@ -343,17 +343,17 @@ async function main(): Promise<void> {
     }
 
     const lines: string[] = [];
-    lines.push(`Data API vs pgbench, ${connections} connections, ${duration} s runs, median of ${runs} interleaved runs (${os.cpus().length} cores)`);
+    lines.push(`Data API vs pgbench, ${connections} connections, ${duration} s runs, median of ${runs} interleaved runs (${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})`);
     lines.push('');
-    lines.push('| request | API req/s | p50 ms | p99 ms | p99 ÷ p50 | API connections (most) | non-2xx | pgbench tx/s (same tx, same concurrency) | pgbench p50 / p99 ms | API ÷ pgbench |');
-    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---|---:|');
+    lines.push(`| request | API req/s | p50 / p99 ms | p99 ÷ p50 | server connections (most) | non-2xx | pgbench tx/s (same tx, ${connections} clients) | pgbench p50 / p99 ms | API ÷ pgbench |`);
+    lines.push('|---|---:|---|---:|---:|---:|---:|---|---:|');
     for (const scenario of SCENARIOS) {
       const { api, db, connections: most } = results.get(scenario.name)!;
       const rps = median(api.map((r) => r.rps));
       const tps = db.length ? median(db.map((r) => r.tps)) : NaN;
       const [p50, p99] = [median(api.map((r) => r.p50Ms)), median(api.map((r) => r.p99Ms))];
-      lines.push(`| ${scenario.name} | ${fmt(rps)} | ${fmt(p50, 2)} | ${fmt(p99, 2)} | ${fmt(p99 / p50, 1)} | ${Math.max(...most)} | ${api.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
-        + (db.length ? `${fmt(tps)} | ${fmt(median(db.map((r) => r.p50Ms)), 2)} / ${fmt(median(db.map((r) => r.p99Ms)), 2)} | **${fmt(rps / tps, 2)}** |` : 'n/a | n/a | n/a |'));
+      lines.push(`| ${scenario.name} | ${fmt(rps)} | ${fmt(p50)} / ${fmt(p99)} | ${fmt(p99 / p50, 1)} | ${Math.max(...most)} | ${api.reduce((n, r) => n + r.non2xx + r.errors, 0)} | `
+        + (db.length ? `${fmt(tps)} | ${fmt(median(db.map((r) => r.p50Ms)), 1)} / ${fmt(median(db.map((r) => r.p99Ms)), 1)} | **${fmt(rps / tps, 2)}** |` : 'n/a | n/a | n/a |'));
     }
     const plain = results.get(ALL_SCENARIOS[0]!.name);
     const hooked = SCENARIOS.find((s) => s.key === 'read20hooked');
@@ -390,15 +390,15 @@ async function mixedTable(apiUrl: string, anonKey: string, jwtSecret: string, se
   const seconds = process.argv.includes('--duration') ? duration : 60;
   const users = Number(opts.users);
   const lines = [
-    `Mixed workload: ${users} users, 70% reads / 20% writes / 10% RPC in supabase-js shapes, ${seconds} s per row (${os.cpus().length} cores)`,
+    `Mixed workload: ${users} users, 70% reads / 20% writes / 10% RPC in supabase-js shapes, ${seconds} s per row (${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})`,
     '',
-    '| reads on | connections | req/s | p50 ms | p99 ms | non-2xx | errors | server CPU (cores) | server peak RSS MB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| reads on | connections | req/s | p50 / p99 ms | non-2xx | errors | server CPU (cores) | server peak RSS MB |',
+    '|---|---:|---:|---|---:|---:|---:|---:|',
   ];
   for (const readTable of ['todos', 'hooked_todos']) {
     for (const level of levels) {
       const r = await runMixed({ apiUrl, anonKey, jwtSecret, users, connections: level, duration: seconds, readTable, serverPid });
-      const row = `| ${readTable === 'todos' ? 'todos' : 'hooked_todos (afterRead hook)'} | ${level} | ${fmt(r.rps)} | ${fmt(r.p50Ms, 2)} | ${fmt(r.p99Ms, 2)} | ${r.non2xx} | ${r.errors} | ${fmt(r.cpuCores, 2)} | ${fmt(r.rssMb)} |`;
+      const row = `| ${readTable === 'todos' ? 'todos' : 'hooked_todos (afterRead hook)'} | ${level} | ${fmt(r.rps)} | ${fmt(r.p50Ms)} / ${fmt(r.p99Ms)} | ${r.non2xx} | ${r.errors} | ${fmt(r.cpuCores, 2)} | ${fmt(r.rssMb)} |`;
       console.log(row);
       lines.push(row);
     }
