@@ -318,7 +318,9 @@ function registerVerify(router: Router, deps: AuthDeps): void {
           const step = matchTotpStep(key, code, Math.floor(now.getTime() / 1000), lastStep);
           proof = step === null ? null : { step };
         }
-        const rejection = await mfaHook(deps, db, { userId: user.id, factorId: factor.id, factorType: factor.factor_type, valid: proof !== null }, ip, now);
+        // GoTrue asks the hook on TOTP and phone verifications; its verifyWebAuthnFactor does not.
+        const rejection =
+          webauthn !== null ? null : await mfaHook(deps, db, { userId: user.id, factorId: factor.id, factorType: factor.factor_type, valid: proof !== null }, ip, now);
         if (rejection !== null) return { ok: false, error: rejection };
         if (proof === null) {
           const failed = factor.factor_type === 'phone' ? phoneFactorErrors.verificationFailed() : webauthn !== null ? mfaError.webAuthnVerificationFailed() : mfaError.verificationFailed();
