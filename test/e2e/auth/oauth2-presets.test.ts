@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveExternalProviders, sealProviderSecret } from '../../../runtime/auth/external/provider-settings.js';
 import { AuthSuite, decodeJwt, type AuthProject } from '../../integration/auth/harness.js';
-import { BEFORE_USER_CREATED_SQL, beforeUserCreatedHook, hookCallsFor } from '../../helpers/before-user-created-hook.js';
+import { BEFORE_USER_CREATED_SQL, hookCallsFor, pgFunctionHook } from '../../helpers/pg-hook-functions.js';
 import { browse } from '../../helpers/oidc-server.js';
 import { OAuth2ProviderServer, type OAuth2ProviderName } from '../../helpers/oauth2-provider-server.js';
 import { authClient } from './client.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
     settings: {
       'auth.redirect_allow_list': [APP],
       'auth.external': resolveExternalProviders(stored),
-      'auth.hook': beforeUserCreatedHook(),
+      'auth.hook': pgFunctionHook('before_user_created', 'before_user_created'),
     },
   });
 }, 60_000);

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveExternalProviders } from '../../../runtime/auth/external/provider-settings.js';
 import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
-import { BEFORE_USER_CREATED_SQL, beforeUserCreatedHook, hookCallsFor } from '../../helpers/before-user-created-hook.js';
+import { BEFORE_USER_CREATED_SQL, hookCallsFor, pgFunctionHook } from '../../helpers/pg-hook-functions.js';
 import { browse, OidcServer, type OidcAccount } from '../../helpers/oidc-server.js';
 import { authClient } from './client.js';
 
@@ -187,7 +187,7 @@ describe('signInWithIdToken and the before_user_created hook', () => {
   it('asks the hook before the token makes a new user, and answers its refusal as the sign-up would', async () => {
     const hooked = await suite.project({
       allowPrivateProviderUrls: true,
-      settings: { 'auth.external': providerSettings(oidc.issuer, 'mobile-app'), 'auth.hook': beforeUserCreatedHook() },
+      settings: { 'auth.external': providerSettings(oidc.issuer, 'mobile-app'), 'auth.hook': pgFunctionHook('before_user_created', 'before_user_created') },
     });
     await hooked.db.query(BEFORE_USER_CREATED_SQL);
     const allowed = account('idthook');

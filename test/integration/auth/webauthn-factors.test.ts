@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftwareAuthenticator } from '../../e2e/auth/auth-js/lib/software-authenticator.js';
-import { resolveHooks } from '../../../runtime/auth/hooks/hook-settings.js';
+import { hookCalls, pgFunctionHook, recordingHookSql } from '../../helpers/pg-hook-functions.js';
 import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from './harness.js';
 
 /**
@@ -121,27 +121,15 @@ describe('WebAuthn MFA factors and the MFA verification attempt hook', () => {
         'auth.mfa.webauthn.enabled': true,
         'auth.webauthn.rp_id': RP.rpId,
         'auth.webauthn.rp_origins': [RP.origin],
-        'auth.hook': resolveHooks({
-          'auth.hook.mfa_verification_attempt.enabled': true,
-          'auth.hook.mfa_verification_attempt.uri': 'pg-functions://postgres/public/refuse_mfa',
-        }),
+        'auth.hook': pgFunctionHook('mfa_verification_attempt', 'refuse_mfa'),
       },
     });
-    await hooked.db.query(`
-      CREATE TABLE public.mfa_hook_calls (payload jsonb NOT NULL);
-      GRANT INSERT ON public.mfa_hook_calls TO supabase_auth_admin;
-      GRANT USAGE ON SCHEMA public TO supabase_auth_admin;
-      CREATE FUNCTION public.refuse_mfa(event jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO public.mfa_hook_calls VALUES (event);
-        RETURN '{"decision": "reject", "message": "refused by the hook"}'::jsonb;
-      END $$;
-      GRANT EXECUTE ON FUNCTION public.refuse_mfa TO supabase_auth_admin;`);
+    await hooked.db.query(recordingHookSql('refuse_mfa', `RETURN '{"decision": "reject", "message": "refused by the hook"}'::jsonb;`));
     const user = await signUp(hooked);
     const enrolled = await hooked.call('POST', '/factors', { bearer: user.token, headers: V, body: { factor_type: 'webauthn' } });
     const create = await challenge(hooked, user.token, enrolled.body.id);
     const registered = await verify(hooked, user.token, enrolled.body.id, create.id, 'create', new SoftwareAuthenticator(RP).create(create.webauthn.credential_options.publicKey));
     expect(registered.status).toBe(200);
-    expect((await hooked.db.query('SELECT payload FROM public.mfa_hook_calls')).rows).toEqual([]);
+    expect(await hookCalls(hooked, 'refuse_mfa')).toEqual([]);
   });
 });
