@@ -41,12 +41,15 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
       email: { type: 'string', format: 'email' },
       email_confirmed_at: dateTime,
       invited_at: { ...dateTime, description: 'When an admin invited the user (`/invite`, or `generate_link` type invite).' },
-      phone: { type: 'string' },
+      phone: { type: 'string', description: 'E.164 digits without `+`; empty when the user has no number.' },
+      phone_confirmed_at: dateTime,
       confirmation_sent_at: dateTime,
       confirmed_at: dateTime,
       recovery_sent_at: dateTime,
       new_email: { type: 'string', format: 'email', description: 'Present while an e-mail change waits for the new address to confirm it.' },
+      new_phone: { type: 'string', description: 'Present while a phone change waits for its texted code (`/verify` type `phone_change`).' },
       email_change_sent_at: dateTime,
+      phone_change_sent_at: dateTime,
       reauthentication_sent_at: { ...dateTime, description: 'When the last reauthentication nonce was mailed (`/reauthenticate`).' },
       last_sign_in_at: dateTime,
       app_metadata: metadata('Set by the service only (`provider`, `providers`, and what admins store).'),
@@ -61,7 +64,7 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
   },
   Factor: {
     type: 'object',
-    description: 'An MFA factor (TOTP or WebAuthn). `unverified` until its first successful verification.',
+    description: 'An MFA factor (TOTP, WebAuthn or phone). `unverified` until its first successful verification.',
     required: ['id', 'created_at', 'updated_at', 'status', 'factor_type', 'phone', 'last_challenged_at'],
     properties: {
       id: { type: 'string', format: 'uuid' },
@@ -69,8 +72,8 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
       updated_at: dateTime,
       status: { type: 'string', enum: ['verified', 'unverified'] },
       friendly_name: { type: 'string', description: 'Left out when the factor has none.' },
-      factor_type: { type: 'string', enum: ['totp', 'webauthn'] },
-      phone: { type: 'string', enum: [''] },
+      factor_type: { type: 'string', enum: ['totp', 'webauthn', 'phone'] },
+      phone: { type: 'string', description: "A phone factor's number (E.164 digits); empty for the others." },
       last_challenged_at: { anyOf: [dateTime, { type: 'null' }] },
     },
   },
@@ -178,6 +181,8 @@ const queryParam = (name: string, description: string, schema: JsonSchema, requi
 });
 
 const email: JsonSchema = { type: 'string', format: 'email' };
+const phone: JsonSchema = { type: 'string', description: 'E.164, `+` optional (400 `validation_failed` otherwise); stored and answered without `+`.', example: '+15555550100' };
+const channel: JsonSchema = { type: 'string', enum: ['sms', 'whatsapp'], description: 'How the code is sent (default `sms`; `whatsapp` through Twilio or the send-SMS hook).' };
 const pkceFields: Record<string, JsonSchema> = {
   code_challenge: { type: 'string', minLength: 43, maxLength: 128, description: 'PKCE: the e-mailed link then redirects with `?code=`, exchanged at `/token?grant_type=pkce`.' },
   code_challenge_method: { type: 'string', enum: ['s256', 'plain'], description: 'With `code_challenge` (either case).' },
@@ -217,10 +222,12 @@ const linkTypes = ['signup', 'invite', 'magiclink', 'recovery', 'email_change', 
 
 const adminUserFields = {
   email,
+  phone,
   password: newPassword,
   user_metadata: metadata('Merged into the user metadata.'),
   app_metadata: metadata('Merged into the app metadata.'),
   email_confirm: { type: 'boolean', description: 'Confirm the e-mail address now (creation: default true).' },
+  phone_confirm: { type: 'boolean', description: 'Confirm the phone number now (default false).' },
   banned: { type: 'boolean', description: 'true bans the user for 100 years; false lifts a ban.' },
   ban_duration: { type: 'string', description: 'A ban of a given length, e.g. `24h`; `none` lifts it.' },
 };
@@ -268,15 +275,18 @@ function discovery(operationId: string, summary: string): JsonSchema {
 /** `/auth/v1/...` path items. */
 export const authPaths: Readonly<Record<string, JsonSchema>> = {
   '/auth/v1/signup': {
-    post: op('signUp', 'Sign up with e-mail and password, or anonymously', PUBLIC, {
+    post: op('signUp', 'Sign up with e-mail or phone and password, or anonymously', PUBLIC, {
       description:
         'Creates a user. With auto-confirm on, the user is confirmed and signed in; otherwise a confirmation link is e-mailed ' +
         'and `session` is null (an address already registered gets the same answer, so sign-up does not reveal accounts). ' +
-        'Neither e-mail nor phone: an anonymous sign-in (when `auth.anonymous_users` is on), answered with a session.',
+        'Neither e-mail nor phone: an anonymous sign-in (when `auth.anonymous_users` is on), answered with a session. ' +
+        'A `phone` (when the project has an SMS sender) is texted a code to confirm it (`/verify` type `sms`), or with `auth.sms.autoconfirm` signed in at once.',
       parameters: [redirectTo],
       requestBody: body(
         object({
           email,
+          phone,
+          channel,
           password: newPassword,
           data: metadata('Stored as `user_metadata`.'),
           redirect_to: { type: 'string', format: 'uri' },
@@ -285,11 +295,11 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       ),
       responses: {
         '200': ok('Signed up.', schemaRef('SignUpResponse')),
-        '400': authError('Invalid e-mail or missing password (`validation_failed`), or a phone number (`phone_provider_disabled`).'),
+        '400': authError('Invalid e-mail or phone number, or missing password (`validation_failed`), or a phone number without an SMS sender (`phone_provider_disabled`).'),
         '401': unauthorizedKey,
         '422': authError(
-          'Sign-ups are off (`signup_disabled`), anonymous sign-ins are off (`anonymous_provider_disabled`), a weak password (`weak_password`) ' +
-            'or, with auto-confirm, an address already registered (`user_already_exists`).',
+          'Sign-ups are off (`signup_disabled`), anonymous sign-ins are off (`anonymous_provider_disabled`), a weak password (`weak_password`), ' +
+            'with auto-confirm an address or number already registered (`user_already_exists`), or the SMS provider refused the text (`sms_send_failed`).',
         ),
         '429': tooMany,
         '500': serverError,
@@ -306,6 +316,7 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       requestBody: body({
         anyOf: [
           { ...object({ email, password: { type: 'string' } }, ['email', 'password']), title: 'PasswordGrant' },
+          { ...object({ phone, password: { type: 'string' } }, ['phone', 'password']), title: 'PhonePasswordGrant' },
           { ...object({ refresh_token: { type: 'string' } }, ['refresh_token']), title: 'RefreshTokenGrant' },
           { ...object({ auth_code: { type: 'string' }, code_verifier: { type: 'string' } }, ['auth_code', 'code_verifier']), title: 'PkceGrant' },
         ],
@@ -313,13 +324,13 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       responses: {
         '200': ok('A session.', schemaRef('Session')),
         '400': authError(
-          'Wrong credentials (`invalid_credentials`), unconfirmed e-mail (`email_not_confirmed`), banned (`user_banned`), ' +
+          'Wrong credentials (`invalid_credentials`), unconfirmed e-mail or phone (`email_not_confirmed`, `phone_not_confirmed`), banned (`user_banned`), ' +
             'unknown, revoked or reused refresh token (`refresh_token_not_found`, `session_not_found`, `refresh_token_already_used`), ' +
             'a PKCE verifier that does not match the code (`bad_code_verifier`).',
         ),
         '401': unauthorizedKey,
         '404': authError('PKCE grant: an unknown or used code (`flow_state_not_found`).'),
-        '422': authError('PKCE grant: an expired code (`flow_state_expired`).'),
+        '422': authError('PKCE grant: an expired code (`flow_state_expired`); a phone without an SMS sender (`phone_provider_disabled`).'),
         '429': tooMany,
         '503': authError('Temporarily unavailable; retry.'),
       },
@@ -364,14 +375,16 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '429': tooMany,
       },
     }),
-    post: op('verifyOtp', 'Redeem a link token (supabase-js verifyOtp with token_hash)', PUBLIC, {
+    post: op('verifyOtp', 'Redeem a link token or a mailed or texted code (supabase-js verifyOtp)', PUBLIC, {
+      description: 'With `phone`: type `sms` confirms the number (or signs in with a texted code), `phone_change` moves the account to the number a code was texted to.',
       requestBody: body(
         object(
           {
-            type: { type: 'string', enum: linkTypes },
+            type: { type: 'string', enum: [...linkTypes, 'sms', 'phone_change'] },
             token_hash: { type: 'string', description: 'The token of a link (`hashed_token` of generate_link).' },
-            token: { type: 'string', description: 'The 6-digit code of a mail, with `email`.' },
+            token: { type: 'string', description: 'The code of a mail (with `email`) or a text (with `phone`).' },
             email,
+            phone,
           },
           ['type'],
         ),
@@ -380,10 +393,10 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '200': ok('A session; or, for the first of a secure e-mail change\'s two confirmations, `{msg, code: "200"}` and no session.', {
           oneOf: [schemaRef('Session'), object({ msg: { type: 'string' }, code: { type: 'string' } }, ['msg', 'code'])],
         }),
-        '400': authError('Missing token or type (`validation_failed`).'),
+        '400': authError('Missing token or type, or an invalid phone number (`validation_failed`).'),
         '401': unauthorizedKey,
         '403': authError('Invalid or expired token (`otp_expired`), or banned (`user_banned`).'),
-        '422': authError('E-mail change: the new address was registered meanwhile (`email_exists`).'),
+        '422': authError('E-mail or phone change: the new address or number was registered meanwhile (`email_exists`, `phone_exists`).'),
         '429': tooMany,
       },
     }),
@@ -402,28 +415,33 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     }),
   },
   '/auth/v1/otp': {
-    post: op('signInWithOtp', 'E-mail a sign-in link and code (passwordless)', PUBLIC, {
+    post: op('signInWithOtp', 'E-mail a sign-in link and code, or text a code (passwordless)', PUBLIC, {
       description:
         'A confirmed account is mailed a magic link and a 6-digit code (`/verify` type `magiclink`, or POST `/verify` with `email` and `token`); ' +
         'an unconfirmed one its confirmation mail; an unknown address is signed up password-less unless `create_user` is false or sign-ups are off. ' +
-        'The answer is `{}` whatever the address, so it does not reveal accounts.',
+        'The answer is `{}` whatever the address, so it does not reveal accounts. ' +
+        'A `phone` is texted a code before the answer, as GoTrue does (POST `/verify` type `sms`); an unknown number is signed up unless `create_user` is false ' +
+        '(422 `otp_disabled`); the answer is `{}` or `{message_id}`.',
       parameters: [redirectTo],
       requestBody: body(
         object(
           {
             email,
+            phone,
+            channel,
             create_user: { type: 'boolean', description: 'Sign an unknown address up (default true).' },
             data: metadata('`user_metadata` of a user signed up here.'),
             ...pkceFields,
           },
-          ['email'],
+          [],
         ),
       ),
       responses: {
         '200': ok('Accepted.', schemaRef('Empty')),
-        '400': authError('Invalid e-mail (`validation_failed`), or a phone number (`phone_provider_disabled`).'),
+        '400': authError('Invalid e-mail or phone number (`validation_failed`), or a phone number without an SMS sender (`phone_provider_disabled`).'),
         '401': unauthorizedKey,
-        '429': tooMany,
+        '422': authError('An unknown number with `create_user` false (`otp_disabled`), or the SMS provider refused the text (`sms_send_failed`).'),
+        '429': authError('Too many requests (`over_request_rate_limit`), or texts (`over_sms_send_rate_limit`: within `auth.sms.max_frequency` of the last code, or over `auth.rate_limit.sms_sent`).'),
       },
     }),
   },
@@ -443,16 +461,19 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
   '/auth/v1/resend': {
     post: op('resend', 'Send a confirmation or e-mail change link again', PUBLIC, {
       description: '`type=signup`: a new confirmation link for an address that awaits confirmation; `type=email_change`: a new link ' +
-        'to the pending new address of the account with this address. The same answer whether or not either exists.',
+        'to the pending new address of the account with this address. The same answer whether or not either exists. ' +
+        '`type=sms`: a new code for a `phone` that awaits confirmation; `type=phone_change`: a new code to the pending new number ' +
+        '(answered `{}` or `{message_id}`).',
       parameters: [redirectTo],
       requestBody: body(object({
-        type: { type: 'string', enum: ['signup', 'email_change'] },
+        type: { type: 'string', enum: ['signup', 'email_change', 'sms', 'phone_change'] },
         email,
+        phone,
         redirect_to: { type: 'string', format: 'uri' },
-      }, ['type', 'email'])),
+      }, ['type'])),
       responses: {
         '200': ok('Accepted.', schemaRef('Message')),
-        '400': authError('Invalid e-mail or type (`validation_failed`).'),
+        '400': authError('Invalid e-mail, phone number or type (`validation_failed`).'),
         '401': unauthorizedKey,
         '429': tooMany,
       },
@@ -484,11 +505,14 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       description:
         'A new password signs out the other devices; with `auth.update_password_require_reauthentication` on it needs the `nonce` ' +
         'mailed by `/reauthenticate` (unless the session signed in within the last 24 hours). A new `email` changes at once with ' +
-        'autoconfirm; otherwise it is mailed a link (`/verify?type=email_change`) and shown as `new_email` until that is followed.',
+        'autoconfirm; otherwise it is mailed a link (`/verify?type=email_change`) and shown as `new_email` until that is followed. ' +
+        'A new `phone` changes at once with `auth.sms.autoconfirm`; otherwise it is texted a code (POST `/verify` type `phone_change`) and shown as `new_phone`.',
       parameters: [redirectTo],
       requestBody: body(
         object({
           email,
+          phone,
+          channel,
           password: newPassword,
           nonce: { type: 'string', description: 'The reauthentication code, with a new password.' },
           data: metadata('Merged into `user_metadata`.'),
@@ -501,8 +525,8 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '401': authError('No access token (`no_authorization`).'),
         '403': authError('Invalid or expired token (`bad_jwt`); `app_metadata` is admin-only (`not_admin`); user or session gone; banned.'),
         '422': authError(
-          'Weak password or the same as before (`weak_password`, `same_password`), the e-mail is taken (`email_exists`), ' +
-            'or a wrong or expired nonce (`reauthentication_not_valid`).',
+          'Weak password or the same as before (`weak_password`, `same_password`), the e-mail or number is taken (`email_exists`, `phone_exists`), ' +
+            'no SMS sender (`phone_provider_disabled`), the SMS provider refused the text (`sms_send_failed`), or a wrong or expired nonce (`reauthentication_not_valid`).',
         ),
         '429': tooMany,
       },
@@ -614,12 +638,12 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
     post: op('adminCreateUser', 'Create a user (service key)', ADMIN, {
-      description: 'The e-mail is confirmed at once unless `email_confirm` is false.',
-      requestBody: body(object(adminUserFields, ['email'])),
+      description: 'The e-mail is confirmed at once unless `email_confirm` is false; a phone number only with `phone_confirm`. An e-mail, a phone or both.',
+      requestBody: body(object(adminUserFields)),
       responses: {
         '200': ok('The created user.', schemaRef('User')),
         ...adminErrors,
-        '422': authError('Address already registered (`email_exists`) or weak password.'),
+        '422': authError('Address or number already registered (`email_exists`, `phone_exists`) or weak password.'),
       },
     }),
   },
@@ -636,7 +660,7 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '200': ok('The updated user.', schemaRef('User')),
         ...adminErrors,
         '404': authError('No such user (`user_not_found`).'),
-        '422': authError('Address already registered (`email_exists`) or weak password.'),
+        '422': authError('Address or number already registered (`email_exists`, `phone_exists`) or weak password.'),
       },
     }),
     delete: op('adminDeleteUser', 'Delete a user (service key)', ADMIN, {
@@ -844,15 +868,17 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     }),
   },
   '/auth/v1/factors': {
-    post: op('mfaEnroll', 'Enroll a TOTP or WebAuthn factor', USER, {
+    post: op('mfaEnroll', 'Enroll a TOTP, WebAuthn or phone factor', USER, {
       description:
         'TOTP: returns the secret and a QR code for an authenticator app. WebAuthn (`auth.mfa.webauthn.enabled`): the first challenge registers the credential. ' +
+        'Phone (`auth.mfa.phone.enabled`): each challenge texts a code to `phone`. ' +
         'The factor is `unverified` until its first challenge is verified.',
       requestBody: body(
         object(
           {
-            factor_type: { type: 'string', enum: ['totp', 'webauthn'] },
+            factor_type: { type: 'string', enum: ['totp', 'webauthn', 'phone'] },
             friendly_name: { type: 'string' },
+            phone: { ...phone, description: 'The number of a phone factor (E.164).' },
             issuer: { type: 'string', description: 'Shown by the authenticator app (default: the site URL\'s host).' },
           },
           ['factor_type'],
@@ -864,17 +890,18 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
           object(
             {
               id: { type: 'string', format: 'uuid' },
-              type: { type: 'string', enum: ['totp', 'webauthn'] },
+              type: { type: 'string', enum: ['totp', 'webauthn', 'phone'] },
               friendly_name: { type: 'string' },
+              phone: { type: 'string', description: "A phone factor's number, as it was given." },
               totp: object({ qr_code: { type: 'string', description: 'An SVG image.' }, secret: { type: 'string' }, uri: { type: 'string' } }, ['qr_code', 'secret', 'uri']),
             },
             ['id', 'type'],
           ),
         ),
-        '400': authError('Not a factor type (`validation_failed`).'),
+        '400': authError('Not a factor type, or a phone factor without a valid number (`validation_failed`).'),
         '401': authError('No access token (`no_authorization`).'),
         '403': authError('Invalid token (`bad_jwt`), an anonymous user (`no_authorization`), or a verified factor exists and the session is not aal2 (`insufficient_aal`).'),
-        '422': authError('Phone, or WebAuthn switched off (`mfa_phone_enroll_not_enabled`, `mfa_webauthn_enroll_not_enabled`), a name in use (`mfa_factor_name_conflict`), or too many factors (`too_many_enrolled_mfa_factors`).'),
+        '422': authError('Phone or WebAuthn factors switched off (`mfa_phone_enroll_not_enabled`, `mfa_webauthn_enroll_not_enabled`), a verified phone factor for the number (`mfa_verified_factor_exists`), a name in use (`mfa_factor_name_conflict`), or too many factors (`too_many_enrolled_mfa_factors`).'),
       },
     }),
   },
@@ -882,16 +909,16 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
     post: op('mfaChallenge', 'Challenge a factor', USER, {
       description:
         'A WebAuthn factor is challenged with the project\'s relying party (`auth.webauthn.rp_id` / `rp_origins`): as in Supabase Auth, ' +
-        'the `rpId` and `rpOrigins` supabase-js sends under `webauthn` do not choose it.',
+        'the `rpId` and `rpOrigins` supabase-js sends under `webauthn` do not choose it. A phone factor is texted a code (at most once per `auth.sms.max_frequency` seconds).',
       parameters: [factorId],
-      requestBody: body(object({ webauthn: object({ rpId: { type: 'string' }, rpOrigins: { type: 'array', items: { type: 'string' } } }) }), false),
+      requestBody: body(object({ webauthn: object({ rpId: { type: 'string' }, rpOrigins: { type: 'array', items: { type: 'string' } } }), channel }), false),
       responses: {
         '200': ok(
           'The challenge, to verify from the same IP address.',
           object(
             {
               id: { type: 'string', format: 'uuid' },
-              type: { type: 'string', enum: ['totp', 'webauthn'] },
+              type: { type: 'string', enum: ['totp', 'webauthn', 'phone'] },
               expires_at: { type: 'integer', description: 'Unix time (seconds).' },
               webauthn: object(
                 {
@@ -907,8 +934,9 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '401': authError('No access token (`no_authorization`).'),
         '403': authError('Invalid token (`bad_jwt`) or an anonymous user (`no_authorization`).'),
         '404': authError('Not a factor of this user (`mfa_factor_not_found`).'),
-        '422': authError('A WebAuthn factor with WebAuthn switched off (`mfa_webauthn_verify_not_enabled`).'),
-        '429': tooMany,
+        '422': authError('A WebAuthn or phone factor with those switched off (`mfa_webauthn_verify_not_enabled`, `mfa_phone_verify_not_enabled`).'),
+        '429': authError('Too many requests (`over_request_rate_limit`), or a phone factor challenged again too soon (`over_sms_send_rate_limit`).'),
+        '500': authError('The SMS provider refused the text (`unexpected_failure`, `error sending message`).'),
       },
     }),
   },
@@ -920,7 +948,7 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         object(
           {
             challenge_id: { type: 'string', format: 'uuid' },
-            code: { type: 'string', description: 'The 6-digit code (TOTP).' },
+            code: { type: 'string', description: 'The 6-digit code (TOTP), or the code texted for a phone factor.' },
             webauthn: object(
               {
                 type: { type: 'string', enum: ['create', 'request'], description: 'As the challenge answered: `create` for the first verify of a new factor, `request` after.' },
@@ -942,7 +970,7 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '404': authError('Not a factor of this user (`mfa_factor_not_found`).'),
         '422': authError(
           'Wrong code or a WebAuthn response that does not verify (`mfa_verification_failed`), unknown or expired challenge (`mfa_factor_not_found`, `mfa_challenge_expired`), ' +
-            'verified from another IP address (`mfa_ip_address_mismatch`), or a WebAuthn factor with WebAuthn switched off (`mfa_webauthn_verify_not_enabled`).',
+            'verified from another IP address (`mfa_ip_address_mismatch`), or a WebAuthn or phone factor with those switched off (`mfa_webauthn_verify_not_enabled`, `mfa_phone_verify_not_enabled`).',
         ),
         '429': tooMany,
       },
