@@ -261,7 +261,7 @@ function oauthClientFields(required: readonly string[]): JsonSchema {
 }
 function discovery(operationId: string, summary: string): JsonSchema {
   return op(operationId, summary, [{}], {
-    description: 'Issuer, endpoints and what the OAuth 2.1 server supports; `registration_endpoint` when dynamic registration is on. No ID token algorithm: Gantry issues no ID tokens.',
+    description: 'Issuer, endpoints and what the OAuth 2.1 server supports; `registration_endpoint` when dynamic registration is on.',
     responses: {
       '200': {
         description: 'The metadata.',
@@ -1119,7 +1119,9 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
           token_type: { type: 'string', enum: ['bearer'] },
           expires_in: { type: 'integer', enum: [3600] },
           refresh_token: { type: 'string' },
+          id_token: { type: 'string', description: 'OpenID Connect ID token, for a code granted the `openid` scope; signed with the project\'s asymmetric key.' },
         }, ['access_token', 'token_type', 'expires_in', 'refresh_token'])),
+        '500': authError('The `openid` scope on a project signing with its shared secret (`unexpected_failure`, "Error generating ID token"); the code is not spent.'),
         '400': { description: 'An OAuth error, or client authentication failed (`invalid_credentials`, as AuthError).', content: json({ anyOf: [schemaRef('OAuthError'), schemaRef('AuthError')] }) },
         '404': oauthServerOff,
         '429': tooMany,

@@ -21,7 +21,9 @@ import {
 import { SUPPORTED_SCOPES, checkAuthorizeRequest, consentCovers, consentPageUrl, errorRedirect, parseScopes, successRedirect } from '../oauth-server/authorize-request.js';
 import { clientAuthenticationProblem, clientCredentialsOf } from '../oauth-server/client-credentials.js';
 import { findClient, type OAuthClientRow } from '../oauth-server/clients.js';
+import { idTokenClaims, wantsIdToken } from '../oauth-server/id-token.js';
 import { userInfoOf } from '../oauth-server/userinfo.js';
+import { signAccessToken } from '../jwt.js';
 import { verifierMatches } from '../pkce.js';
 import { allowedRedirect } from '../redirects.js';
 import { checkPresentApiKey, clientIp, requireUser } from '../request-auth.js';
@@ -215,6 +217,8 @@ async function authorizationCodeGrant(req: Request, deps: AuthDeps, client: OAut
     const user = await findUserById(db, authorization.user_id);
     if (user === null) throw new OAuthProtocolError('invalid_grant', 'User not found for authorization code');
     if (isBanned(user, now)) throw new OAuthProtocolError('access_denied', 'User is banned');
+    // GoTrue signs ID tokens with an asymmetric key only; refused before the code is spent (GoTrue spends it first).
+    if (wantsIdToken(authorization.scope) && deps.ctx.keyring.signing === null) throw new AuthError(500, 'unexpected_failure', 'Error generating ID token');
     const opened = await openSession(db, user.id, 'oauth_provider/authorization_code', now, { clientId: client.id, scopes: authorization.scope });
     await writeAudit(db, {
       event: 'login',
@@ -225,9 +229,12 @@ async function authorizationCodeGrant(req: Request, deps: AuthDeps, client: OAut
     });
     // Single use: the code's row goes with the exchange.
     await deleteAuthorization(db, authorization.id);
-    return { user, ...opened };
+    return { user, authorization, ...opened };
   });
-  return tokenResponse(await sessionJson(deps, issued.user, issued.session, issued.refreshToken));
+  const tokens = tokenResponse(await sessionJson(deps, issued.user, issued.session, issued.refreshToken));
+  if (!wantsIdToken(issued.authorization.scope)) return tokens;
+  const claims = idTokenClaims({ issuer: issuerOf(deps), user: issued.user, clientId: client.id, scope: issued.authorization.scope, nonce: issued.authorization.nonce, now });
+  return { ...tokens, id_token: signAccessToken(deps.ctx.keyring, claims) };
 }
 
 async function refreshTokenGrant(req: Request, deps: AuthDeps, client: OAuthClientRow, body: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -276,7 +283,7 @@ async function revokeGrant(req: Request, res: Response, deps: AuthDeps): Promise
 /** How long clients may cache the discovery document (GoTrue's Cache-Control). */
 const DISCOVERY_MAX_AGE_SECONDS = 600;
 
-/** RFC 8414 metadata, which GoTrue also serves as the OpenID configuration. Gantry issues no ID tokens, so it names no ID token algorithm. */
+/** RFC 8414 metadata, which GoTrue also serves as the OpenID configuration; ID tokens are signed with the project's asymmetric key only. */
 function discoveryDocument(deps: AuthDeps): Record<string, unknown> {
   const issuer = issuerOf(deps);
   return {
@@ -293,6 +300,8 @@ function discoveryDocument(deps: AuthDeps): Record<string, unknown> {
     subject_types_supported: ['public'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256', 'plain'],
+    id_token_signing_alg_values_supported: ['RS256', 'ES256'],
+    claims_supported: ['sub', 'aud', 'iss', 'exp', 'iat', 'auth_time', 'nonce', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'name', 'picture', 'preferred_username', 'updated_at'],
   };
 }
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, verify, type JsonWebKey } from 'node:crypto';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,15 @@ function supabase(key = project.keys.anon_key): SupabaseClient {
 
 function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+async function verifiedWithJwks(token: string): Promise<boolean> {
+  const [header, payload, signature] = token.split('.') as [string, string, string];
+  const { kid, alg } = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { kid: string; alg: string };
+  const jwks = (await (await fetch(`${project.url}/auth/v1/.well-known/jwks.json`)).json()) as { keys: (JsonWebKey & { kid: string })[] };
+  const jwk = jwks.keys.find((key) => key.kid === kid);
+  if (jwk === undefined || alg !== 'ES256') return false;
+  return verify('sha256', Buffer.from(`${header}.${payload}`), { key: createPublicKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
 }
 
 function pkcePair(): { verifier: string; challenge: string } {
@@ -105,7 +114,8 @@ async function storedCodeHash(authorizationId: string): Promise<unknown> {
 
 beforeAll(async () => {
   host = await startTestHost();
-  project = await createTestProject(host.platform, { host: host.host, sql: schema, autoconfirm: true, generate: true });
+  // An asymmetric signing key, as ID tokens need (GoTrue signs none with the shared secret).
+  project = await createTestProject(host.platform, { host: host.host, sql: schema, autoconfirm: true, generate: true, signingAlg: 'ES256' });
   await host.platform.setSettings(project.record.ref, {
     'auth.site_url': SITE,
     'auth.oauth_server.enabled': true,
@@ -128,7 +138,7 @@ describe('the OAuth 2.1 authorization code flow with PKCE', () => {
   it('consent, code exchange, a token RLS sees as the client, refresh, and a withdrawn grant', async () => {
     const user = await signedInUser();
     const { verifier, challenge } = pkcePair();
-    const authorizationId = await authorizationIdOf({ scope: 'openid email', state: 'st-42', code_challenge: challenge, code_challenge_method: 'S256' });
+    const authorizationId = await authorizationIdOf({ scope: 'openid email', state: 'st-42', nonce: 'n-42', code_challenge: challenge, code_challenge_method: 'S256' });
 
     const details = await user.client.auth.oauth.getAuthorizationDetails(authorizationId);
     expect(details).toEqual({
@@ -160,7 +170,23 @@ describe('the OAuth 2.1 authorization code flow with PKCE', () => {
 
     const exchanged = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier });
     expect(exchanged.status).toBe(200);
-    expect(Object.keys(exchanged.body).sort()).toEqual(['access_token', 'expires_in', 'refresh_token', 'token_type']);
+    expect(Object.keys(exchanged.body).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'refresh_token', 'token_type']);
+    // The openid scope brings an ID token, signed with the key the JWKS publishes.
+    const idToken = exchanged.body.id_token as string;
+    expect(await verifiedWithJwks(idToken)).toBe(true);
+    expect(claimsOf(idToken)).toEqual({
+      iss: `${project.url}/auth/v1`,
+      sub: user.id,
+      aud: [clientId],
+      exp: expect.any(Number),
+      iat: expect.any(Number),
+      nonce: 'n-42',
+      auth_time: expect.any(Number),
+      email: user.email,
+      email_verified: true,
+      phone_number_verified: false,
+      client_id: clientId,
+    });
     expect(exchanged.body).toMatchObject({ token_type: 'bearer', expires_in: 3600 });
     const accessToken = exchanged.body.access_token as string;
     expect(claimsOf(accessToken)).toMatchObject({
@@ -239,6 +265,36 @@ describe('the OAuth 2.1 authorization code flow with PKCE', () => {
     expect([crossSite.status, await crossSite.json()]).toEqual([400, { code: 400, error_code: 'validation_failed', msg: 'unauthorized request origin' }]);
   });
 
+  it('a public client of a project signing with its shared secret gets no ID token: 500 as GoTrue, and the code stays unspent', async () => {
+    const hs = await createTestProject(host.platform, { host: host.host, autoconfirm: true });
+    await host.platform.setSettings(hs.record.ref, { 'auth.site_url': SITE, 'auth.oauth_server.enabled': true, 'auth.oauth_server.authorization_path': '/consent' });
+    await host.host.directory.reload(hs.record.ref);
+    const admin = createClient(hs.url, hs.keys.service_key, { auth: { persistSession: false }, realtime: { transport: WebSocket as never } });
+    const registered = await admin.auth.admin.oauth.createClient({ client_name: 'CLI tool', redirect_uris: ['http://127.0.0.1:8765/cb'], token_endpoint_auth_method: 'none' });
+    expect(registered.data).toMatchObject({ client_type: 'public', token_endpoint_auth_method: 'none' });
+    expect(registered.data).not.toHaveProperty('client_secret');
+    const publicId = registered.data!.client_id;
+    const userClient = createClient(hs.url, hs.keys.anon_key, { auth: { persistSession: true, storage: memoryStorage() }, realtime: { transport: WebSocket as never } });
+    expect((await userClient.auth.signUp({ email: uniqueEmail('oauth-hs'), password: 'secret-pw-1' })).error).toBeNull();
+    const { verifier, challenge } = pkcePair();
+    const query = new URLSearchParams({ client_id: publicId, redirect_uri: 'http://127.0.0.1:8765/cb', scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256' });
+    const started = await fetch(`${hs.url}/auth/v1/oauth/authorize?${query}`, { redirect: 'manual' });
+    const id = new URL(started.headers.get('location')!).searchParams.get('authorization_id')!;
+    expect((await userClient.auth.oauth.getAuthorizationDetails(id)).error).toBeNull();
+    const approved = await userClient.auth.oauth.approveAuthorization(id, { skipBrowserRedirect: true });
+    const code = new URL(approved.data!.redirect_url).searchParams.get('code')!;
+    const exchange = async () => {
+      const res = await fetch(`${hs.url}/auth/v1/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'authorization_code', client_id: publicId, code, code_verifier: verifier }),
+      });
+      return [res.status, await res.json()];
+    };
+    expect(await exchange()).toEqual([500, { code: 500, error_code: 'unexpected_failure', msg: 'Error generating ID token' }]);
+    expect(await exchange()).toEqual([500, { code: 500, error_code: 'unexpected_failure', msg: 'Error generating ID token' }]);
+  });
+
   it('publishes its metadata (RFC 8414) at the well-known addresses', async () => {
     const issuer = `${project.url}/auth/v1`;
     for (const name of ['oauth-authorization-server', 'openid-configuration']) {
@@ -257,6 +313,8 @@ describe('the OAuth 2.1 authorization code flow with PKCE', () => {
         subject_types_supported: ['public'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
         code_challenge_methods_supported: ['S256', 'plain'],
+        id_token_signing_alg_values_supported: ['RS256', 'ES256'],
+        claims_supported: ['sub', 'aud', 'iss', 'exp', 'iat', 'auth_time', 'nonce', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'name', 'picture', 'preferred_username', 'updated_at'],
       });
     }
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkAuthorizeRequest, consentCovers, consentPageUrl, errorRedirect, parseScopes, successRedirect } from '../../../runtime/auth/oauth-server/authorize-request.js';
 import { clientAuthenticationProblem, clientCredentialsOf } from '../../../runtime/auth/oauth-server/client-credentials.js';
 import type { OAuthClientRow } from '../../../runtime/auth/oauth-server/clients.js';
+import { idTokenClaims, wantsIdToken } from '../../../runtime/auth/oauth-server/id-token.js';
 import { userInfoOf } from '../../../runtime/auth/oauth-server/userinfo.js';
 import type { UserRow } from '../../../runtime/auth/user-json.js';
 
@@ -109,6 +110,37 @@ describe('/oauth/userinfo claims by granted scope', () => {
       preferred_username: 'ada',
       updated_at: 5,
       user_metadata: { avatar_url: 'https://img.example/a.png', username: 'ada' },
+    });
+  });
+});
+
+describe('the ID token of the openid scope (GoTrue GenerateIDToken)', () => {
+  const user = {
+    id: 'u-2',
+    email: 'grace@example.com',
+    email_confirmed_at: null,
+    last_sign_in_at: new Date(1_000_000),
+    updated_at: new Date(7000),
+    raw_user_meta_data: { name: 'Grace' },
+    phone: '15550001111',
+    phone_confirmed_at: new Date(0),
+  } as unknown as UserRow;
+  const base = { issuer: 'https://h.example/v1/r/auth/v1', user, clientId: 'c-1', now: new Date(2_000_000) };
+
+  it('is owed only for the openid scope', () => {
+    expect(wantsIdToken('email openid')).toBe(true);
+    expect(wantsIdToken('email')).toBe(false);
+  });
+
+  it('names the client as audience, carries the nonce, auth_time and the claims of the granted scopes', () => {
+    expect(idTokenClaims({ ...base, scope: 'openid', nonce: null })).toEqual({
+      iss: 'https://h.example/v1/r/auth/v1', sub: 'u-2', aud: ['c-1'], exp: 5600, iat: 2000, auth_time: 1000,
+      email_verified: false, phone_number_verified: false, client_id: 'c-1',
+    });
+    expect(idTokenClaims({ ...base, scope: 'openid email phone profile', nonce: 'n' })).toEqual({
+      iss: 'https://h.example/v1/r/auth/v1', sub: 'u-2', aud: ['c-1'], exp: 5600, iat: 2000, nonce: 'n', auth_time: 1000,
+      email: 'grace@example.com', email_verified: false, phone_number: '15550001111', phone_number_verified: true,
+      name: 'Grace', updated_at: 7, client_id: 'c-1',
     });
   });
 });
