@@ -92,6 +92,16 @@ export async function textCode(
   return { messageId };
 }
 
+/** GoTrue's phone reauthentication: the nonce texted to the account's number (a provider's refusal is 422 sms_send_failed). */
+export async function textNonce(deps: AuthDeps, user: UserRow, phone: string, code: string, ip: string | null): Promise<void> {
+  try {
+    await deliverCode(deps, user, { phone, message: renderSmsTemplate(deps.ctx.settings['auth.sms'].template, code), channel: 'sms' }, { otp: code, phone }, ip);
+  } catch (error) {
+    if (error instanceof SmsSendError) throw authErrors.smsSendFailed(`Error sending reauthentication OTP to provider: ${error.message}`);
+    throw error;
+  }
+}
+
 /**
  * To the send-SMS hook when enabled (GoTrue's payload: the account and `sms`, with `sms_type:
  * "mfa"` for a factor's code), else through the provider; a provider's refusal is an SmsSendError.

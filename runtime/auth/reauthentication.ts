@@ -19,19 +19,25 @@ export const RECENT_SIGN_IN_SECONDS = 24 * 3600;
 
 export const reauthenticationErrors = {
   notConfirmed: (): AuthError => new AuthError(422, 'email_not_confirmed', 'Please verify your email first.'),
-  tooSoon: (seconds: number): AuthError =>
-    new AuthError(429, 'over_email_send_rate_limit', `For security purposes, you can only request this after ${seconds} seconds.`),
+  phoneNotConfirmed: (): AuthError => new AuthError(422, 'phone_not_confirmed', 'Please verify your phone first.'),
+  tooSoon: (seconds: number, texted = false): AuthError =>
+    new AuthError(429, texted ? 'over_sms_send_rate_limit' : 'over_email_send_rate_limit', `For security purposes, you can only request this after ${seconds} seconds.`),
   needed: (): AuthError => new AuthError(400, 'reauthentication_needed', 'Password update requires reauthentication'),
   notValid: (): AuthError => new AuthError(422, 'reauthentication_not_valid', 'Nonce has expired or is invalid'),
 } as const;
 
-/** Issues a nonce for the user (earlier ones stop working), refusing a second one within the mail interval. */
+/**
+ * Issues a nonce for the user (earlier ones stop working), refusing a second one within the mail
+ * interval; a user without an address gets it by text, so its number must be confirmed (GoTrue).
+ */
 export async function issueNonce(db: Queryable, user: UserRow, settings: ProjectSettings, ip: string | null, now: Date): Promise<IssuedOneTimeToken> {
-  if (user.email_confirmed_at === null) throw reauthenticationErrors.notConfirmed();
+  const texted = (user.email ?? '') === '';
+  if (texted && (user.phone_confirmed_at ?? null) === null) throw reauthenticationErrors.phoneNotConfirmed();
+  if (!texted && user.email_confirmed_at === null) throw reauthenticationErrors.notConfirmed();
   const last = user.reauthentication_sent_at ?? null;
   if (last !== null) {
     const left = Math.trunc((last.getTime() + NONCE_MAIL_INTERVAL_SECONDS * 1000 - now.getTime()) / 1000);
-    if (left > 0) throw reauthenticationErrors.tooSoon(left);
+    if (left > 0) throw reauthenticationErrors.tooSoon(left, texted);
   }
   await updateUser(db, user.id, { reauthentication_sent_at: now }, now);
   await writeAudit(db, { event: 'user_reauthenticate_requested', userId: user.id, ip, at: now });

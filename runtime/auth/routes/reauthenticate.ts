@@ -7,22 +7,31 @@ import { mailNonce } from '../mail-out.js';
 import { issueNonce } from '../reauthentication.js';
 import { clientIp, requireUser } from '../request-auth.js';
 import { findUserById } from '../users.js';
+import { textNonce } from '../phone-otp.js';
 
-/** auth-js `reauthenticate()`: mails the signed-in user a nonce for a sensitive change; answers {}. */
+/**
+ * auth-js `reauthenticate()`: mails the signed-in user a nonce for a sensitive change, or, as
+ * GoTrue, texts it to a user with a phone number and no address; answers {}.
+ */
 export function registerReauthenticate(router: Router, deps: AuthDeps): void {
   router.get(
     '/reauthenticate',
     handle(deps, async (req, res) => {
       const { user } = await requireUser(req, deps);
-      const email = user.email;
+      const email = user.email ?? '';
+      const phone = user.phone ?? '';
       // An anonymous user has nowhere to receive a nonce.
-      if (email === null || email === '') throw authErrors.validation('Reauthentication requires the user to have an email or a phone number');
+      if (email === '' && phone === '') throw authErrors.validation('Reauthentication requires the user to have an email or a phone number');
       const now = deps.now();
+      const ip = clientIp(req);
       const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
         const locked = (await findUserById(db, user.id, true)) ?? user;
-        return issueNonce(db, locked, deps.ctx.settings, clientIp(req), now);
+        const nonce = await issueNonce(db, locked, deps.ctx.settings, ip, now);
+        // Texted inside the transaction, as GoTrue sends it: a refused text leaves no nonce.
+        if (email === '') await textNonce(deps, locked, phone, nonce.code, ip);
+        return nonce;
       });
-      mailNonce(deps, email, issued);
+      if (email !== '') mailNonce(deps, email, issued);
       res.status(200).json({});
     }),
   );

@@ -6,7 +6,7 @@ import { checkPresentApiKey, requireAdmin, requireApiKey } from '../request-auth
 import { OAUTH_PROVIDERS } from '../settings-json.js';
 
 /**
- * Supabase Auth endpoints of features Gantry does not have (SSO, phone) or has
+ * Supabase Auth endpoints of features Gantry does not have (SSO) or has
  * switched off for the project (passkeys, the OAuth 2.1 server), answered as Supabase
  * Auth answers with each feature switched off, so clients get its error codes
  * rather than a 404 that looks like a wrong URL.

@@ -284,6 +284,17 @@ describe('admin users with a phone and /settings', () => {
     expect([taken.status, taken.body]).toEqual([422, { code: 'phone_exists', message: 'A user with this phone number has already been registered' }]);
   });
 
+  it('texts the reauthentication nonce to a user with a phone number and no address', async () => {
+    const phone = newPhone();
+    await twilio.call('POST', '/admin/users', { apikey: twilio.serviceKey, body: { phone, password: 'secret1', phone_confirm: true } });
+    const session = await twilio.call('POST', '/token?grant_type=password', { body: { phone, password: 'secret1' } });
+    const asked = await twilio.call('GET', '/reauthenticate', { bearer: session.body.access_token, headers: V });
+    expect([asked.status, asked.body]).toEqual([200, {}]);
+    expect(sms.to(phone)).toHaveLength(1);
+    const { rows } = await twilio.db.query(`SELECT count(*)::int AS open FROM auth.one_time_tokens WHERE user_id = $1 AND token_type = 'reauthentication' AND consumed_at IS NULL`, [session.body.user.id]);
+    expect(rows[0].open).toBe(1);
+  });
+
   it('reports the phone provider, its SMS provider and autoconfirm in /settings', async () => {
     const on = await autoconfirm.call('GET', '/settings');
     expect([on.body.external.phone, on.body.sms_provider, on.body.phone_autoconfirm]).toEqual([true, 'twilio', true]);
