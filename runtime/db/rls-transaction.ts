@@ -81,17 +81,28 @@ export function identityValues(identity: RequestIdentity): string[] {
 /** Identity statements by their shape: with or without a timezone, how many app settings, and the project's pre-request function. */
 const identityStatements = new Map<string, { readonly name: string; readonly text: string }>();
 
+function namedIdentitySql(shape: IdentityShape): { readonly name: string; readonly text: string } {
+  const pre = shape.preRequest === null ? '' : `_${createHash('sha256').update(shape.preRequest).digest('hex').slice(0, 16)}`;
+  const app = shape.appSettings === 0 ? '' : `_app${shape.appSettings}`;
+  return { name: `gantry_set_config${shape.timezone ? '_tz' : ''}${app}${pre}`, text: identitySql((n) => `$${n}`, shape) };
+}
+
+/** Most requests' shape (no timezone, no app settings, no pre-request function): no key to build for it. */
+const PLAIN_IDENTITY = namedIdentitySql({ timezone: false, preRequest: null, appSettings: 0 });
+
 function identityStatement(identity: RequestIdentity): TxStatement {
+  const values = identityValues(identity);
+  if (identity.timezone === null && identity.preRequest === null && identity.appSettings.length === 0) {
+    return { name: PLAIN_IDENTITY.name, text: PLAIN_IDENTITY.text, values };
+  }
   const shape: IdentityShape = { timezone: identity.timezone !== null, preRequest: identity.preRequest, appSettings: identity.appSettings.length };
   const key = `${shape.timezone ? 'tz' : ''}:${shape.appSettings}:${shape.preRequest ?? ''}`;
   let statement = identityStatements.get(key);
   if (!statement) {
-    const pre = shape.preRequest === null ? '' : `_${createHash('sha256').update(shape.preRequest).digest('hex').slice(0, 16)}`;
-    const app = shape.appSettings === 0 ? '' : `_app${shape.appSettings}`;
-    statement = { name: `gantry_set_config${shape.timezone ? '_tz' : ''}${app}${pre}`, text: identitySql((n) => `$${n}`, shape) };
+    statement = namedIdentitySql(shape);
     identityStatements.set(key, statement);
   }
-  return { ...statement, values: identityValues(identity) };
+  return { name: statement.name, text: statement.text, values };
 }
 
 /** The part of node-postgres's socket used to batch a transaction's writes. */
@@ -265,6 +276,8 @@ export class RlsExecutor {
   private admit(client: object, setup: TxStatement, statements: readonly TxStatement[]): boolean {
     if (!this.named) return true;
     const names = this.prepared.get(client) ?? new Set<string>();
+    // The usual case, a repeated request: everything is prepared already, nothing to allocate.
+    if (names.has(setup.name) && statements.every((s) => names.has(s.name))) return true;
     const added = [setup, ...statements].filter((s) => !names.has(s.name)).map((s) => s.name);
     if (names.size + new Set(added).size > this.maxPrepared) return false;
     for (const name of added) names.add(name);

@@ -99,13 +99,23 @@ export function authenticate(headers: RequestHeaders, keys: ProjectKeys, apikeyP
   return claims!;
 }
 
-/** Request headers as PostgREST puts them in `request.headers`: lower-case names, first value. */
+/**
+ * Request headers as PostgREST puts them in `request.headers`: lower-case names, first value. Node gives every
+ * header but `set-cookie` as one string, so the headers are usually their own JSON as they are (no copy per request).
+ */
 function headersJson(headers: RequestHeaders): string {
+  for (const name in headers) {
+    if (typeof headers[name] !== 'string') return JSON.stringify(joinedHeaders(headers));
+  }
+  return JSON.stringify(headers);
+}
+
+function joinedHeaders(headers: RequestHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) out[name] = typeof value === 'string' ? value : value.join(', ');
   }
-  return JSON.stringify(out);
+  return out;
 }
 
 /** Verified claims are cached objects (see verifyProjectToken): their JSON text is too. */
@@ -152,9 +162,56 @@ export function requestIdentity(
     path,
     headers: headersJson(req.headers),
     cookies: cookiesJson(req.headers),
-    searchPath: [scope.schema, ...scope.extraSearchPath].map(quoteIdent).join(', '),
+    searchPath: searchPathOf(scope.schema, scope.extraSearchPath),
     timezone: scope.timezone,
-    preRequest: scope.preRequest === '' ? null : scope.preRequest.split('.').map(quoteIdent).join('.'),
-    appSettings: appSettingGucs(scope.appSettings),
+    preRequest: scope.preRequest === '' ? null : quotedName(scope.preRequest),
+    appSettings: appSettingsOf(scope.appSettings),
   };
+}
+
+/*
+ * What follows depends only on the project's settings (objects replaced, never changed, when the settings
+ * change) and the request's schema: worked out once, not in every request.
+ */
+
+const searchPaths = new WeakMap<readonly string[], Map<string, string>>();
+
+/** `search_path`: the request's schema, then the project's extra schemas, quoted. */
+function searchPathOf(schema: string, extra: readonly string[]): string {
+  let bySchema = searchPaths.get(extra);
+  if (bySchema === undefined) {
+    bySchema = new Map();
+    searchPaths.set(extra, bySchema);
+  }
+  let text = bySchema.get(schema);
+  if (text === undefined) {
+    text = [schema, ...extra].map(quoteIdent).join(', ');
+    bySchema.set(schema, text);
+  }
+  return text;
+}
+
+const quotedNames = new Map<string, string>();
+
+/** `schema.name` or `name` as a quoted identifier (the project's one pre-request function). */
+function quotedName(name: string): string {
+  let quoted = quotedNames.get(name);
+  if (quoted === undefined) {
+    quoted = name.split('.').map(quoteIdent).join('.');
+    // Bounded: names come from project settings, a host serves few of them.
+    if (quotedNames.size >= 1000) quotedNames.clear();
+    quotedNames.set(name, quoted);
+  }
+  return quoted;
+}
+
+const appSettingLists = new WeakMap<Readonly<Record<string, string>>, RequestIdentity['appSettings']>();
+
+function appSettingsOf(settings: Readonly<Record<string, string>>): RequestIdentity['appSettings'] {
+  let gucs = appSettingLists.get(settings);
+  if (gucs === undefined) {
+    gucs = appSettingGucs(settings);
+    appSettingLists.set(settings, gucs);
+  }
+  return gucs;
 }
