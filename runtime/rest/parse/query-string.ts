@@ -64,6 +64,9 @@ export function parseQueryString(query: string): Array<readonly [string, string 
  * (its name may be percent-encoded too); null when absent. Malformed escapes are a PGRST100.
  */
 export function queryParam(query: string, name: string): string | null {
+  // Asked of every data API request (the apikey parameter), which seldom has it: unless escapes could
+  // spell the name (or a NUL make the query a PGRST100), the raw text holds the name or no such parameter.
+  if (!query.includes(name) && !query.includes('%') && !query.includes('+') && !query.includes('\u0000')) return null;
   for (const [key, value] of parseQueryString(query)) if (key === name && value !== null) return value;
   return null;
 }

@@ -25,6 +25,9 @@ describe('query string', () => {
     expect(queryParam('a=1&%61pikey=k%2B1&apikey=2', 'apikey')).toBe('k+1');
     expect(queryParam('apikey&x=1', 'apikey')).toBeNull();
     expect(errorOf(() => queryParam('apikey=%E0%A4%A', 'apikey'))).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
+    expect(queryParam('select=id&limit=20', 'apikey')).toBeNull();
+    expect(errorOf(() => queryParam('select=id&x=a\u0000', 'apikey'))).toMatchObject({ status: 400, body: { code: 'PGRST100' } });
+    expect(queryParam('a+b=1', 'a b')).toBe('1');
   });
 
   it('keeps order and marks keys without =', () => {
