@@ -70,7 +70,7 @@ describe('project config --set auth.rate_limit.*', () => {
     const unknown = await runCli(['project', 'config', project.record.ref, '--set', 'auth.rate_limit.signup=5'], host.env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(
-      /^gantry: unknown setting "auth\.rate_limit\.signup" \(known: .*auth\.rate_limit\.anonymous_users, auth\.rate_limit\.otp, auth\.rate_limit\.passkey, auth\.rate_limit\.token_refresh, auth\.rate_limit\.verify, /,
+      /^gantry: unknown setting "auth\.rate_limit\.signup" \(known: .*auth\.rate_limit\.anonymous_users, auth\.rate_limit\.otp, auth\.rate_limit\.passkey, auth\.rate_limit\.sms_sent, auth\.rate_limit\.token_refresh, auth\.rate_limit\.verify, /,
     );
     expect((await host.platform.getProject(project.record.ref))?.settings['auth.rate_limit.token_refresh']).toBe(150);
   });
