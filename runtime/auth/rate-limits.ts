@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/transaction.js';
 import type { ProjectSettings } from '../platform/project-context.js';
 
-export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'otp' | 'magiclink' | 'user' | 'verify' | 'anonymous' | 'mfa_challenge' | 'mfa_verify' | 'passkey' | 'sms_sent';
+export type RateLimitBucket = 'signup' | 'token' | 'recover' | 'resend' | 'otp' | 'magiclink' | 'user' | 'verify' | 'anonymous' | 'mfa_challenge' | 'mfa_verify' | 'passkey' | 'sms_sent' | 'oauth_client_register';
 
 export interface RateLimitRule {
   readonly limit: number;
@@ -17,6 +17,8 @@ const ANONYMOUS_WINDOW_SECONDS = 3600;
 
 /** GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY's default: 15 per minute, for challenge and verify each. */
 const MFA_RULE: RateLimitRule = { limit: 15, windowSeconds: 60 };
+
+const OAUTH_CLIENT_REGISTER_RULE: RateLimitRule = { limit: 10, windowSeconds: RATE_LIMIT_WINDOW_SECONDS };
 
 /**
  * The buckets' rules from the project's settings (GoTrue's grouping): /token has its
@@ -43,6 +45,8 @@ export function rateLimitsFrom(settings: ProjectSettings): RateLimitConfig {
     passkey: rule(settings['auth.rate_limit.passkey']),
     // GoTrue's RATE_LIMIT_SMS_SENT: per hour, every phone of the project together.
     sms_sent: { limit: settings['auth.rate_limit.sms_sent'], windowSeconds: 3600 },
+    // GoTrue's RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER default: anyone may register a client, 10 per 5 minutes and client IP.
+    oauth_client_register: OAUTH_CLIENT_REGISTER_RULE,
   };
 }
 

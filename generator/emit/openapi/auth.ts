@@ -1024,13 +1024,14 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
   },
   '/auth/v1/oauth/clients/register': {
     post: op('registerOAuthClient', 'Dynamic client registration (RFC 7591)', [{}], {
-      description: 'Needs no API key; only with `auth.oauth_server.allow_dynamic_registration`.',
+      description: 'Needs no API key; only with `auth.oauth_server.allow_dynamic_registration`; 10 per 5 minutes and client IP.',
       requestBody: body(oauthClientFields(['redirect_uris'])),
       responses: {
         '201': ok('The client, with its secret when confidential.', schemaRef('OAuthClient')),
         '400': authError('Invalid metadata (`validation_failed`).'),
         '403': authError('Dynamic registration is off (`oauth_dynamic_client_registration_disabled`).'),
         '404': oauthServerOff,
+        '429': tooMany,
       },
     }),
   },

@@ -1,7 +1,7 @@
 import type { Request, Router } from 'express';
 import type { AuthDeps } from '../auth-deps.js';
 import { AuthError, authErrors } from '../errors.js';
-import { bodyOf, handle } from '../http.js';
+import { bodyOf, enforceRateLimit, handle } from '../http.js';
 import { acceptClientChange, acceptRegistration, type RegistrationType } from '../oauth-server/client-metadata.js';
 import { deleteClient, findClient, insertClient, listClients, oauthClientJson, regenerateSecret, updateClient, type OAuthClientRow } from '../oauth-server/clients.js';
 import { checkPresentApiKey, requireAdmin } from '../request-auth.js';
@@ -27,9 +27,9 @@ async function clientOf(req: Request, deps: AuthDeps): Promise<OAuthClientRow> {
 export function registerOAuthClients(router: Router, deps: AuthDeps): void {
   const db = deps.ctx.adminPool;
 
-  const register = (registrationType: RegistrationType, guard: (req: Request) => void) =>
+  const register = (registrationType: RegistrationType, guard: (req: Request) => unknown) =>
     handle(deps, async (req, res) => {
-      guard(req);
+      await guard(req);
       const client = acceptRegistration(bodyOf(req), registrationType);
       const { row, secret } = await insertClient(db, client, deps.now());
       res.status(201).json(oauthClientJson(row, secret));
@@ -84,8 +84,9 @@ export function registerOAuthClients(router: Router, deps: AuthDeps): void {
   // Third-party apps (MCP clients among them) register without the project's key, as Supabase's gateway lets them.
   router.post(
     '/oauth/clients/register',
-    register('dynamic', (req) => {
+    register('dynamic', async (req) => {
       checkPresentApiKey(req, deps);
+      await enforceRateLimit(req, deps, 'oauth_client_register');
       if (!deps.ctx.settings['auth.oauth_server.allow_dynamic_registration']) {
         throw new AuthError(403, 'oauth_dynamic_client_registration_disabled', 'Dynamic client registration is not enabled');
       }

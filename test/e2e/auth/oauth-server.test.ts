@@ -319,3 +319,28 @@ describe('the OAuth 2.1 authorization code flow with PKCE', () => {
     }
   });
 });
+
+describe('dynamic client registration (RFC 7591)', () => {
+  it('lets apps register themselves without a key when the project allows it, 10 per 5 minutes and client IP as GoTrue', async () => {
+    await host.platform.setSettings(project.record.ref, { 'auth.oauth_server.allow_dynamic_registration': true });
+    await host.host.directory.reload(project.record.ref);
+    const metadata = (await (await fetch(`${project.url}/auth/v1/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    expect(metadata.registration_endpoint).toBe(`${project.url}/auth/v1/oauth/clients/register`);
+    const register = () =>
+      fetch(`${project.url}/auth/v1/oauth/clients/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'MCP client', redirect_uris: ['http://localhost:33418/callback'], token_endpoint_auth_method: 'none' }),
+      });
+    for (let i = 0; i < 10; i += 1) {
+      const res = await register();
+      expect(res.status).toBe(201);
+      const created = (await res.json()) as Record<string, unknown>;
+      expect(created).toMatchObject({ client_type: 'public', token_endpoint_auth_method: 'none', registration_type: 'dynamic', client_name: 'MCP client' });
+      expect(created).not.toHaveProperty('client_secret');
+    }
+    const limited = await register();
+    expect([limited.status, await limited.json()]).toEqual([429, { code: 429, error_code: 'over_request_rate_limit', msg: 'Request rate limit reached' }]);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});

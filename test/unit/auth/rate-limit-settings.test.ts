@@ -38,7 +38,7 @@ describe('rate limit settings', () => {
 });
 
 describe('rateLimitsFrom', () => {
-  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes but anonymous sign-ins and SMS sent over an hour, the passkey sign-in options over 5 minutes, and MFA challenge and verify at 15 a minute', () => {
+  it('maps the settings onto the buckets as GoTrue groups them, each over 5 minutes but anonymous sign-ins and SMS sent over an hour, the passkey sign-in options over 5 minutes, MFA challenge and verify at 15 a minute, and OAuth dynamic client registration at 10 per 5 minutes, as GoTrue defaults it', () => {
     const limits = rateLimitsFrom({
       ...resolveSettings({}),
       'auth.rate_limit.token_refresh': 11,
@@ -50,7 +50,7 @@ describe('rateLimitsFrom', () => {
     });
     const rule = (limit: number) => ({ limit, windowSeconds: 300 });
     const mfa = { limit: 15, windowSeconds: 60 };
-    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), otp: rule(13), magiclink: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 }, mfa_challenge: mfa, mfa_verify: mfa, passkey: rule(16), sms_sent: { limit: 17, windowSeconds: 3600 } });
+    expect(limits).toEqual({ token: rule(11), verify: rule(12), signup: rule(13), recover: rule(13), resend: rule(13), otp: rule(13), magiclink: rule(13), user: rule(13), anonymous: { limit: 14, windowSeconds: 3600 }, mfa_challenge: mfa, mfa_verify: mfa, passkey: rule(16), sms_sent: { limit: 17, windowSeconds: 3600 }, oauth_client_register: rule(10) });
   });
 });
 
