@@ -164,14 +164,15 @@ export function requestIdentity(
     cookies: cookiesJson(req.headers),
     searchPath: searchPathOf(scope.schema, scope.extraSearchPath),
     timezone: scope.timezone,
-    preRequest: scope.preRequest === '' ? null : quotedName(scope.preRequest),
+    preRequest: scope.preRequest === '' ? null : scope.preRequest.split('.').map(quoteIdent).join('.'),
     appSettings: appSettingsOf(scope.appSettings),
   };
 }
 
 /*
  * What follows depends only on the project's settings (objects replaced, never changed, when the settings
- * change) and the request's schema: worked out once, not in every request.
+ * change) and the request's schema: worked out once, not in every request. (The pre-request name is quoted
+ * per request: only projects that set one pay for it, and it is two short strings.)
  */
 
 const searchPaths = new WeakMap<readonly string[], Map<string, string>>();
@@ -189,20 +190,6 @@ function searchPathOf(schema: string, extra: readonly string[]): string {
     bySchema.set(schema, text);
   }
   return text;
-}
-
-const quotedNames = new Map<string, string>();
-
-/** `schema.name` or `name` as a quoted identifier (the project's one pre-request function). */
-function quotedName(name: string): string {
-  let quoted = quotedNames.get(name);
-  if (quoted === undefined) {
-    quoted = name.split('.').map(quoteIdent).join('.');
-    // Bounded: names come from project settings, a host serves few of them.
-    if (quotedNames.size >= 1000) quotedNames.clear();
-    quotedNames.set(name, quoted);
-  }
-  return quoted;
 }
 
 const appSettingLists = new WeakMap<Readonly<Record<string, string>>, RequestIdentity['appSettings']>();
