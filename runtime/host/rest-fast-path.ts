@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { InFlight } from './app.js';
-import { applyCors } from './cors.js';
+import { applyCors, isCorsPreflight, setCorsHeaders } from './cors.js';
 import { sendJson } from '../http/json-response.js';
 import type { ProjectDirectory } from './project-directory.js';
 import { trackRequest } from './request-tracking.js';
@@ -27,11 +27,15 @@ export function createRestFastPath(directory: ProjectDirectory, log: Logger, inF
     const rest = directory.get(url.slice(PROJECT_PREFIX.length, slash))?.rest;
     if (!rest) return false;
     trackRequest(req, res, log, inFlight);
-    if (applyCors(req, res)) return true;
+    // The handler writes CORS_HEADERS with its own in one writeHead (server-factory.ts).
+    if (isCorsPreflight(req)) return applyCors(req, res);
     rest(req, res, path === '' ? '/' : path, q < 0 ? '' : url.slice(q + 1)).catch((error: unknown) => {
       log.error({ err: error }, 'unhandled error');
       if (res.headersSent) res.destroy();
-      else sendJson(res, 500, { message: 'internal server error', code: 'XX000', details: null, hint: null });
+      else {
+        setCorsHeaders(res);
+        sendJson(res, 500, { message: 'internal server error', code: 'XX000', details: null, hint: null });
+      }
     });
     return true;
   };

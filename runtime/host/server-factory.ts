@@ -12,6 +12,7 @@ import type { Extension } from '../extensions/define.js';
 import type { ProjectDefinition } from '../rest/routes.js';
 import { writeError } from '../rest/respond.js';
 import { functionPaths, withFunctionPaths } from '../extensions/openapi.js';
+import { CORS_HEADERS } from './cors.js';
 import { generatedFingerprint, loadGeneratedDefinition } from './project-loader.js';
 import type { ServerFactory } from './project-directory.js';
 
@@ -79,7 +80,7 @@ export function createServerFactory(
     const openapi = generatedDocs && { ...generatedDocs, main: { ...generatedDocs.main, document: withFunctionPaths(generatedDocs.main.document, extension ? functionPaths(extension.extension) : {}) } };
     const router = express.Router();
     router.use('/auth/v1', createAuthRouter(ctx, { log }));
-    const handleRest = definition ? createRestHandler(ctx, definition, extension && { ...extension, log }, unavailable) : null;
+    const handleRest = definition ? createRestHandler(ctx, definition, extension && { ...extension, log }, unavailable, CORS_HEADERS) : null;
     if (handleRest) router.use('/rest/v1', mounted(handleRest));
     if (extension) router.use('/functions/v1', mounted(createFunctionsHandler(ctx, { ...extension, log })));
     if (unavailable) router.use('/functions/v1', (_req: Request, res: Response) => writeError(res, extensionUnavailableError(ctx.ref), false));

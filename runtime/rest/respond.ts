@@ -196,8 +196,30 @@ function respondTo(req: ApiRequest, built: BuiltStatement, row: ResultRow, plann
   return { status: 204, headers, body: null };
 }
 
-export function writeResponse(res: ServerResponse, response: RestResponse): void {
+/** Names respondTo gives headers, always in this case: a response naming no other cannot repeat a caller's header in another case. */
+const OWN_HEADERS = new Set(['Content-Type', 'Preference-Applied', 'Content-Range', 'Location', 'Content-Profile', 'Allow']);
+
+const NO_HEADERS: Readonly<Record<string, string>> = {};
+
+function onlyOwnHeaders(headers: RestResponse['headers']): boolean {
+  for (const name in headers) if (!OWN_HEADERS.has(name)) return false;
+  return true;
+}
+
+/**
+ * Writes `response` with `common` (headers every answer of the caller carries) before its own. A body
+ * with only headers of ours goes out in one writeHead: setting them one by one was a tenth of the
+ * 20-row read's HTTP cost. Others (`response.headers` may name ours in another case) and body-less
+ * answers (Node picks their Content-Length) are set one by one, a later name replacing an earlier one.
+ */
+export function writeResponse(res: ServerResponse, response: RestResponse, common: Readonly<Record<string, string>> = NO_HEADERS): void {
+  if (response.body !== null && onlyOwnHeaders(response.headers)) {
+    res.writeHead(response.status, { ...common, ...response.headers, 'Content-Length': Buffer.byteLength(response.body) });
+    res.end(response.body);
+    return;
+  }
   res.statusCode = response.status;
+  for (const name in common) res.setHeader(name, common[name]!);
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value as string | string[]);
   if (response.body === null) {
     res.end();
@@ -207,9 +229,11 @@ export function writeResponse(res: ServerResponse, response: RestResponse): void
   res.end(response.body);
 }
 
-export function writeError(res: ServerResponse, error: ApiError, head: boolean): void {
+/** Writes `error`'s answer with `common` (headers every answer of the caller carries) before its own. */
+export function writeError(res: ServerResponse, error: ApiError, head: boolean, common: Readonly<Record<string, string>> = NO_HEADERS): void {
   const body = JSON.stringify(error.toJSON());
   res.statusCode = error.status;
+  for (const name in common) res.setHeader(name, common[name]!);
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));

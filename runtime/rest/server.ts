@@ -73,11 +73,6 @@ function withProfile(req: IncomingMessage, schemas: readonly string[], schema: s
 /** Every successful answer depends on these request headers (PostgREST's default; `response.headers` may replace it). */
 const VARY = 'Accept, Prefer, Range';
 
-function writeRestResponse(res: ServerResponse, response: RestResponse): void {
-  res.setHeader('Vary', VARY);
-  writeResponse(res, response);
-}
-
 function locationOf(req: ApiRequest): (pk: string) => string | null {
   return (pk) => {
     const key = JSON.parse(pk) as Record<string, unknown>;
@@ -111,9 +106,13 @@ export function createRestHandler(
   definition: ProjectDefinition,
   extension: LoadedExtension | null = null,
   unavailable: UnavailableExtension | null = null,
+  /** Headers every answer carries (the host's CORS), written with the handler's own. */
+  common: Readonly<Record<string, string>> = {},
 ): RestHandler {
   const { project } = definition;
   const plans = new PlanCache();
+  const successHeaders = { ...common, Vary: VARY };
+  const writeRestResponse = (res: ServerResponse, response: RestResponse): void => writeResponse(res, response, successHeaders);
   return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
     const head = req.method === 'HEAD';
     try {
@@ -183,8 +182,7 @@ export function createRestHandler(
     } catch (error) {
       const apiError = toApiError(error);
       const allow = apiError.status === 405 ? allowOf(req, project, path) : null;
-      if (allow !== null) res.setHeader('Allow', allow);
-      writeError(res, apiError, head);
+      writeError(res, apiError, head, allow === null ? common : { ...common, Allow: allow });
     }
   };
 }
