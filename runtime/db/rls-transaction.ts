@@ -310,7 +310,8 @@ export class RlsExecutor {
   }
 
   private async runPipelined(setup: TxStatement, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    const permit = await this.slots.acquire('slot');
+    // A free slot is taken without a promise; tryAcquire never passes one that waits.
+    const permit = this.slots.tryAcquire('slot') ?? await this.slots.acquire('slot');
     const slot = this.leastLoaded();
     this.pending[slot]!++;
     this.used[slot] = true;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../runtime/config.js';
-import { ConnectionBudget, ConnectionBudgetError, perProjectShare, type Permit } from '../../../runtime/db/connection-budget.js';
+import { checkoutGate, ConnectionBudget, ConnectionBudgetError, perProjectShare, UNBOUNDED_WAIT, type Permit } from '../../../runtime/db/connection-budget.js';
 import { projectPoolSizes } from '../../../runtime/host/pool-sizes.js';
 import { toApiError } from '../../../runtime/rest/errors.js';
 
@@ -105,6 +105,36 @@ describe('ConnectionBudget', () => {
     const waiting = budget.acquire('b').catch((e: unknown) => e);
     budget.close();
     expect(await waiting).toBeInstanceOf(ConnectionBudgetError);
+  });
+});
+
+describe('checkoutGate', () => {
+  it('hands free slots out synchronously (tryAcquire), counts them, and passes nobody who waits', async () => {
+    const gate = checkoutGate(2, UNBOUNDED_WAIT);
+    const first = gate.tryAcquire('slot')!;
+    const second = gate.tryAcquire('slot')!;
+    expect(first).not.toBeNull();
+    expect(second).not.toBeNull();
+    expect(gate.stats()).toEqual({ inUse: 2, waiting: 0, owners: 1 });
+    expect(gate.tryAcquire('slot')).toBeNull();
+
+    let granted: Permit | undefined;
+    void gate.acquire('slot').then((permit) => (granted = permit));
+    expect(gate.stats()).toEqual({ inUse: 2, waiting: 1, owners: 1 });
+    first.release();
+    // The freed slot went to the waiter, not to the next tryAcquire.
+    expect(gate.tryAcquire('slot')).toBeNull();
+    await tick();
+    expect(granted).toBeDefined();
+    expect(gate.stats()).toEqual({ inUse: 2, waiting: 0, owners: 1 });
+
+    second.release();
+    granted!.release();
+    granted!.release();
+    expect(gate.stats()).toEqual({ inUse: 0, waiting: 0, owners: 0 });
+    const again = gate.tryAcquire('slot');
+    expect(again).not.toBeNull();
+    expect(gate.stats()).toEqual({ inUse: 1, waiting: 0, owners: 1 });
   });
 });
 
