@@ -5,12 +5,17 @@ import type { InFlight } from './app.js';
 /**
  * Counts a request in flight until its response closes (shutdown waits for them) and
  * logs one line for it: method, path without the query string (it can hold an
- * apikey), status and duration.
+ * apikey), status and duration. Below `info` nothing of the line is built.
  */
 export function trackRequest(req: IncomingMessage, res: ServerResponse, log: Logger, inFlight: InFlight): void {
-  const started = process.hrtime.bigint();
   inFlight.count++;
-  res.once('close', () => {
+  if (!log.isLevelEnabled('info')) {
+    // A response closes once: `on` spares `once`'s wrapper.
+    res.on('close', () => inFlight.count--);
+    return;
+  }
+  const started = process.hrtime.bigint();
+  res.on('close', () => {
     inFlight.count--;
     log.info({
       method: req.method,
