@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeader, ServerResponse } from 'node:http';
 import { ApiError, rangeError, singularityError } from './errors.js';
 import type { ApiRequest, MediaType, PlanRequest } from './parse/ast.js';
 import type { BuiltStatement } from './sql/statement.js';
@@ -201,20 +201,29 @@ const OWN_HEADERS = new Set(['Content-Type', 'Preference-Applied', 'Content-Rang
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 
-function onlyOwnHeaders(headers: RestResponse['headers']): boolean {
-  for (const name in headers) if (!OWN_HEADERS.has(name)) return false;
-  return true;
+/** `common`, the response's headers and Content-Length as writeHead's flat list; null when a header is not one of ours. */
+function headList(common: Readonly<Record<string, string>>, response: RestResponse, length: number): OutgoingHttpHeader[] | null {
+  const list: OutgoingHttpHeader[] = [];
+  for (const name in common) list.push(name, common[name]!);
+  for (const name in response.headers) {
+    if (!OWN_HEADERS.has(name)) return null;
+    list.push(name, response.headers[name] as string | string[]);
+  }
+  list.push('Content-Length', length);
+  return list;
 }
 
 /**
  * Writes `response` with `common` (headers every answer of the caller carries) before its own. A body
- * with only headers of ours goes out in one writeHead: setting them one by one was a tenth of the
- * 20-row read's HTTP cost. Others (`response.headers` may name ours in another case) and body-less
- * answers (Node picks their Content-Length) are set one by one, a later name replacing an earlier one.
+ * with only headers of ours goes out in one writeHead of a flat list: setting them one by one cost
+ * about 2.5 times as much (the 20-row read's headers; an object cost more still). Others
+ * (`response.headers` may name ours in another case) and body-less answers (Node picks their
+ * Content-Length) are set one by one, a later name replacing an earlier one.
  */
 export function writeResponse(res: ServerResponse, response: RestResponse, common: Readonly<Record<string, string>> = NO_HEADERS): void {
-  if (response.body !== null && onlyOwnHeaders(response.headers)) {
-    res.writeHead(response.status, { ...common, ...response.headers, 'Content-Length': Buffer.byteLength(response.body) });
+  const head = response.body === null ? null : headList(common, response, Buffer.byteLength(response.body));
+  if (head !== null) {
+    res.writeHead(response.status, head);
     res.end(response.body);
     return;
   }
