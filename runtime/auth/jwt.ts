@@ -119,18 +119,30 @@ interface CacheEntry {
   readonly claims: ProjectClaims;
   /** The asymmetric key that verified the token; its grace period may end while the token is cached. */
   readonly key: VerificationKey | null;
+  /** `placements` when it last went to the back of the eviction order. */
+  placed: number;
 }
 
-/** Bounded: insertion order doubles as eviction order (oldest first), refreshed on hit. */
+/**
+ * Bounded: insertion order doubles as eviction order (oldest first). A hit moves its token to the
+ * back only once half the cache has been placed behind it: a token in use is never evicted, and the
+ * usual hit (every request verifies its apikey and its bearer token) writes nothing to the Map.
+ */
 const MAX_CACHED_TOKENS = 10_000;
 const verified = new Map<string, CacheEntry>();
+let placements = 0;
+
+function place(token: string, entry: CacheEntry): void {
+  entry.placed = ++placements;
+  verified.set(token, entry);
+}
 
 function remember(token: string, entry: CacheEntry): void {
   if (verified.size >= MAX_CACHED_TOKENS) {
     const oldest = verified.keys().next();
     if (!oldest.done) verified.delete(oldest.value);
   }
-  verified.set(token, entry);
+  place(token, entry);
 }
 
 function checkTimes(claims: ProjectClaims, nowSeconds: number): void {
@@ -211,7 +223,7 @@ function verifyUncached(token: string, keys: ProjectKeys, nowSeconds: number): C
   if (typeof payload.role !== 'string' || payload.role === '') {
     throw new JwtError('jwt_missing_claim', 'token has no role claim');
   }
-  return { keys, claims: Object.freeze(payload) as ProjectClaims, key };
+  return { keys, claims: Object.freeze(payload) as ProjectClaims, key, placed: 0 };
 }
 
 /**
@@ -228,9 +240,16 @@ export function verifyProjectToken(
 ): ProjectClaims {
   const cached = verified.get(token);
   if (cached !== undefined && cached.keys === keys && (cached.key === null || isVerifiable(cached.key, nowSeconds))) {
-    verified.delete(token);
-    checkTimes(cached.claims, nowSeconds);
-    verified.set(token, cached);
+    try {
+      checkTimes(cached.claims, nowSeconds);
+    } catch (error) {
+      verified.delete(token);
+      throw error;
+    }
+    if (placements - cached.placed > MAX_CACHED_TOKENS / 2) {
+      verified.delete(token);
+      place(token, cached);
+    }
     return cached.claims;
   }
   const entry = verifyUncached(token, keys, nowSeconds);

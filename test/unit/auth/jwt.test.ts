@@ -104,6 +104,21 @@ describe('verifyProjectToken', () => {
     expect(other).toEqual(first);
     expect(other).not.toBe(first);
   });
+
+  it('keeps a token in use cached while 12,000 others pass through the 10,000-token cache, and evicts one left unused', () => {
+    const inUse = signJwt(secret, { role: 'authenticated', sub: 'in-use', exp: now + 600 });
+    const unused = signJwt(secret, { role: 'authenticated', sub: 'unused', exp: now + 600 });
+    const inUseClaims = verifyProjectToken(inUse, secret, now);
+    const unusedClaims = verifyProjectToken(unused, secret, now);
+    for (let i = 0; i < 12_000; i++) {
+      verifyProjectToken(signJwt(secret, { role: 'anon', sub: `passing-${i}`, exp: now + 600 }), secret, now);
+      if (i % 1_000 === 0) expect(verifyProjectToken(inUse, secret, now)).toBe(inUseClaims);
+    }
+    expect(verifyProjectToken(inUse, secret, now)).toBe(inUseClaims);
+    const decodedAgain = verifyProjectToken(unused, secret, now);
+    expect(decodedAgain).toEqual(unusedClaims);
+    expect(decodedAgain).not.toBe(unusedClaims);
+  });
 });
 
 describe('interoperability with jose', () => {
