@@ -55,13 +55,13 @@ CREATE TABLE entries (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 
--- Rows PATCHed by key and upserted (the bench user owns id 7).
+-- Rows PATCHed by key and upserted: the bench user owns id 7 and every hundredth id after it (1,000 rows).
 CREATE TABLE notes (
   id bigint PRIMARY KEY,
   owner uuid NOT NULL DEFAULT auth.uid(),
   body text NOT NULL
 );
-INSERT INTO notes (id, owner, body) SELECT g, pg_temp.owner_uuid(((g - 1) % 100) + 1), 'note ' || g FROM generate_series(1, 1000) g;
+INSERT INTO notes (id, owner, body) SELECT g, pg_temp.owner_uuid(((g - 1) % 100) + 1), 'note ' || g FROM generate_series(1, 100000) g;
 
 ALTER TABLE todos ENABLE ROW LEVEL SECURITY;
 ALTER TABLE notes ENABLE ROW LEVEL SECURITY;

@@ -18,6 +18,8 @@ export interface LoadOptions {
   readonly duration: number;
   /** Seconds of load before the measured run (prepared statements, JIT). */
   readonly warmup?: number;
+  /** Given: each request's path is this function's answer for the URL's path (e.g. a different key each time). */
+  readonly pathOf?: (path: string) => string;
 }
 
 export interface AutocannonResult {
@@ -33,7 +35,11 @@ export type Autocannon = (options: Record<string, unknown>) => Promise<Autocanno
 export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const base = { url: options.url, method: options.method, headers: options.headers, body: options.body, connections: options.connections };
+  const { pathOf } = options;
+  const base = {
+    url: options.url, method: options.method, headers: options.headers, body: options.body, connections: options.connections,
+    ...(pathOf ? { requests: [{ setupRequest: (request: { path: string }) => ({ ...request, path: pathOf(request.path) }) }] } : {}),
+  };
   await autocannon({ ...base, duration: options.warmup ?? 2 });
   const result = await autocannon({ ...base, duration: options.duration });
   return { rps: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };

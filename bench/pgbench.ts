@@ -33,6 +33,20 @@ export function pgbenchScript(identity: RequestIdentity, built: BuiltStatement):
   return { script: [begin, setConfig, `${text};`, 'COMMIT;', ''].join('\n'), variables };
 }
 
+/**
+ * The script with the parameter whose value is `value` (a key in the request's filter) drawn anew in each
+ * transaction: `first + step × k`, k uniform in [0, count), as the API's requests draw it.
+ */
+export function withSpreadKey(
+  script: { script: string; variables: Record<string, string> }, value: string, spread: { first: number; step: number; count: number },
+): { script: string; variables: Record<string, string> } {
+  const name = Object.keys(script.variables).find((k) => k.startsWith('p') && script.variables[k] === value);
+  if (!name) throw new Error(`no statement parameter has the value ${value}`);
+  const variables = Object.fromEntries(Object.entries(script.variables).filter(([k]) => k !== name));
+  const draw = `\\set ${name} ${spread.first} + ${spread.step} * random(0, ${spread.count - 1})`;
+  return { script: `${draw}\n${script.script}`, variables };
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;

@@ -42,7 +42,7 @@ import { signinTable } from './auth-signin.js';
 import { runLoad, type LoadResult } from './load.js';
 import { runMixed } from './mixed.js';
 import { preflightPeer, selectPeers, startPeer, type PeerRequest, type RunningPeer, type ScenarioKey } from './peers.js';
-import { findPgbench, pgbenchScript, runPgbench, type PgbenchResult } from './pgbench.js';
+import { findPgbench, pgbenchScript, runPgbench, withSpreadKey, type PgbenchResult } from './pgbench.js';
 import { median, fmt } from './report-format.js';
 import { projectTaskKeys, todoKeys } from './served-rows.js';
 import { sampleConnections } from './server-connections.js';
@@ -63,6 +63,8 @@ interface Scenario {
   readonly check: (status: number, body: unknown) => boolean;
   /** The served rows as keys, for scenarios that peers also serve. */
   readonly rows?: (body: unknown) => readonly string[] | null;
+  /** Given: the key `value` in the path is drawn anew for each request (and pgbench transaction) as first + step × k, k < count. */
+  readonly spread?: { readonly value: string; readonly first: number; readonly step: number; readonly count: number };
 }
 
 const ALL_SCENARIOS: readonly Scenario[] = [
@@ -87,6 +89,11 @@ const ALL_SCENARIOS: readonly Scenario[] = [
   { key: 'post', name: 'POST one row', method: 'POST', path: '/entries', body: '{"title":"bench"}', check: (s, b) => s === 201 && Array.isArray(b) && b.length === 1 },
   // The same row in every request, on both sides: its row lock orders the updates for the API and pgbench alike.
   { key: 'patch', name: 'PATCH one row by key', method: 'PATCH', path: '/notes?id=eq.7', body: '{"body":"patched"}', check: (s, b) => s === 200 && Array.isArray(b) && b.length === 1 },
+  // The same request on a row drawn from the bench user's 1,000 notes each time: few updates wait for a row lock.
+  {
+    key: 'patchspread', name: 'PATCH one row by key, a different row each time', method: 'PATCH', path: '/notes?id=eq.7', body: '{"body":"patched"}',
+    spread: { value: '7', first: 7, step: 100, count: 1000 }, check: (s, b) => s === 200 && Array.isArray(b) && b.length === 1,
+  },
   {
     key: 'bulk', name: 'POST 100 rows (bulk insert)', method: 'POST', path: '/entries',
     body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ title: `bulk ${i}` }))), headers: { prefer: 'return=minimal' }, check: (s) => s === 201,
@@ -111,6 +118,16 @@ const { values: opts } = parseArgs({
     'read-connections': { type: 'string', default: '10' },
   },
 });
+/** For a scenario with a spread key: each request's path with the key drawn anew. */
+function spreadPath(scenario: Scenario): ((path: string) => string) | undefined {
+  const { spread } = scenario;
+  if (!spread) return undefined;
+  const suffix = `eq.${spread.value}`;
+  return (path) => (path.endsWith(suffix)
+    ? `${path.slice(0, -suffix.length)}eq.${spread.first + spread.step * Math.floor(Math.random() * spread.count)}`
+    : path);
+}
+
 const SCENARIOS = ALL_SCENARIOS.filter((s) => !opts.only || opts.only.split(',').some((word) => s.name.toLowerCase().includes(word.toLowerCase())));
 const connections = Number(opts.connections);
 const duration = Number(opts.duration);
@@ -306,12 +323,13 @@ async function main(): Promise<void> {
     for (let run = 0; run < runs; run += 1) {
       for (const [i, scenario] of SCENARIOS.entries()) {
         const headers = headersFor(scenario);
-        const { script } = transactionOf(scenario);
+        const { script: fixed } = transactionOf(scenario);
+        const script = scenario.spread ? withSpreadKey(fixed, scenario.spread.value, scenario.spread) : fixed;
         const entry = results.get(scenario.name)!;
         const steps: (() => Promise<string>)[] = [
           async () => {
             const sampler = sampleConnections(platform.cluster.urlFor(record.databaseName), record.databaseName, SERVER_APP_NAME);
-            const r = await runLoad({ url: `${apiUrl}${scenario.path}`, method: scenario.method, headers, body: scenario.body, connections, duration });
+            const r = await runLoad({ url: `${apiUrl}${scenario.path}`, method: scenario.method, headers, body: scenario.body, connections, duration, pathOf: spreadPath(scenario) });
             const most = await sampler.stop();
             entry.api.push(r);
             entry.connections.push(most);
