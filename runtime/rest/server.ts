@@ -138,8 +138,13 @@ export function createRestHandler(
           plans: ctx.settings['api.plan'],
           mediaHandlers: (schema) => mediaHandlersOf(project, schema, resourceOf(path)),
         });
-        plan = { request, built: buildStatement(request, project, { aggregates: ctx.settings['api.aggregates'], maxRows: ctx.settings['api.max_rows'] ?? undefined }) };
+        const rows = key === null && request.payload?.kind === 'rows' ? request.payload : null;
+        const writeKey = rows && plans.writeKeyOf(req.method ?? 'POST', path, query, req.headers, rows);
+        const kept = writeKey && rows ? plans.statementFor(writeKey, rows.json) : undefined;
+        const built = kept ?? buildStatement(request, project, { aggregates: ctx.settings['api.aggregates'], maxRows: ctx.settings['api.max_rows'] ?? undefined });
+        plan = { request, built };
         if (key !== null) plans.set(key, plan);
+        else if (writeKey && !kept) plans.keepStatement(writeKey, built);
       }
       const { request: apiRequest, built } = plan;
       const identity = requestIdentity(req, claims, path, {

@@ -40,6 +40,19 @@ export interface BuiltStatement extends SqlQuery {
   readonly shape: BodyShape | null;
   /** An insert with a conflict target (the key or `on_conflict`), so that `Prefer: resolution` applies; absent otherwise. */
   readonly upsert?: true;
+  /**
+   * Writes with a body: the index in `values` of the body's JSON, the one value taken from the body (the SQL text
+   * depends on its keys only), so that the statement serves another body with the same keys (`withBody`).
+   */
+  readonly bodyParam?: number;
+}
+
+/** The statement for another body with the same keys (only the body's JSON differs: see `bodyParam`); null without one. */
+export function withBody(built: BuiltStatement, json: string): BuiltStatement | null {
+  if (built.bodyParam === undefined) return null;
+  const values = [...built.values];
+  values[built.bodyParam] = json;
+  return { ...built, values };
 }
 
 export interface BuildOptions {

@@ -96,12 +96,14 @@ function returnedSql(ctx: WriteContext, read: readonly string[] | null): string 
  * returned rows (select, embeds, embedded filters, order), the affected count and, for
  * headers-only inserts, the first row's primary key.
  */
-function writeStatement(ctx: WriteContext, mutation: (returned: string) => string, insert?: { inserted?: string; upsert: boolean }): BuiltStatement {
+function writeStatement(
+  ctx: WriteContext, mutation: (returned: string) => string, insert?: { inserted?: string; upsert: boolean }, bodyParam?: number,
+): BuiltStatement {
   const { req, table, params, tree } = ctx;
   const source = (read: readonly string[] | null): string => `${SOURCE} AS (${mutation(returnedSql(ctx, read))})`;
   const total = `(SELECT pg_catalog.count(*) FROM ${SOURCE})`;
   const inserted = insert?.inserted;
-  const upsert = insert?.upsert ? { upsert: true as const } : {};
+  const upsert = { ...(insert?.upsert ? { upsert: true as const } : {}), ...(bodyParam === undefined ? {} : { bodyParam }) };
   const written = ctx.returnWritten ? `(SELECT coalesce(json_agg(pgrst_w), '[]')::text FROM ${SOURCE} AS pgrst_w)` : undefined;
   let location: string | undefined;
   const locationKeys = insert && req.preferences.return === 'headers-only' ? table.primaryKey : [];
@@ -177,6 +179,7 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   const rowType = `NULL::${qualifiedName(table.schema, table.name)}`;
   const target = `${qualifiedName(table.schema, table.name)} AS ${quoteIdent(ctx.alias)}`;
   const body = params.typed(payload.json, 'json');
+  const bodyParam = params.values.length - 1;
   const missingDefault = req.preferences.missing === 'default';
   // Generated and identity-always columns no row gives take their own value when defaults are asked for; one a row
   // gives stays, so PostgreSQL refuses it (428C9), as in PostgREST.
@@ -208,7 +211,7 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   // Read after the rows are aggregated, so once the INSERT has run to its end.
   const inserted = counting ? insertedCount : merge ? `(SELECT pg_catalog.count(*) FROM ${SOURCE})` : undefined;
   const upsert = req.preferences.resolution !== null && (req.onConflict ?? table.primaryKey).length > 0;
-  return writeStatement(ctx, mutation, { inserted, upsert });
+  return writeStatement(ctx, mutation, { inserted, upsert }, bodyParam);
 }
 
 /** PATCH (and PUT, which the service document defines as PATCH): the body's columns set on the filtered rows. */
@@ -219,11 +222,13 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   const columns = payloadColumns(table, payload.keys);
   const qualified = qualifiedName(table.schema, table.name);
   let mutation: (returned: string) => string;
+  let bodyParam: number | undefined;
   if (columns.length === 0 || payload.rowCount === 0) {
     // An empty body updates nothing (PostgREST): no rows, no error.
     mutation = (returned) => `SELECT ${returned} FROM ${qualified} AS ${quoteIdent(ctx.alias)} WHERE false`;
   } else {
     const row = `(${params.typed(payload.json, 'json')})->0`;
+    bodyParam = params.values.length - 1;
     // With `columns=` and missing=default, a listed key absent from the body sets the column's default.
     const missingDefault = req.preferences.missing === 'default' && req.columns !== null;
     const set = columns
@@ -237,7 +242,7 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta, options: BuildOp
     const where = mutationWhere(ctx);
     mutation = (returned) => `UPDATE ${qualified} AS ${quoteIdent(ctx.alias)} SET ${set} FROM ${from}${where} RETURNING ${returned}`;
   }
-  return writeStatement(ctx, mutation);
+  return writeStatement(ctx, mutation, undefined, bodyParam);
 }
 
 /** DELETE: the filtered rows (every row without a filter, as the service document says). */
