@@ -60,14 +60,17 @@ export interface IdentityShape {
 
 /**
  * The statement that sets the identity, each value a bind parameter named by `param` (1-based, as `$n`), then
- * calls the pre-request function: PostgreSQL evaluates a target list in order, so it sees every setting.
+ * calls the pre-request function: PostgreSQL evaluates a target list in order, so it sees every setting. The
+ * settings are made in a subquery whose columns nobody reads (volatile calls are still evaluated), so the answer is
+ * one row of no columns: set_config returns the value it set, and the claims and headers would otherwise come back
+ * over the wire and be parsed for nothing in every request.
  */
 export function identitySql(param: (n: number) => string, shape: IdentityShape): string {
   const settings = shape.timezone ? [...IDENTITY_SETTINGS, 'timezone'] : IDENTITY_SETTINGS;
   const items = settings.map((name, i) => `set_config('${name}', ${param(i + 1)}, true)`);
   for (let i = 0, n = settings.length + 1; i < shape.appSettings; i++, n += 2) items.push(`set_config(${param(n)}, ${param(n + 1)}, true)`);
   if (shape.preRequest !== null) items.push(`${shape.preRequest}()`);
-  return `SELECT ${items.join(', ')}`;
+  return `SELECT FROM (SELECT ${items.join(', ')}) AS "gantry_identity"`;
 }
 
 /** The values of `identitySql`'s parameters. */
