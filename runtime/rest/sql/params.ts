@@ -16,6 +16,8 @@ export interface SqlQuery {
  */
 export class Params {
   readonly values: unknown[] = [];
+  /** Where `body` put the request body's JSON in `values` (see BuiltStatement.bodyParam); undefined until then. */
+  bodyIndex: number | undefined;
 
   /** `$n` for a value PostgreSQL types from its context (an "unknown" literal, as PostgREST sends them). */
   add(value: unknown): string {
@@ -29,6 +31,13 @@ export class Params {
   /** `$n::type` for a value whose type must not be inferred; `type` is trusted SQL (metadata or a constant). */
   typed(value: unknown, type: string): string {
     return `${this.add(value)}::${type}`;
+  }
+
+  /** `$n::json` for a write's body, the one value the statement takes from it; its place is kept in `bodyIndex`. */
+  body(json: string): string {
+    const placeholder = this.typed(json, 'json');
+    this.bodyIndex = this.values.length - 1;
+    return placeholder;
   }
 }
 

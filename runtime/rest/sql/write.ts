@@ -96,14 +96,12 @@ function returnedSql(ctx: WriteContext, read: readonly string[] | null): string 
  * returned rows (select, embeds, embedded filters, order), the affected count and, for
  * headers-only inserts, the first row's primary key.
  */
-function writeStatement(
-  ctx: WriteContext, mutation: (returned: string) => string, insert?: { inserted?: string; upsert: boolean }, bodyParam?: number,
-): BuiltStatement {
+function writeStatement(ctx: WriteContext, mutation: (returned: string) => string, insert?: { inserted?: string; upsert: boolean }): BuiltStatement {
   const { req, table, params, tree } = ctx;
   const source = (read: readonly string[] | null): string => `${SOURCE} AS (${mutation(returnedSql(ctx, read))})`;
   const total = `(SELECT pg_catalog.count(*) FROM ${SOURCE})`;
   const inserted = insert?.inserted;
-  const upsert = { ...(insert?.upsert ? { upsert: true as const } : {}), ...(bodyParam === undefined ? {} : { bodyParam }) };
+  const marks = { ...(insert?.upsert ? { upsert: true as const } : {}), ...(params.bodyIndex === undefined ? {} : { bodyParam: params.bodyIndex }) };
   const written = ctx.returnWritten ? `(SELECT coalesce(json_agg(pgrst_w), '[]')::text FROM ${SOURCE} AS pgrst_w)` : undefined;
   let location: string | undefined;
   const locationKeys = insert && req.preferences.return === 'headers-only' ? table.primaryKey : [];
@@ -114,7 +112,7 @@ function writeStatement(
   if (!wantsRepresentation(req)) {
     const ctes = [source(ctx.returnWritten ? null : locationKeys)];
     const text = envelopeSql({ ctes, rows: SOURCE, total, body: null, inserted, location, written });
-    return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape: null, ...upsert });
+    return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape: null, ...marks });
   }
   const alias = tree.alias('t');
   const level = tree.level(table, alias, [], req.select, false);
@@ -132,7 +130,7 @@ function writeStatement(
   ctes.push(`${BODY} AS (${rows})`);
   const text = envelopeSql({ ctes, rows: BODY, total, body: bodySql(req.media, BODY), inserted, location, written });
   const shape = { relation: `${table.schema}.${table.name}`, embeds: level.embeds };
-  return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape, ...upsert });
+  return finish(text, params.values, { result: 'rows', readOnly: false, plannedCount: null, countThreshold: null, shape, ...marks });
 }
 
 /** The value of a column missing from a row under `Prefer: missing=default`. */
@@ -178,8 +176,7 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   const { table, params } = ctx;
   const rowType = `NULL::${qualifiedName(table.schema, table.name)}`;
   const target = `${qualifiedName(table.schema, table.name)} AS ${quoteIdent(ctx.alias)}`;
-  const body = params.typed(payload.json, 'json');
-  const bodyParam = params.values.length - 1;
+  const body = params.body(payload.json);
   const missingDefault = req.preferences.missing === 'default';
   // Generated and identity-always columns no row gives take their own value when defaults are asked for; one a row
   // gives stays, so PostgreSQL refuses it (428C9), as in PostgREST.
@@ -211,7 +208,7 @@ export function buildInsert(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   // Read after the rows are aggregated, so once the INSERT has run to its end.
   const inserted = counting ? insertedCount : merge ? `(SELECT pg_catalog.count(*) FROM ${SOURCE})` : undefined;
   const upsert = req.preferences.resolution !== null && (req.onConflict ?? table.primaryKey).length > 0;
-  return writeStatement(ctx, mutation, { inserted, upsert }, bodyParam);
+  return writeStatement(ctx, mutation, { inserted, upsert });
 }
 
 /** PATCH (and PUT, which the service document defines as PATCH): the body's columns set on the filtered rows. */
@@ -222,13 +219,11 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta, options: BuildOp
   const columns = payloadColumns(table, payload.keys);
   const qualified = qualifiedName(table.schema, table.name);
   let mutation: (returned: string) => string;
-  let bodyParam: number | undefined;
   if (columns.length === 0 || payload.rowCount === 0) {
     // An empty body updates nothing (PostgREST): no rows, no error.
     mutation = (returned) => `SELECT ${returned} FROM ${qualified} AS ${quoteIdent(ctx.alias)} WHERE false`;
   } else {
-    const row = `(${params.typed(payload.json, 'json')})->0`;
-    bodyParam = params.values.length - 1;
+    const row = `(${params.body(payload.json)})->0`;
     // With `columns=` and missing=default, a listed key absent from the body sets the column's default.
     const missingDefault = req.preferences.missing === 'default' && req.columns !== null;
     const set = columns
@@ -242,7 +237,7 @@ export function buildUpdate(req: ApiRequest, meta: ProjectMeta, options: BuildOp
     const where = mutationWhere(ctx);
     mutation = (returned) => `UPDATE ${qualified} AS ${quoteIdent(ctx.alias)} SET ${set} FROM ${from}${where} RETURNING ${returned}`;
   }
-  return writeStatement(ctx, mutation, undefined, bodyParam);
+  return writeStatement(ctx, mutation);
 }
 
 /** DELETE: the filtered rows (every row without a filter, as the service document says). */
