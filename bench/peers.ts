@@ -12,7 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureNode22, ensurePeerDir } from './peer-install.js';
-import { at, projectTaskKeys, sameRows, todoKeys, withRelayPrimaryKeys } from './served-rows.js';
+import { at, entryKeys, projectTaskKeys, sameRows, todoKeys, withRelayPrimaryKeys } from './served-rows.js';
 
 export type PeerName = 'standin' | 'express' | 'postgraphile' | 'platformatic';
 export const PEER_NAMES: readonly PeerName[] = ['standin', 'express', 'postgraphile', 'platformatic'];
@@ -25,6 +25,8 @@ export interface PeerRequest {
   /** What the peer is asked, for the report. */
   readonly what: string;
   readonly method: 'GET' | 'POST';
+  /** The status a served request answers. */
+  readonly status: 200 | 201;
   readonly path: string;
   readonly body?: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -47,6 +49,8 @@ export interface PeerContext {
   readonly port: number;
   /** The data API's statement for the 20-row read (the stand-in runs it as is). */
   readonly read20: { readonly text: string; readonly values: readonly unknown[] };
+  /** The data API's statement for the one-row POST (the stand-in puts each request's body at `bodyParam`). */
+  readonly post: { readonly text: string; readonly values: readonly unknown[]; readonly bodyParam?: number };
 }
 
 interface Launch {
@@ -112,14 +116,17 @@ async function platformaticSetup(dir: string, ctx: PeerContext): Promise<string>
 const TODOS_QUERY = '{ allTodos(first: 20) { nodes { id owner title done priority createdAt } } }';
 const PROJECTS_QUERY = '{ allProjects(first: 10) { nodes { id name tasksByProjectId { nodes { id title done } } } } }';
 
-const READ20: PeerRequest = { scenario: 'read20', what: 'GET /todos?limit=20', method: 'GET', path: '/todos?limit=20', headers: {}, rows: todoKeys };
+const READ20: PeerRequest = { scenario: 'read20', what: 'GET /todos?limit=20', method: 'GET', status: 200, path: '/todos?limit=20', headers: {}, rows: todoKeys };
+const POST_ONE: PeerRequest = {
+  scenario: 'post', what: 'POST /entries', method: 'POST', status: 201, path: '/entries', body: '{"title":"bench"}', headers: JSON_HEADERS, rows: entryKeys,
+};
 
-/** A peer of this repository's bench/ that serves the 20-row read, run with tsx on this Node. */
-function benchServer(name: PeerName, label: string, file: string, env: (ctx: PeerContext) => Record<string, string> = () => ({})): PeerSpec {
+/** A peer of this repository's bench/, run with tsx on this Node. */
+function benchServer(name: PeerName, label: string, file: string, requests: readonly PeerRequest[], env: (ctx: PeerContext) => Record<string, string> = () => ({})): PeerSpec {
   return {
     name,
     label,
-    requests: [READ20],
+    requests,
     prepare: async (ctx) => ({
       command: process.execPath,
       args: ['--import', 'tsx', path.join(ctx.repoRoot, 'bench', file)],
@@ -130,19 +137,20 @@ function benchServer(name: PeerName, label: string, file: string, env: (ctx: Pee
 }
 
 export const PEERS: readonly PeerSpec[] = [
-  benchServer('standin', 'hand-written node:http + pg, JWT cache, 2 pipelined connections, the data API\'s own transaction (Node 20)', 'stand-in.ts',
-    (ctx) => ({ STANDIN_SQL: JSON.stringify(ctx.read20) })),
-  benchServer('express', 'express 5 + pg pool 10 + jose, 4 awaited round trips (Node 20)', 'peer-express.ts'),
+  benchServer('standin', 'hand-written node:http + pg, JWT cache, the data API\'s own transaction written at once: reads on 2 shared connections, '
+    + 'each POST on a connection of its own from 50 (Node 20)', 'stand-in.ts', [READ20, POST_ONE],
+    (ctx) => ({ STANDIN_SQL: JSON.stringify(ctx.read20), STANDIN_WRITE_SQL: JSON.stringify(ctx.post) })),
+  benchServer('express', 'express 5 + pg pool 10 + jose, 4 awaited round trips (Node 20)', 'peer-express.ts', [READ20]),
   {
     name: 'postgraphile',
     label: 'PostGraphile v5, amber preset, grafserv/node, pool 10 (Node 22)',
     requests: [
       {
-        scenario: 'read20', what: 'allTodos(first: 20)', method: 'POST', path: '/graphql', body: graphql(TODOS_QUERY), headers: JSON_HEADERS,
+        scenario: 'read20', what: 'allTodos(first: 20)', method: 'POST', status: 200, path: '/graphql', body: graphql(TODOS_QUERY), headers: JSON_HEADERS,
         rows: (body) => todoKeys(withRelayPrimaryKeys(at(body, ['data', 'allTodos', 'nodes']))),
       },
       {
-        scenario: 'embed', what: 'allProjects(first: 10) { tasksByProjectId }', method: 'POST', path: '/graphql', body: graphql(PROJECTS_QUERY), headers: JSON_HEADERS,
+        scenario: 'embed', what: 'allProjects(first: 10) { tasksByProjectId }', method: 'POST', status: 200, path: '/graphql', body: graphql(PROJECTS_QUERY), headers: JSON_HEADERS,
         rows: (body) => projectTaskKeys(
           withRelayPrimaryKeys(at(body, ['data', 'allProjects', 'nodes'])),
           (p) => withRelayPrimaryKeys(at(p, ['tasksByProjectId', 'nodes'])),
@@ -162,7 +170,7 @@ export const PEERS: readonly PeerSpec[] = [
     name: 'platformatic',
     label: 'Platformatic sql-openapi 3 on fastify 5, RLS by an entity hook, pool 10 (Node 22)',
     // Its REST API has no embedding of a to-many relation in a list, so no embed twin.
-    requests: [{ scenario: 'read20', what: 'GET /todos?limit=20', method: 'GET', path: '/todos?limit=20', headers: {}, rows: todoKeys }],
+    requests: [READ20],
     prepare: async (ctx) => {
       const node = await ensureNode22(ctx.cacheDir);
       const dir = await ensurePeerDir(ctx.cacheDir, ctx.peersSourceDir, 'platformatic');
@@ -224,7 +232,7 @@ export async function startPeer(spec: PeerSpec, ctx: PeerContext): Promise<Runni
 export async function preflightPeer(peer: RunningPeer, request: PeerRequest, token: string, expected: readonly string[]): Promise<string | null> {
   const res = await fetch(`${peer.url}${request.path}`, { method: request.method, headers: { authorization: `Bearer ${token}`, ...request.headers }, body: request.body });
   const text = await res.text();
-  if (res.status !== 200) return `answered ${res.status}: ${text.slice(0, 300)}`;
+  if (res.status !== request.status) return `answered ${res.status}: ${text.slice(0, 300)}`;
   let body: unknown;
   try {
     body = JSON.parse(text);

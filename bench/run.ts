@@ -17,7 +17,7 @@
  * --scenario refresh (bench/auth-refresh.ts: the refresh-token grant against pgbench on the statements it runs);
  * --scenario signin (bench/auth-signin.ts: password sign-ins per core, and the 20-row read at --read-connections 10 meanwhile);
  * --peers standin,express (default)|all|none|postgraphile,platformatic,express,standin; the stand-in
- * (bench/stand-in.ts) is the 20-row read written by hand for speed, running the API's own transaction. The 20-row read also runs on a copy of its table
+ * (bench/stand-in.ts) is the 20-row read and the one-row POST written by hand for speed, running the API's own transaction. The 20-row read also runs on a copy of its table
  * that the bench project's extension hooks with afterRead, and the two reads' ratio is reported.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -44,7 +44,7 @@ import { runMixed } from './mixed.js';
 import { preflightPeer, selectPeers, startPeer, type PeerRequest, type RunningPeer, type ScenarioKey } from './peers.js';
 import { findPgbench, pgbenchScript, runPgbench, withSpreadKey, type PgbenchResult } from './pgbench.js';
 import { median, fmt } from './report-format.js';
-import { projectTaskKeys, todoKeys } from './served-rows.js';
+import { entryKeys, projectTaskKeys, todoKeys } from './served-rows.js';
 import { sampleConnections } from './server-connections.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -86,7 +86,10 @@ const ALL_SCENARIOS: readonly Scenario[] = [
     check: (s, b) => s === 200 && Array.isArray(b) && b.length === 20
       && b.every((r) => typeof (r as { title_upper: unknown }).title_upper === 'string' && (r as { first_project: unknown }).first_project !== null),
   },
-  { key: 'post', name: 'POST one row', method: 'POST', path: '/entries', body: '{"title":"bench"}', check: (s, b) => s === 201 && Array.isArray(b) && b.length === 1 },
+  {
+    key: 'post', name: 'POST one row', method: 'POST', path: '/entries', body: '{"title":"bench"}', rows: entryKeys,
+    check: (s, b) => s === 201 && Array.isArray(b) && b.length === 1 && (b[0] as { owner: string }).owner === OWNER,
+  },
   // The same row in every request, on both sides: its row lock orders the updates for the API and pgbench alike.
   { key: 'patch', name: 'PATCH one row by key', method: 'PATCH', path: '/notes?id=eq.7', body: '{"body":"patched"}', check: (s, b) => s === 200 && Array.isArray(b) && b.length === 1 },
   // The same request on a row drawn from the bench user's 1,000 notes each time: few updates wait for a row lock.
@@ -306,7 +309,7 @@ async function main(): Promise<void> {
     const peerRuns: PeerRuns[] = [];
     const peerContext = { repoRoot, cacheDir, peersSourceDir, databaseName: record.databaseName, authenticatorUrl: dbUrl,
       superuserUrl: platform.cluster.urlFor(record.databaseName), jwtSecret: record.jwtSecret,
-      read20: transactionOf(ALL_SCENARIOS[0]!).built };
+      read20: transactionOf(ALL_SCENARIOS[0]!).built, post: transactionOf(ALL_SCENARIOS.find((s) => s.key === 'post')!).built };
     for (const spec of peerSpecs) {
       const requests = spec.requests.filter((r) => servedRows.has(r.scenario));
       if (requests.length === 0) continue;

@@ -26,6 +26,15 @@ export function todoKeys(value: unknown): readonly string[] | null {
 }
 
 /**
+ * entries rows a POST inserted → `owner|title`, sorted (their ids and times are new each time, their owner is the
+ * token's `sub` by the column's default); null when `value` is not an array of objects.
+ */
+export function entryKeys(value: unknown): readonly string[] | null {
+  const rows = rowsOf(value);
+  return rows ? rows.map((r) => key(r, ['owner', 'title'])).sort() : null;
+}
+
+/**
  * projects with their tasks → `id|name|[task id|title|done, …]`, both levels sorted.
  * `tasksOf` picks a project's task array out of the server's own shape.
  */
