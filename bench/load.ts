@@ -18,8 +18,8 @@ export interface LoadOptions {
   readonly duration: number;
   /** Seconds of load before the measured run (prepared statements, JIT). */
   readonly warmup?: number;
-  /** Given: each request's path is this function's answer for the URL's path (e.g. a different key each time). */
-  readonly pathOf?: (path: string) => string;
+  /** Given: each request's path and body are this function's answer for the URL's (e.g. a different key each time). */
+  readonly vary?: (request: { readonly path: string; readonly body?: string }) => { readonly path: string; readonly body?: string };
 }
 
 export interface AutocannonResult {
@@ -35,10 +35,10 @@ export type Autocannon = (options: Record<string, unknown>) => Promise<Autocanno
 export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const { pathOf } = options;
+  const { vary } = options;
   const base = {
     url: options.url, method: options.method, headers: options.headers, body: options.body, connections: options.connections,
-    ...(pathOf ? { requests: [{ setupRequest: (request: { path: string }) => ({ ...request, path: pathOf(request.path) }) }] } : {}),
+    ...(vary ? { requests: [{ setupRequest: (request: { path: string; body?: string }) => ({ ...request, ...vary(request) }) }] } : {}),
   };
   await autocannon({ ...base, duration: options.warmup ?? 2 });
   const result = await autocannon({ ...base, duration: options.duration });

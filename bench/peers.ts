@@ -18,7 +18,7 @@ export type PeerName = 'standin' | 'express' | 'postgraphile' | 'platformatic';
 export const PEER_NAMES: readonly PeerName[] = ['standin', 'express', 'postgraphile', 'platformatic'];
 
 /** Our scenarios a peer can have an equivalent of. */
-export type ScenarioKey = 'read20' | 'read20hooked' | 'embed' | 'computed' | 'post' | 'patch' | 'patchspread' | 'bulk' | 'upsert' | 'rpc';
+export type ScenarioKey = 'read20' | 'read20hooked' | 'embed' | 'computed' | 'post' | 'patch' | 'patchspread' | 'bulk' | 'upsert' | 'upsertspread' | 'rpc';
 
 export interface PeerRequest {
   readonly scenario: ScenarioKey;

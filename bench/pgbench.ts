@@ -47,6 +47,25 @@ export function withSpreadKey(
   return { script: `${draw}\n${script.script}`, variables };
 }
 
+/**
+ * The script with the key `member` (e.g. `"id":7`) inside the JSON body parameter drawn anew in each transaction as
+ * `first + step × k`, k uniform in [0, count), as the API's requests draw it: pgbench's variables are numbers, so
+ * the statement gets the body as the text before the key, the drawn key and the text after it, joined (`||`)
+ * where the parameter was; the rest of the statement is the API's.
+ */
+export function withSpreadBodyKey(
+  script: { script: string; variables: Record<string, string> }, member: string, spread: { first: number; step: number; count: number },
+): { script: string; variables: Record<string, string> } {
+  const name = Object.keys(script.variables).find((k) => k.startsWith('p') && script.variables[k]!.split(member).length === 2);
+  if (!name) throw new Error(`no statement parameter holds ${member} once`);
+  const [before, after] = script.variables[name]!.split(member) as [string, string];
+  const prefix = member.slice(0, member.lastIndexOf(':') + 1);
+  const variables = { ...Object.fromEntries(Object.entries(script.variables).filter(([k]) => k !== name)), [`${name}a`]: `${before}${prefix}`, [`${name}b`]: after };
+  const draw = `\\set ${name} ${spread.first} + ${spread.step} * random(0, ${spread.count - 1})`;
+  const joined = script.script.replace(new RegExp(`:${name}\\b`, 'g'), `(:${name}a::text || :${name} || :${name}b::text)`);
+  return { script: `${draw}\n${joined}`, variables };
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;

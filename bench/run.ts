@@ -39,10 +39,10 @@ import { parseRequest } from '../runtime/rest/parse/request.js';
 import { buildStatement } from '../runtime/rest/sql/build.js';
 import { refreshTable } from './auth-refresh.js';
 import { signinTable } from './auth-signin.js';
-import { runLoad, type LoadResult } from './load.js';
+import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { runMixed } from './mixed.js';
 import { preflightPeer, selectPeers, startPeer, type PeerRequest, type RunningPeer, type ScenarioKey } from './peers.js';
-import { findPgbench, pgbenchScript, runPgbench, withSpreadKey, type PgbenchResult } from './pgbench.js';
+import { findPgbench, pgbenchScript, runPgbench, withSpreadBodyKey, withSpreadKey, type PgbenchResult } from './pgbench.js';
 import { median, fmt } from './report-format.js';
 import { entryKeys, projectTaskKeys, todoKeys } from './served-rows.js';
 import { sampleConnections } from './server-connections.js';
@@ -63,8 +63,11 @@ interface Scenario {
   readonly check: (status: number, body: unknown) => boolean;
   /** The served rows as keys, for scenarios that peers also serve. */
   readonly rows?: (body: unknown) => readonly string[] | null;
-  /** Given: the key `value` in the path is drawn anew for each request (and pgbench transaction) as first + step × k, k < count. */
-  readonly spread?: { readonly value: string; readonly first: number; readonly step: number; readonly count: number };
+  /**
+   * Given: a key is drawn anew for each request (and pgbench transaction) as first + step × k, k < count: the path's
+   * `eq.<value>`, or in the body the member `value` (`"id":7`).
+   */
+  readonly spread?: { readonly in: 'path' | 'body'; readonly value: string; readonly first: number; readonly step: number; readonly count: number };
 }
 
 const ALL_SCENARIOS: readonly Scenario[] = [
@@ -95,7 +98,7 @@ const ALL_SCENARIOS: readonly Scenario[] = [
   // The same request on a row drawn from the bench user's 1,000 notes each time: few updates wait for a row lock.
   {
     key: 'patchspread', name: 'PATCH one row by key, a different row each time', method: 'PATCH', path: '/notes?id=eq.7', body: '{"body":"patched"}',
-    spread: { value: '7', first: 7, step: 100, count: 1000 }, check: (s, b) => s === 200 && Array.isArray(b) && b.length === 1,
+    spread: { in: 'path', value: '7', first: 7, step: 100, count: 1000 }, check: (s, b) => s === 200 && Array.isArray(b) && b.length === 1,
   },
   {
     key: 'bulk', name: 'POST 100 rows (bulk insert)', method: 'POST', path: '/entries',
@@ -104,6 +107,11 @@ const ALL_SCENARIOS: readonly Scenario[] = [
   {
     key: 'upsert', name: 'POST upsert (merge-duplicates)', method: 'POST', path: '/notes', body: '{"id":7,"body":"upserted"}',
     headers: { prefer: 'resolution=merge-duplicates,return=minimal' }, check: (s) => s === 200 || s === 201,
+  },
+  {
+    key: 'upsertspread', name: 'POST upsert (merge-duplicates), a different row each time', method: 'POST', path: '/notes', body: '{"id":7,"body":"upserted"}',
+    headers: { prefer: 'resolution=merge-duplicates,return=minimal' }, spread: { in: 'body', value: '"id":7', first: 7, step: 100, count: 1000 },
+    check: (s) => s === 200 || s === 201,
   },
   { key: 'rpc', name: 'RPC (GET, stable)', method: 'GET', path: '/rpc/my_todo_count?done=false', check: (s, b) => s === 200 && typeof b === 'number' },
 ];
@@ -121,14 +129,17 @@ const { values: opts } = parseArgs({
     'read-connections': { type: 'string', default: '10' },
   },
 });
-/** For a scenario with a spread key: each request's path with the key drawn anew. */
-function spreadPath(scenario: Scenario): ((path: string) => string) | undefined {
+/** For a scenario with a spread key: each request's path or body with the key drawn anew. */
+function spreadRequest(scenario: Scenario): LoadOptions['vary'] {
   const { spread } = scenario;
   if (!spread) return undefined;
+  const draw = (): number => spread.first + spread.step * Math.floor(Math.random() * spread.count);
+  if (spread.in === 'body') {
+    const prefix = spread.value.slice(0, spread.value.lastIndexOf(':') + 1);
+    return (request) => ({ path: request.path, body: request.body?.replace(spread.value, `${prefix}${draw()}`) });
+  }
   const suffix = `eq.${spread.value}`;
-  return (path) => (path.endsWith(suffix)
-    ? `${path.slice(0, -suffix.length)}eq.${spread.first + spread.step * Math.floor(Math.random() * spread.count)}`
-    : path);
+  return (request) => ({ ...request, path: request.path.endsWith(suffix) ? `${request.path.slice(0, -suffix.length)}eq.${draw()}` : request.path });
 }
 
 const SCENARIOS = ALL_SCENARIOS.filter((s) => !opts.only || opts.only.split(',').some((word) => s.name.toLowerCase().includes(word.toLowerCase())));
@@ -327,12 +338,13 @@ async function main(): Promise<void> {
       for (const [i, scenario] of SCENARIOS.entries()) {
         const headers = headersFor(scenario);
         const { script: fixed } = transactionOf(scenario);
-        const script = scenario.spread ? withSpreadKey(fixed, scenario.spread.value, scenario.spread) : fixed;
+        const { spread } = scenario;
+        const script = !spread ? fixed : spread.in === 'body' ? withSpreadBodyKey(fixed, spread.value, spread) : withSpreadKey(fixed, spread.value, spread);
         const entry = results.get(scenario.name)!;
         const steps: (() => Promise<string>)[] = [
           async () => {
             const sampler = sampleConnections(platform.cluster.urlFor(record.databaseName), record.databaseName, SERVER_APP_NAME);
-            const r = await runLoad({ url: `${apiUrl}${scenario.path}`, method: scenario.method, headers, body: scenario.body, connections, duration, pathOf: spreadPath(scenario) });
+            const r = await runLoad({ url: `${apiUrl}${scenario.path}`, method: scenario.method, headers, body: scenario.body, connections, duration, vary: spreadRequest(scenario) });
             const most = await sampler.stop();
             entry.api.push(r);
             entry.connections.push(most);

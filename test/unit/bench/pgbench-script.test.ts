@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pgbenchScript, withSpreadKey } from '../../../bench/pgbench.js';
+import { pgbenchScript, withSpreadBodyKey, withSpreadKey } from '../../../bench/pgbench.js';
 import type { RequestIdentity } from '../../../runtime/db/rls-transaction.js';
 import type { BuiltStatement } from '../../../runtime/rest/sql/statement.js';
 
@@ -19,5 +19,22 @@ describe('pgbench scripts', () => {
 
   it('refuses a key that no parameter holds', () => {
     expect(() => withSpreadKey(pgbenchScript(identity, built), '8', { first: 8, step: 1, count: 2 })).toThrow(/no statement parameter has the value 8/);
+  });
+
+  it('a key inside the JSON body is drawn in each transaction and joined into the body where its parameter was', () => {
+    const upsert = {
+      text: 'INSERT INTO notes SELECT * FROM json_populate_recordset(NULL::notes, $1::json) ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body',
+      values: ['[{"id":7,"body":"upserted"}]'], readOnly: false,
+    } as unknown as BuiltStatement;
+    const spread = withSpreadBodyKey(pgbenchScript(identity, upsert), '"id":7', { first: 7, step: 100, count: 1000 });
+    expect(spread.script.split('\n')[0]).toBe('\\set p1 7 + 100 * random(0, 999)');
+    expect(spread.script).toContain('json_populate_recordset(NULL::notes, (:p1a::text || :p1 || :p1b::text)::json)');
+    expect(spread.variables).toMatchObject({ p1a: '[{"id":', p1b: ',"body":"upserted"}]' });
+    expect(spread.variables).not.toHaveProperty('p1');
+  });
+
+  it('refuses a body that does not hold the key exactly once', () => {
+    const twice = { text: 'SELECT $1::json', values: ['[{"id":7},{"id":7}]'], readOnly: false } as unknown as BuiltStatement;
+    expect(() => withSpreadBodyKey(pgbenchScript(identity, twice), '"id":7', { first: 7, step: 1, count: 2 })).toThrow(/no statement parameter holds "id":7 once/);
   });
 });
