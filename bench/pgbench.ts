@@ -34,36 +34,39 @@ export function pgbenchScript(identity: RequestIdentity, built: BuiltStatement):
 }
 
 /**
- * The script with the parameter whose value is `value` (a key in the request's filter) drawn anew in each
- * transaction: `first + step × k`, k uniform in [0, count), as the API's requests draw it.
+ * A key drawn anew for each request and each pgbench transaction as `first + step × k`, k uniform in [0, count), where
+ * the fixed request has `value`: in the path's filter (`eq.7`), or with `member` in the body's JSON (`"id":7`).
  */
-export function withSpreadKey(
-  script: { script: string; variables: Record<string, string> }, value: string, spread: { first: number; step: number; count: number },
-): { script: string; variables: Record<string, string> } {
-  const name = Object.keys(script.variables).find((k) => k.startsWith('p') && script.variables[k] === value);
-  if (!name) throw new Error(`no statement parameter has the value ${value}`);
-  const variables = Object.fromEntries(Object.entries(script.variables).filter(([k]) => k !== name));
-  const draw = `\\set ${name} ${spread.first} + ${spread.step} * random(0, ${spread.count - 1})`;
-  return { script: `${draw}\n${script.script}`, variables };
+export interface Spread {
+  readonly value: string;
+  readonly member?: string;
+  readonly first: number;
+  readonly step: number;
+  readonly count: number;
+}
+
+/** The text of the request that holds the key `key`: `eq.<key>` in the path, or `"<member>":<key>` in the body. */
+export function spreadText(spread: Spread, key: string | number): string {
+  return spread.member === undefined ? `eq.${key}` : `${JSON.stringify(spread.member)}:${key}`;
 }
 
 /**
- * The script with the key `member` (e.g. `"id":7`) inside the JSON body parameter drawn anew in each transaction as
- * `first + step × k`, k uniform in [0, count), as the API's requests draw it: pgbench's variables are numbers, so
- * the statement gets the body as the text before the key, the drawn key and the text after it, joined (`||`)
- * where the parameter was; the rest of the statement is the API's.
+ * The script with the spread key drawn by pgbench (`\set`) in each transaction. A key in the path is a parameter of
+ * its own, replaced by the drawn one. A key in the body sits inside the JSON parameter and pgbench's variables are
+ * numbers, so the statement gets the body as the text before the key, the drawn key and the text after it, joined
+ * (`||`) where the parameter was; the rest of the statement is the API's.
  */
-export function withSpreadBodyKey(
-  script: { script: string; variables: Record<string, string> }, member: string, spread: { first: number; step: number; count: number },
-): { script: string; variables: Record<string, string> } {
-  const name = Object.keys(script.variables).find((k) => k.startsWith('p') && script.variables[k]!.split(member).length === 2);
-  if (!name) throw new Error(`no statement parameter holds ${member} once`);
-  const [before, after] = script.variables[name]!.split(member) as [string, string];
-  const prefix = member.slice(0, member.lastIndexOf(':') + 1);
-  const variables = { ...Object.fromEntries(Object.entries(script.variables).filter(([k]) => k !== name)), [`${name}a`]: `${before}${prefix}`, [`${name}b`]: after };
+export function withSpread(script: { script: string; variables: Record<string, string> }, spread: Spread): { script: string; variables: Record<string, string> } {
+  const fixed = spreadText(spread, spread.value);
+  const holds = (value: string): boolean => (spread.member === undefined ? value === spread.value : value.split(fixed).length === 2);
+  const name = Object.keys(script.variables).find((k) => k.startsWith('p') && holds(script.variables[k]!));
+  if (!name) throw new Error(spread.member === undefined ? `no statement parameter has the value ${spread.value}` : `no statement parameter holds ${fixed} once`);
+  const variables = Object.fromEntries(Object.entries(script.variables).filter(([k]) => k !== name));
   const draw = `\\set ${name} ${spread.first} + ${spread.step} * random(0, ${spread.count - 1})`;
+  if (spread.member === undefined) return { script: `${draw}\n${script.script}`, variables };
+  const [before, after] = script.variables[name]!.split(fixed) as [string, string];
   const joined = script.script.replace(new RegExp(`:${name}\\b`, 'g'), `(:${name}a::text || :${name} || :${name}b::text)`);
-  return { script: `${draw}\n${joined}`, variables };
+  return { script: `${draw}\n${joined}`, variables: { ...variables, [`${name}a`]: `${before}${spreadText(spread, '')}`, [`${name}b`]: after } };
 }
 
 function percentile(sorted: readonly number[], p: number): number {

@@ -42,7 +42,7 @@ import { signinTable } from './auth-signin.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { runMixed } from './mixed.js';
 import { preflightPeer, selectPeers, startPeer, type PeerRequest, type RunningPeer, type ScenarioKey } from './peers.js';
-import { findPgbench, pgbenchScript, runPgbench, withSpreadBodyKey, withSpreadKey, type PgbenchResult } from './pgbench.js';
+import { findPgbench, pgbenchScript, runPgbench, spreadText, withSpread, type PgbenchResult, type Spread } from './pgbench.js';
 import { median, fmt } from './report-format.js';
 import { entryKeys, projectTaskKeys, todoKeys } from './served-rows.js';
 import { sampleConnections } from './server-connections.js';
@@ -63,11 +63,8 @@ interface Scenario {
   readonly check: (status: number, body: unknown) => boolean;
   /** The served rows as keys, for scenarios that peers also serve. */
   readonly rows?: (body: unknown) => readonly string[] | null;
-  /**
-   * Given: a key is drawn anew for each request (and pgbench transaction) as first + step × k, k < count: the path's
-   * `eq.<value>`, or in the body the member `value` (`"id":7`).
-   */
-  readonly spread?: { readonly in: 'path' | 'body'; readonly value: string; readonly first: number; readonly step: number; readonly count: number };
+  /** Given: a key drawn anew for each request and pgbench transaction, in the path or the body. */
+  readonly spread?: Spread;
 }
 
 const ALL_SCENARIOS: readonly Scenario[] = [
@@ -98,7 +95,7 @@ const ALL_SCENARIOS: readonly Scenario[] = [
   // The same request on a row drawn from the bench user's 1,000 notes each time: few updates wait for a row lock.
   {
     key: 'patchspread', name: 'PATCH one row by key, a different row each time', method: 'PATCH', path: '/notes?id=eq.7', body: '{"body":"patched"}',
-    spread: { in: 'path', value: '7', first: 7, step: 100, count: 1000 }, check: (s, b) => s === 200 && Array.isArray(b) && b.length === 1,
+    spread: { value: '7', first: 7, step: 100, count: 1000 }, check: (s, b) => s === 200 && Array.isArray(b) && b.length === 1,
   },
   {
     key: 'bulk', name: 'POST 100 rows (bulk insert)', method: 'POST', path: '/entries',
@@ -110,7 +107,7 @@ const ALL_SCENARIOS: readonly Scenario[] = [
   },
   {
     key: 'upsertspread', name: 'POST upsert (merge-duplicates), a different row each time', method: 'POST', path: '/notes', body: '{"id":7,"body":"upserted"}',
-    headers: { prefer: 'resolution=merge-duplicates,return=minimal' }, spread: { in: 'body', value: '"id":7', first: 7, step: 100, count: 1000 },
+    headers: { prefer: 'resolution=merge-duplicates,return=minimal' }, spread: { member: 'id', value: '7', first: 7, step: 100, count: 1000 },
     check: (s) => s === 200 || s === 201,
   },
   { key: 'rpc', name: 'RPC (GET, stable)', method: 'GET', path: '/rpc/my_todo_count?done=false', check: (s, b) => s === 200 && typeof b === 'number' },
@@ -133,13 +130,11 @@ const { values: opts } = parseArgs({
 function spreadRequest(scenario: Scenario): LoadOptions['vary'] {
   const { spread } = scenario;
   if (!spread) return undefined;
-  const draw = (): number => spread.first + spread.step * Math.floor(Math.random() * spread.count);
-  if (spread.in === 'body') {
-    const prefix = spread.value.slice(0, spread.value.lastIndexOf(':') + 1);
-    return (request) => ({ path: request.path, body: request.body?.replace(spread.value, `${prefix}${draw()}`) });
-  }
-  const suffix = `eq.${spread.value}`;
-  return (request) => ({ ...request, path: request.path.endsWith(suffix) ? `${request.path.slice(0, -suffix.length)}eq.${draw()}` : request.path });
+  const fixed = spreadText(spread, spread.value);
+  const drawn = (): string => spreadText(spread, spread.first + spread.step * Math.floor(Math.random() * spread.count));
+  return spread.member === undefined
+    ? (request) => ({ ...request, path: request.path.replace(fixed, drawn()) })
+    : (request) => ({ ...request, body: request.body?.replace(fixed, drawn()) });
 }
 
 const SCENARIOS = ALL_SCENARIOS.filter((s) => !opts.only || opts.only.split(',').some((word) => s.name.toLowerCase().includes(word.toLowerCase())));
@@ -338,8 +333,7 @@ async function main(): Promise<void> {
       for (const [i, scenario] of SCENARIOS.entries()) {
         const headers = headersFor(scenario);
         const { script: fixed } = transactionOf(scenario);
-        const { spread } = scenario;
-        const script = !spread ? fixed : spread.in === 'body' ? withSpreadBodyKey(fixed, spread.value, spread) : withSpreadKey(fixed, spread.value, spread);
+        const script = scenario.spread ? withSpread(fixed, scenario.spread) : fixed;
         const entry = results.get(scenario.name)!;
         const steps: (() => Promise<string>)[] = [
           async () => {

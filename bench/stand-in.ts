@@ -72,9 +72,8 @@ async function claimsOf(authorization: string | undefined): Promise<Record<strin
   }
 }
 
-/** BEGIN, identity, the statement and COMMIT in one write; the statement's `body` column. */
-async function transaction(client: pg.Client, begin: string, name: string, statement: Statement, values: readonly unknown[],
-  claims: Record<string, unknown>, req: http.IncomingMessage): Promise<string> {
+/** BEGIN, identity, `query` and COMMIT in one write; the query's `body` column. */
+async function transaction(client: pg.Client, begin: string, query: pg.QueryConfig, claims: Record<string, unknown>, req: http.IncomingMessage): Promise<string> {
   const path = (req.url ?? '/').split('?')[0]!;
   const socket = (client as unknown as { connection: { stream: Corkable } }).connection.stream;
   socket.cork();
@@ -84,7 +83,7 @@ async function transaction(client: pg.Client, begin: string, name: string, state
       name: 'standin_identity', text: IDENTITY,
       values: [SEARCH_PATH, String(claims.role), JSON.stringify(claims), req.method, path, JSON.stringify(req.headers), '{}'],
     }),
-    client.query<{ body: string }>({ name, text: statement.text, values: [...values] }),
+    client.query<{ body: string }>(query),
     client.query('COMMIT'),
   ];
   setImmediate(() => socket.uncork());
@@ -97,7 +96,7 @@ async function transaction(client: pg.Client, begin: string, name: string, state
 
 function read(claims: Record<string, unknown>, req: http.IncomingMessage): Promise<string> {
   const client = readers[next++ % readers.length]!;
-  return transaction(client, 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY', 'standin_read', readStatement, readStatement.values, claims, req);
+  return transaction(client, 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY', { name: 'standin_read', text: readStatement.text, values: [...readStatement.values] }, claims, req);
 }
 
 async function write(statement: Statement, claims: Record<string, unknown>, req: http.IncomingMessage, body: string): Promise<string> {
@@ -106,7 +105,7 @@ async function write(statement: Statement, claims: Record<string, unknown>, req:
   values[statement.bodyParam!] = JSON.stringify(Array.isArray(parsed) ? parsed : [parsed]);
   const client = await takeWriter();
   try {
-    return await transaction(client, 'BEGIN ISOLATION LEVEL READ COMMITTED', 'standin_write', statement, values, claims, req);
+    return await transaction(client, 'BEGIN ISOLATION LEVEL READ COMMITTED', { name: 'standin_write', text: statement.text, values }, claims, req);
   } finally {
     giveBackWriter(client);
   }
