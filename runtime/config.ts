@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { MIN_BUDGET } from './db/connection-budget.js';
 import { readCallsSettings, type CallsSettings } from './calls/settings.js';
+import { ConfigError } from './config-error.js';
+import { findConfigFile, readConfigFile, type ConfigFile } from './config-file.js';
 
 /** Every environment variable of the outside contract, read in one place. */
 export interface GantryConfig {
@@ -19,6 +21,14 @@ export interface GantryConfig {
    * DATABASE_DIRECT_URL says a pooler is in front and on otherwise.
    */
   readonly preparedStatements: boolean;
+  /**
+   * The project root: the folder of the nearest `gantry.toml` from the current folder upwards, else
+   * the current folder. Every folder below resolves from it, never from Gantry's own package.
+   */
+  readonly root: string;
+  /** The root's `gantry.toml`, parsed; null when there is none. */
+  readonly configFile: ConfigFile | null;
+  /** GANTRY_HOME, else `.gantry` in the root. */
   readonly gantryHome: string;
   readonly host: string;
   readonly port: number;
@@ -40,17 +50,18 @@ export interface GantryConfig {
   readonly authAllowPrivateProviderUrls: boolean;
   /** The call-analysis API's tunables (`CALLS_*`, see runtime/calls/settings.ts). */
   readonly calls: CallsSettings;
-  /** Where generated project code lives (`generated/` of the checkout). */
+  /** Where generated project code lives: GANTRY_GENERATED_DIR, else `paths.generated` of gantry.toml, else `generated/` in the root. */
   readonly generatedDir: string;
   /**
    * Where projects' own code lives (`extensions/<ref>/`), never written by the generator:
-   * GANTRY_EXTENSIONS_DIR, else `extensions/` beside the generated folder, so that an
-   * extension imports its types as `../../generated/<ref>/database.types.js` in any layout.
+   * GANTRY_EXTENSIONS_DIR, else `extensions/` beside GANTRY_GENERATED_DIR when that is set (so that an
+   * extension imports its types as `../../generated/<ref>/database.types.js` in any layout), else
+   * `paths.extensions` of gantry.toml, else `extensions/` in the root.
    */
   readonly extensionsDir: string;
   /**
    * Where projects' schema histories live (`migrations/<ref>/<version>_<name>.sql`, committed):
-   * GANTRY_MIGRATIONS_DIR, else `migrations/` beside the generated folder, as extensions/ is.
+   * GANTRY_MIGRATIONS_DIR, else found as extensions/ is.
    */
   readonly migrationsDir: string;
   /**
@@ -64,10 +75,6 @@ export interface GantryConfig {
    * data API, admin pools and schema watches of every project together.
    */
   readonly dbMaxConnections: number;
-}
-
-export class ConfigError extends Error {
-  readonly code = 'invalid_config';
 }
 
 function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -126,20 +133,33 @@ function readConnectionBudget(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
+type Folder = 'generated' | 'migrations' | 'extensions';
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
+/** A project folder: its own variable, else beside GANTRY_GENERATED_DIR, else gantry.toml's `paths`, else the root's. */
+function folder(env: NodeJS.ProcessEnv, root: string, file: ConfigFile | null, name: Folder): string {
+  const own = env[`GANTRY_${name.toUpperCase()}_DIR`];
+  if (own) return path.resolve(own);
+  if (name !== 'generated' && env.GANTRY_GENERATED_DIR) return path.join(path.dirname(path.resolve(env.GANTRY_GENERATED_DIR)), name);
+  return path.resolve(root, file?.paths[name] ?? name);
+}
+
+/** Reads the environment and the root's gantry.toml; `cwd` is where the root is looked for. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): GantryConfig {
   const host = env.HOST || '127.0.0.1';
   const port = readPort(env, 'PORT', 54321);
   const callsPort = readPort(env, 'CALLS_PORT', 54322);
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const databaseDirectUrl = readDirectUrl(env);
-  const generatedDir = path.resolve(env.GANTRY_GENERATED_DIR || path.join(repoRoot, 'generated'));
+  const found = findConfigFile(cwd);
+  const configFile = found === null ? null : readConfigFile(found);
+  const root = found === null ? path.resolve(cwd) : path.dirname(found);
   return {
     databaseUrl: env.DATABASE_URL || null,
     databaseDirectUrl,
     preparedStatements: readStrictBool(env, 'DB_PREPARED_STATEMENTS', databaseDirectUrl === null),
-    gantryHome: path.resolve(env.GANTRY_HOME || '.gantry'),
+    root,
+    configFile,
+    gantryHome: env.GANTRY_HOME ? path.resolve(env.GANTRY_HOME) : path.join(root, '.gantry'),
     host,
     port,
     callsPort,
@@ -151,9 +171,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GantryConfig {
     authAllowPrivateProviderUrls: readBool(env, 'AUTH_ALLOW_PRIVATE_PROVIDER_URLS'),
     callsAllowPrivateUrls: readBool(env, 'CALLS_ALLOW_PRIVATE_URLS'),
     calls: readCallsSettings(env),
-    generatedDir,
-    extensionsDir: path.resolve(env.GANTRY_EXTENSIONS_DIR || path.join(path.dirname(generatedDir), 'extensions')),
-    migrationsDir: path.resolve(env.GANTRY_MIGRATIONS_DIR || path.join(path.dirname(generatedDir), 'migrations')),
+    generatedDir: folder(env, root, configFile, 'generated'),
+    extensionsDir: folder(env, root, configFile, 'extensions'),
+    migrationsDir: folder(env, root, configFile, 'migrations'),
     trustProxy: readTrustProxy(env),
     dbMaxConnections: readConnectionBudget(env),
   };

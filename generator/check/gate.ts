@@ -43,9 +43,9 @@ async function subfolders(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isDirectory() && REF_PATTERN.test(entry.name)).map((entry) => entry.name);
 }
 
-/** Every project the checkout holds: a `generated/<ref>/` with generated files, or a `migrations/<ref>/` with migrations. */
+/** Every project the checkout holds: declared in gantry.toml, a `generated/<ref>/` with generated files, or a `migrations/<ref>/` with migrations. */
 export async function committedProjects(config: GantryConfig): Promise<string[]> {
-  const refs = new Set<string>();
+  const refs = new Set<string>(config.configFile?.projects.map((p) => p.ref));
   for (const ref of await subfolders(config.generatedDir)) {
     if ((await readGenerated(path.join(config.generatedDir, ref))).size > 0) refs.add(ref);
   }

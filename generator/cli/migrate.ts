@@ -9,6 +9,7 @@ import { typecheckAgainst } from '../check/gate.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { generateProject } from '../generate.js';
 import { applyMigrations, displayPath } from '../migrations/apply.js';
+import { createProjectWithHistory } from '../migrations/create.js';
 import { MigrationError } from '../migrations/errors.js';
 import { listLocalMigrations, migrationChecksum, migrationNameFrom, nextVersions, writeMigration, type LocalMigration } from '../migrations/local-files.js';
 import { compareGenerated, readGenerated } from '../write.js';
@@ -19,7 +20,7 @@ import { makeApiReport } from '../api-diff/make-report.js';
 import { renderText } from '../api-diff/render-text.js';
 import { CliError, type Output } from './output.js';
 
-const USAGE = 'usage: gantry migrate <ref> [FILE.sql] [--force]';
+const USAGE = 'usage: gantry migrate <ref> [FILE.sql] [--force] | migrate --all [--force]';
 
 async function readFileArgument(file: string): Promise<string> {
   try {
@@ -69,71 +70,122 @@ async function appliedReport(
   });
 }
 
+interface Migrated {
+  readonly value: Record<string, unknown>;
+  readonly text: string;
+}
+
 /**
- * `gantry migrate <ref> [FILE.sql] [--force]`: applies every pending migration of migrations/<ref>/,
- * in version order, each in its own transaction and refused when it breaks extensions/<ref>/ (unless
- * --force); with FILE.sql, first copies the file into the folder as the newest version (removed
- * again when it fails). Then regenerates generated/<ref>/.
+ * A project gantry.toml declares and the registry does not hold (a fresh clone, a first deploy): created
+ * from its committed history, every migration run and recorded in the transaction that creates it.
+ */
+async function createDeclared(platform: Platform, ref: string): Promise<Migrated> {
+  const { record, migrations } = await createProjectWithHistory(platform, { ref, schemaFiles: [] });
+  const { changed, removed } = await generateProject(platform, record);
+  const names = migrations.map((m) => `${m.version}_${m.name}`);
+  return {
+    value: { ref, created: true, applied: migrations.map((m) => ({ version: m.version, name: m.name })), missing_locally: [], changed, removed, report: null },
+    text: [`created ${ref} (declared in gantry.toml) from ${names.length} migration(s)${names.length > 0 ? `: ${names.join(', ')}` : ''}`, `regenerated ${changed.length} file(s), removed ${removed.length}`].join('\n'),
+  };
+}
+
+function missingProject(platform: Platform, ref: string): CliError {
+  const file = platform.config.configFile;
+  return new CliError(
+    'project_not_found',
+    `project "${ref}" does not exist and ${file === null ? 'there is no gantry.toml' : `${file.path} does not declare it`}: ` +
+      `declare it with \`npx gantry init ${ref}\` (migrate then creates it from migrations/${ref}/), or create it with \`npx gantry project create ${ref}\``,
+  );
+}
+
+/**
+ * One project's migrate: every pending migration of migrations/<ref>/, in version order, each in its
+ * own transaction and refused when it breaks extensions/<ref>/ (unless `force`); with `file`, first
+ * copied into the folder as the newest version (removed again when it fails). Then regenerates.
+ */
+async function migrateProject(platform: Platform, ref: string, file: string | undefined, force: boolean): Promise<Migrated> {
+  const sql = file === undefined ? null : await readFileArgument(file);
+  const record = await platform.getProject(ref);
+  if (!record) {
+    if (file === undefined && platform.config.configFile?.projects.some((p) => p.ref === ref)) return createDeclared(platform, ref);
+    throw missingProject(platform, ref);
+  }
+  const { migrationsDir } = platform.config;
+  const local = await listLocalMigrations(migrationsDir, ref);
+  let added: LocalMigration | null = null;
+  if (file !== undefined && sql !== null) {
+    const [version] = nextVersions(new Date(), local.map((m) => m.version), 1);
+    added = await writeMigration(migrationsDir, ref, version!, migrationNameFrom(file), sql);
+    // Errors name the file the user gave, not the copy.
+    local.push({ ...added, path: file, checksum: migrationChecksum(sql) });
+  }
+  // A running server regenerates on the same DDL at the same time; comparing with the code as it
+  // was before the migration reports the migration's effect whoever wrote each file first.
+  const dir = path.join(platform.config.generatedDir, ref);
+  const before = await readGenerated(dir);
+  const client = taskClient(platform.cluster.urlFor(record.databaseName));
+  await client.connect();
+  let applied: readonly LocalMigration[];
+  let missing: readonly string[];
+  try {
+    const result = await applyMigrations(client, local, force ? {} : { beforeCommit: extensionGate(platform, record) });
+    applied = result.applied;
+    missing = result.missingLocally.map((m) => m.version);
+  } catch (error) {
+    if (added) await fs.rm(added.path, { force: true });
+    throw error;
+  } finally {
+    await client.end();
+  }
+  await generateProject(platform, record);
+  const after = await readGenerated(dir);
+  const generated = compareGenerated(before, after);
+  const report = applied.length === 0 ? null : await appliedReport(ref, before, after, applied);
+  const names = applied.map((m) => `${m.version}_${m.name}`);
+  const lines = [
+    applied.length === 0 ? `${ref}: no pending migrations` : `migrated ${ref}: applied ${names.join(', ')}`,
+    `regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`,
+    ...(missing.length > 0 ? [`recorded but not in ${displayPath(path.join(migrationsDir, ref))}: ${missing.join(', ')}`] : []),
+    ...(report ? ['', renderText(report)] : []),
+  ];
+  return {
+    value: {
+      ref,
+      ...(file !== undefined ? { migrated: file, version: added!.version, path: added!.path } : {}),
+      applied: applied.map((m) => ({ version: m.version, name: m.name })),
+      missing_locally: missing,
+      changed: generated.changed,
+      removed: generated.removed,
+      report,
+    },
+    text: lines.join('\n'),
+  };
+}
+
+/** `--all`: the projects gantry.toml declares (created when missing), else every project of the registry. */
+async function allRefs(platform: Platform): Promise<string[]> {
+  const declared = platform.config.configFile?.projects.map((p) => p.ref);
+  return declared ?? (await platform.listProjects()).map((p) => p.ref);
+}
+
+/**
+ * `gantry migrate <ref> [FILE.sql] [--force]` and `gantry migrate --all [--force]` (a deploy's step: every
+ * project gantry.toml declares, each created from its history when the database has none yet).
  */
 export async function migrateCommand(args: string[], out: Output): Promise<void> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, force: { type: 'boolean' } } });
-  const [ref, file] = positionals;
-  if (!ref || positionals.length > 2) throw new CliError('usage', USAGE);
-  const sql = file === undefined ? null : await readFileArgument(file);
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, force: { type: 'boolean' }, all: { type: 'boolean' } } });
+  const force = values.force ?? false;
+  if (values.all ? positionals.length !== 0 : !positionals[0] || positionals.length > 2) throw new CliError('usage', USAGE);
   const platform = await Platform.open(loadConfig());
   try {
-    const record = await platform.getProject(ref);
-    if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
-    const { migrationsDir } = platform.config;
-    const local = await listLocalMigrations(migrationsDir, ref);
-    let added: LocalMigration | null = null;
-    if (file !== undefined && sql !== null) {
-      const [version] = nextVersions(new Date(), local.map((m) => m.version), 1);
-      added = await writeMigration(migrationsDir, ref, version!, migrationNameFrom(file), sql);
-      // Errors name the file the user gave, not the copy.
-      local.push({ ...added, path: file, checksum: migrationChecksum(sql) });
+    if (!values.all) {
+      const { value, text } = await migrateProject(platform, positionals[0]!, positionals[1], force);
+      out.result(value, text);
+      return;
     }
-    // A running server regenerates on the same DDL at the same time; comparing with the code as it
-    // was before the migration reports the migration's effect whoever wrote each file first.
-    const dir = path.join(platform.config.generatedDir, ref);
-    const before = await readGenerated(dir);
-    const client = taskClient(platform.cluster.urlFor(record.databaseName));
-    await client.connect();
-    let applied: readonly LocalMigration[];
-    let missing: readonly string[];
-    try {
-      const result = await applyMigrations(client, local, values.force ? {} : { beforeCommit: extensionGate(platform, record) });
-      applied = result.applied;
-      missing = result.missingLocally.map((m) => m.version);
-    } catch (error) {
-      if (added) await fs.rm(added.path, { force: true });
-      throw error;
-    } finally {
-      await client.end();
-    }
-    await generateProject(platform, record);
-    const after = await readGenerated(dir);
-    const generated = compareGenerated(before, after);
-    const report = applied.length === 0 ? null : await appliedReport(ref, before, after, applied);
-    const names = applied.map((m) => `${m.version}_${m.name}`);
-    const lines = [
-      applied.length === 0 ? `${ref}: no pending migrations` : `migrated ${ref}: applied ${names.join(', ')}`,
-      `regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`,
-      ...(missing.length > 0 ? [`recorded but not in ${displayPath(path.join(migrationsDir, ref))}: ${missing.join(', ')}`] : []),
-      ...(report ? ['', renderText(report)] : []),
-    ];
-    out.result(
-      {
-        ref,
-        ...(file !== undefined ? { migrated: file, version: added!.version, path: added!.path } : {}),
-        applied: applied.map((m) => ({ version: m.version, name: m.name })),
-        missing_locally: missing,
-        changed: generated.changed,
-        removed: generated.removed,
-        report,
-      },
-      lines.join('\n'),
-    );
+    const results: Migrated[] = [];
+    for (const ref of await allRefs(platform)) results.push(await migrateProject(platform, ref, undefined, force));
+    out.result({ projects: results.map((r) => r.value) }, results.length === 0 ? 'no projects to migrate' : results.map((r) => r.text).join('\n\n'));
   } finally {
     await platform.close();
   }

@@ -12,10 +12,6 @@ import { codeSync, generateProject } from '../generate.js';
 import { createProjectWithHistory } from '../migrations/create.js';
 import { copyMigrations, listLocalMigrations } from '../migrations/local-files.js';
 
-export const DEMO_REF = 'demo';
-/** The demo's committed history, copied into GANTRY_MIGRATIONS_DIR when that is elsewhere and has none. */
-const builtInMigrations = path.resolve(import.meta.dirname, '../../migrations');
-
 function reportCluster(log: Logger, event: ClusterEvent): void {
   if (event.kind === 'postmaster-died') log.error({ pid: event.pid }, 'embedded PostgreSQL died; restarting it');
   else if (event.kind === 'restarted') log.warn({ pid: event.pid, port: event.port, downMs: event.downMs }, 'embedded PostgreSQL restarted');
@@ -23,25 +19,27 @@ function reportCluster(log: Logger, event: ClusterEvent): void {
 }
 
 /**
- * The demo project of a first run. Two hosts starting at once on one database both find it missing:
- * the one that loses the race waits for the winner to register it and serves that (its code is
- * generated on the first request).
+ * A project gantry.toml declares and the registry does not hold yet (the first `serve` of a clone, as
+ * `supabase start` applies the committed migrations): created from its committed history. With the
+ * migrations folder moved elsewhere (GANTRY_MIGRATIONS_DIR, or beside GANTRY_GENERATED_DIR) and empty,
+ * the root's own `migrations/<ref>/` is copied there first. Two hosts starting at once on one database
+ * both find it missing: the one that loses the race waits for the winner to register it.
  */
-async function createDemo(platform: Platform, log: Logger): Promise<ProjectRecord> {
-  log.info('creating the demo project');
+async function createDeclared(platform: Platform, ref: string, log: Logger): Promise<ProjectRecord> {
+  log.info({ ref }, 'creating a project gantry.toml declares');
   try {
-    const { migrationsDir } = platform.config;
-    if ((await listLocalMigrations(migrationsDir, DEMO_REF)).length === 0) {
-      await copyMigrations(migrationsDir, DEMO_REF, await listLocalMigrations(builtInMigrations, DEMO_REF));
+    const { migrationsDir, root } = platform.config;
+    const committed = path.join(root, 'migrations');
+    if (path.resolve(committed) !== path.resolve(migrationsDir) && (await listLocalMigrations(migrationsDir, ref)).length === 0) {
+      await copyMigrations(migrationsDir, ref, await listLocalMigrations(committed, ref));
     }
-    const { record: demo } = await createProjectWithHistory(platform, { ref: DEMO_REF, schemaFiles: [] });
-    await generateProject(platform, demo);
-    return demo;
+    const { record } = await createProjectWithHistory(platform, { ref, schemaFiles: [] });
+    await generateProject(platform, record);
+    return record;
   } catch (error) {
     if (!(error instanceof ProjectError && error.code === 'project_exists')) throw error;
-    // The winner registers the demo once its schema is in: wait for that.
     for (let waited = 0; waited < 120_000; waited += 200) {
-      const existing = await platform.getProject(DEMO_REF);
+      const existing = await platform.getProject(ref);
       if (existing) return existing;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -49,28 +47,42 @@ async function createDemo(platform: Platform, log: Logger): Promise<ProjectRecor
   }
 }
 
-/** `gantry serve`: both listeners, the demo project on first run, clean shutdown on SIGINT/SIGTERM. */
+/** The projects gantry.toml declares, each created first when missing; none without the file. */
+async function declaredProjects(platform: Platform, log: Logger): Promise<ProjectRecord[]> {
+  const records: ProjectRecord[] = [];
+  for (const { ref } of platform.config.configFile?.projects ?? []) {
+    records.push((await platform.getProject(ref)) ?? (await createDeclared(platform, ref, log)));
+  }
+  return records;
+}
+
+/**
+ * `gantry serve`: both listeners, every project of the registry, the projects gantry.toml declares
+ * created on first run (Gantry's own repository declares its demo; nothing else creates one), clean
+ * shutdown on SIGINT/SIGTERM.
+ */
 export async function serveCommand(_args: string[]): Promise<number> {
   const config = loadConfig();
   const log = createLogger();
   const platform = await Platform.open(config, { supervise: (event) => reportCluster(log, event) });
-  const demo = (await platform.getProject(DEMO_REF)) ?? (await createDemo(platform, log));
+  const declared = await declaredProjects(platform, log);
   const host = await startHost(platform, {
     log,
     runtime,
     code: codeSync(platform),
   });
-  // The demo's URL on the port bound (PORT=0 picks one).
-  const keys = { ...projectKeys(config, demo), url: `${host.baseUrl}/v1/${DEMO_REF}` };
   const { cluster } = platform;
   process.stdout.write(
     [
       `Gantry is up`,
       `  base_url:    ${host.baseUrl}`,
       `  api_url:     ${host.apiUrl}`,
-      `  demo url:    ${keys.url}`,
-      `  anon_key:    ${keys.anon_key}`,
-      `  service_key: ${keys.service_key}`,
+      // Each declared project's URL on the port bound (PORT=0 picks one).
+      ...declared.flatMap((record) => {
+        const keys = projectKeys(config, record);
+        return [`  ${record.ref} url:${' '.repeat(Math.max(1, 8 - record.ref.length))}${host.baseUrl}/v1/${record.ref}`, `  anon_key:    ${keys.anon_key}`, `  service_key: ${keys.service_key}`];
+      }),
+      ...(config.configFile === null ? [`  no gantry.toml in ${config.root} or above: \`npx gantry init <ref>\` declares a project`] : []),
       // As root, the postgres user may not reach GANTRY_HOME: say where the data went instead.
       ...(cluster.relocated ? [`  database:    ${cluster.dataDir} (the postgres user cannot reach ${config.gantryHome})`] : []),
       '',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../runtime/config.js';
+import { ConfigError } from '../../runtime/config-error.js';
+import { loadConfig } from '../../runtime/config.js';
 
 const POOLED = 'postgres://app:pw@pooler.internal:6432/postgres';
 const DIRECT = 'postgres://app:pw@db.internal:5432/postgres';

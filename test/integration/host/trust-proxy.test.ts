@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../runtime/config.js';
+import { ConfigError } from '../../../runtime/config-error.js';
 import { createTestProject, startTestHost, type TestHost } from '../../helpers/platform.js';
 
 /** TRUST_PROXY decides which client address auth rate limits and the audit log see. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../runtime/config.js';
+import { ConfigError } from '../../../runtime/config-error.js';
+import { loadConfig } from '../../../runtime/config.js';
 import { checkoutGate, ConnectionBudget, ConnectionBudgetError, perProjectShare, UNBOUNDED_WAIT, type Permit } from '../../../runtime/db/connection-budget.js';
 import { projectPoolSizes } from '../../../runtime/host/pool-sizes.js';
 import { toApiError } from '../../../runtime/rest/errors.js';

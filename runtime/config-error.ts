@@ -1,0 +1,4 @@
+/** A setting of the environment or of `gantry.toml` that cannot be used: the start (or the command) stops with it. */
+export class ConfigError extends Error {
+  readonly code = 'invalid_config';
+}
