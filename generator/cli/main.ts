@@ -1,3 +1,4 @@
+import { ConfigError } from '../../runtime/config-error.js';
 import { ProjectError } from '../../runtime/platform/bootstrap.js';
 import { SettingsError } from '../../runtime/platform/settings.js';
 import { ApiDiffError } from '../api-diff/api-diff-error.js';
@@ -5,11 +6,14 @@ import { MigrationError } from '../migrations/errors.js';
 import { CliError, createOutput } from './output.js';
 
 const USAGE = `usage: gantry <command>
+  init [<ref>]                            write gantry.toml, the project's folders, .gitignore/.gitattributes lines,
+                                          npm scripts and a CI workflow into this repository (idempotent)
   serve                                   run the project host and the call-analysis API
   project create <ref> [--schema F.sql ...] [--autoconfirm] [--signing-alg HS256|ES256|RS256]
   project list | keys <ref> | delete <ref> | config <ref> --set KEY=VALUE
   project keys rotate <ref> [--grace SECONDS] [--alg ES256|RS256]
   migrate <ref> [F.sql] [--force]         apply pending migrations (F.sql: added as the newest first), regenerate
+  migrate --all [--force]                 every project gantry.toml declares, each created from its history when missing
   migration new <ref> <name>              create migrations/<ref>/<version>_<name>.sql
   migration list <ref>                    local and applied migrations, with their state
   migration repair <ref> <version> --status applied|reverted
@@ -32,6 +36,9 @@ export async function main(argv: string[]): Promise<number> {
     // Each command loads only what it runs: the generator (TypeScript, which openapi-typescript and the
     // extensions' typecheck load) takes seconds to load, and `project list`, `keys` or `calls key` never need it.
     switch (command) {
+      case 'init':
+        await (await import('./init.js')).initCommand(rest, out);
+        return 0;
       case 'serve':
         return await (await import('./serve.js')).serveCommand(rest);
       case 'project':
@@ -58,7 +65,7 @@ export async function main(argv: string[]): Promise<number> {
         return 1;
     }
   } catch (error) {
-    if (error instanceof CliError || error instanceof ProjectError || error instanceof SettingsError || error instanceof ApiDiffError || error instanceof MigrationError) {
+    if (error instanceof CliError || error instanceof ConfigError || error instanceof ProjectError || error instanceof SettingsError || error instanceof ApiDiffError || error instanceof MigrationError) {
       out.failure(error.code, error.message);
       return 1;
     }
