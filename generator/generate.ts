@@ -10,6 +10,7 @@ import type { CodeSync } from '../runtime/host/project-directory.js';
 import { generatedFingerprint } from '../runtime/host/project-loader.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
 import { emitProject } from './emit/project.js';
+import { tracksFilesUnder } from './git/tracked.js';
 import { introspectProject } from './introspect/introspect.js';
 import { schemaFingerprint } from './model/fingerprint.js';
 import { writeGenerated, type WriteResult } from './write.js';
@@ -44,15 +45,34 @@ export async function generateProject(
   }
 }
 
+/** Said when a project's committed code was not generated from its database's schema and was left as it is. */
+export type StaleCodeNotice = (ref: string, message: string) => void;
+
 /**
  * How a host keeps projects' code in line with their schemas, the generator's side of it: before it loads a
  * project, code written only where it is not current (over the connection to the project database the host
- * holds), and the fingerprint of the code on disk.
+ * holds), and the fingerprint of the code on disk. Code that git tracks is the team's reviewed code and is
+ * never rewritten by a host: a stale one is served as committed and `stale` says which command fixes it
+ * (a deploy that starts before `migrate` meets this).
  */
-export function codeSync(platform: Platform): CodeSync {
+export function codeSync(platform: Platform, stale: StaleCodeNotice = () => {}): CodeSync {
+  const { generatedDir } = platform.config;
   return {
-    sync: async (record, client) => (await generateProject(platform, record, { unlessCurrent: true, client })).fingerprint,
-    onDisk: (ref) => generatedFingerprint(platform.config.generatedDir, ref),
+    sync: async (record, client) => {
+      if (!(await tracksFilesUnder(path.join(generatedDir, record.ref)))) {
+        return (await generateProject(platform, record, { unlessCurrent: true, client })).fingerprint;
+      }
+      const result = await generateProject(platform, record, { unlessCurrent: true, client, check: true });
+      if (result.changed.length + result.removed.length === 0) return result.fingerprint;
+      stale(
+        record.ref,
+        `generated/${record.ref}/ is tracked by git and was not generated from the schema of this database (${result.changed.length + result.removed.length} file(s) differ): ` +
+          `served as committed, not rewritten. Run \`npx gantry migrate ${record.ref}\` when migrations are pending (a deploy migrates before it starts the new version), ` +
+          `or \`npx gantry gen ${record.ref}\` to take a schema changed outside migrations into the code`,
+      );
+      return (await generatedFingerprint(generatedDir, record.ref)) ?? result.fingerprint;
+    },
+    onDisk: (ref) => generatedFingerprint(generatedDir, ref),
   };
 }
 

@@ -69,7 +69,7 @@ export async function serveCommand(_args: string[]): Promise<number> {
   const host = await startHost(platform, {
     log,
     runtime,
-    code: codeSync(platform),
+    code: codeSync(platform, (ref, message) => log.warn({ ref }, message)),
   });
   const { cluster } = platform;
   process.stdout.write(

@@ -21,6 +21,8 @@ export interface Installation {
   readonly apiUrl: string;
   /** What `serve` and the CLI beside it run with. */
   readonly env: Record<string, string>;
+  /** The folder `serve` runs in: a team's repository root, or this repository's (the default). */
+  readonly cwd: string;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface Installation {
  * (the suite's, by default); `null` leaves DATABASE_URL empty, so the installation owns an
  * embedded cluster under its GANTRY_HOME.
  */
-export async function installation(options: { databaseUrl?: string | null; env?: Record<string, string> } = {}): Promise<Installation> {
+export async function installation(options: { databaseUrl?: string | null; env?: Record<string, string>; cwd?: string } = {}): Promise<Installation> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-serve-'));
   const generatedDir = path.join(home, 'generated');
   const [port, callsPort] = [await freePort(), await freePort()];
@@ -41,6 +43,7 @@ export async function installation(options: { databaseUrl?: string | null; env?:
     callsPort,
     baseUrl: `http://127.0.0.1:${port}`,
     apiUrl: `http://127.0.0.1:${callsPort}`,
+    cwd: options.cwd ?? repoRoot,
     env: {
       DATABASE_URL: databaseUrl ?? '',
       GANTRY_HOME: home,
@@ -116,7 +119,7 @@ async function waitHealthy(url: string, child: ChildProcess, output: () => strin
  */
 export async function serve(inst: Installation): Promise<Server> {
   const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], {
-    cwd: repoRoot,
+    cwd: inst.cwd,
     env: { ...process.env, ...inst.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -173,8 +176,8 @@ export interface CliRun {
 }
 
 /** `node bin/gantry.mjs <args>` in its own process. */
-export async function cli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
-  const run = await runCli(args, env);
+export async function cli(args: readonly string[], env: Record<string, string>, cwd?: string): Promise<CliRun> {
+  const run = await runCli(args, env, cwd);
   let json: unknown;
   try {
     json = JSON.parse(run.stdout);
@@ -185,8 +188,8 @@ export async function cli(args: readonly string[], env: Record<string, string>):
 }
 
 /** Like `cli`, but a non-zero exit fails with the command's output. */
-export async function cliOk(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
-  const run = await cli(args, env);
+export async function cliOk(args: readonly string[], env: Record<string, string>, cwd?: string): Promise<CliRun> {
+  const run = await cli(args, env, cwd);
   if (run.code !== 0) throw new Error(`gantry ${args.join(' ')} exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   return run;
 }
