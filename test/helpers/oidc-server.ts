@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import Provider, { type ClientMetadata } from 'oidc-provider';
 
 /**
@@ -15,6 +16,8 @@ export interface OidcAccount {
   readonly name: string;
 }
 
+const SIGNING_KID = 'test-signing-key';
+
 export class OidcServer {
   private account: OidcAccount | null = null;
   private readonly accounts = new Map<string, OidcAccount>();
@@ -22,6 +25,7 @@ export class OidcServer {
   private constructor(
     readonly issuer: string,
     private readonly server: http.Server,
+    private readonly signingKey: CryptoKey,
   ) {}
 
   /** `clients` is read at the first request, so a client may name a callback URL known only after the issuer is. */
@@ -29,9 +33,13 @@ export class OidcServer {
     const server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const oidc = new OidcServer(issuer, server);
+    // The provider's one signing key, kept so a test can sign claim sets the provider never would (signIdToken).
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+    const oidc = new OidcServer(issuer, server, privateKey);
+    const jwk = { ...(await exportJWK(privateKey)), kid: SIGNING_KID, alg: 'RS256', use: 'sig' };
     const create = (): Provider => new Provider(issuer, {
       clients: [...clients()],
+      jwks: { keys: [jwk] },
       cookies: { keys: ['test-cookie-key'] },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
       // ID tokens carry the scopes' claims, as Google's and most providers' do.
@@ -57,6 +65,11 @@ export class OidcServer {
       provider.callback()(req, res);
     });
     return oidc;
+  }
+
+  /** Any claim set, signed RS256 with the key the provider publishes: what a forger with that key could send. */
+  async signIdToken(claims: Record<string, unknown>): Promise<string> {
+    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: SIGNING_KID, typ: 'JWT' }).sign(this.signingKey);
   }
 
   /** The account the next login at the provider signs in as. */

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { GuardOptions } from '../../outbound/guarded-request.js';
 import { providerFailure, providerJson } from './provider-http.js';
 
@@ -58,14 +58,26 @@ export class OidcDirectory {
     return (await this.discover(issuer)).metadata;
   }
 
-  /**
-   * The ID token's claims once its signature checks out against the issuer's keys, its `iss`
-   * is the issuer and it has not expired; audience and nonce are the caller's (their errors
-   * differ between the grant and the redirect). Throws jose's errors.
-   */
+  /** verifyIdToken against the issuer's published keys. */
   async verify(issuer: string, idToken: string): Promise<JWTPayload> {
-    const { keys } = await this.discover(issuer);
-    const { payload } = await jwtVerify(idToken, keys, { issuer });
-    return payload;
+    return verifyIdToken((await this.discover(issuer)).keys, issuer, idToken);
   }
+}
+
+/**
+ * OpenID Connect Core §2 requires `exp` and `iat` in every ID token; jose checks a claim's
+ * time only when the claim is there. GoTrue's verifier (go-oidc) reads a missing `exp` as the
+ * zero time, so such a token is expired; a missing `iat` it lets through, Core refuses.
+ */
+const REQUIRED_TIME_CLAIMS = ['exp', 'iat'];
+
+/**
+ * The ID token's claims once its signature checks out against `keys`, its `iss` is the issuer,
+ * it carries `exp` and `iat` as numbers, has not expired and is not early (`nbf`). Audience, `sub`
+ * and nonce are the caller's (their errors differ between the grant and the redirect).
+ * Throws jose's errors.
+ */
+export async function verifyIdToken(keys: JWTVerifyGetKey, issuer: string, idToken: string, now?: Date): Promise<JWTPayload> {
+  const { payload } = await jwtVerify(idToken, keys, { issuer, requiredClaims: REQUIRED_TIME_CLAIMS, ...(now === undefined ? {} : { currentDate: now }) });
+  return payload;
 }

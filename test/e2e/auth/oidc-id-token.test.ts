@@ -111,6 +111,25 @@ describe('signInWithIdToken with a custom: OIDC provider', () => {
     expect((await project.db.query('SELECT 1 FROM auth.users WHERE email = $1', [who.email])).rowCount).toBe(0);
   });
 
+  it('refuses a token signed with the provider key that lacks exp or iat, signing no one in and creating no one', async () => {
+    const who = account('noexp');
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: oidc.issuer, sub: who.sub, aud: 'mobile-app', iat: now, exp: now + 600, email: who.email, email_verified: true };
+    const grant = async (signed: Record<string, unknown>) => {
+      const res = await project.call('POST', '/token?grant_type=id_token', { body: { provider: 'custom:corp', id_token: await oidc.signIdToken(signed) } });
+      return [res.status, res.body.error_code, res.body.msg];
+    };
+    const { exp: _exp, ...noExp } = claims;
+    const { iat: _iat, ...noIat } = claims;
+    expect(await grant(noExp)).toEqual([400, 'validation_failed', 'Bad ID token']);
+    expect(await grant(noIat)).toEqual([400, 'validation_failed', 'Bad ID token']);
+    expect(await grant({ ...claims, exp: String(claims.exp) })).toEqual([400, 'validation_failed', 'Bad ID token']);
+    expect((await project.db.query('SELECT 1 FROM auth.users WHERE email = $1', [who.email])).rowCount).toBe(0);
+    expect((await project.db.query('SELECT 1 FROM auth.identities WHERE provider_id = $1', [who.sub])).rowCount).toBe(0);
+    // The same claims with both times sign in: the key and the rest of the token were never the problem.
+    expect((await grant(claims))[0]).toBe(200);
+  });
+
   it('does not reach a provider on loopback unless the host allows it', async () => {
     const guarded = await suite.project({ settings: { 'auth.external': providerSettings(oidc.issuer, 'mobile-app') } });
     const res = await guarded.call('POST', '/token?grant_type=id_token', { body: { provider: 'custom:corp', id_token: await idTokenOf(account('ssrf')) } });
