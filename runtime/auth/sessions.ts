@@ -24,7 +24,8 @@ export type AmrMethod =
   | 'passkey'
   | 'oauth'
   | 'oauth_provider/authorization_code';
-export type RevokeReason = 'logout' | 'password' | 'admin' | 'reuse';
+/** Why sessions end; `code_replay`: the OAuth authorization code that opened it was presented again. */
+export type RevokeReason = 'logout' | 'password' | 'admin' | 'reuse' | 'code_replay';
 export type LogoutScope = 'global' | 'local' | 'others';
 
 export interface SessionRow {

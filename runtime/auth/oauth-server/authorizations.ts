@@ -7,7 +7,8 @@ import type { AuthorizeRequest } from './authorize-request.js';
 /**
  * Authorization requests of the code flow and the consents users gave, in
  * auth.oauth_authorizations and auth.oauth_consents. A code exists only as its hash:
- * it is handed to the browser once, and the token request that presents it deletes the row.
+ * it is handed to the browser once, and the token request that presents it records the
+ * session it opened on the row, so the code is spent and a replay of it is recognised.
  */
 
 /** GoTrue's OAUTH_SERVER_AUTHORIZATION_TTL: the user has this long to consent and the client to exchange the code. */
@@ -29,6 +30,8 @@ export interface AuthorizationRow {
   readonly nonce: string | null;
   readonly status: AuthorizationStatus;
   readonly expires_at: Date;
+  /** The session the code's exchange opened; set, the code is spent. */
+  readonly session_id: string | null;
 }
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -60,9 +63,11 @@ export async function insertAuthorization(db: Queryable, clientId: string, reque
   return rows[0]!;
 }
 
-/** The request, locked for the rest of the transaction so two answers to it are serialised. */
+/** The request, locked for the rest of the transaction so two answers to it are serialised; one whose code was exchanged is gone. */
 export async function lockAuthorization(db: Queryable, authorizationId: string): Promise<AuthorizationRow | null> {
-  const { rows } = await db.query<AuthorizationRow>('SELECT * FROM auth.oauth_authorizations WHERE authorization_id = $1 FOR UPDATE', [authorizationId]);
+  const { rows } = await db.query<AuthorizationRow>('SELECT * FROM auth.oauth_authorizations WHERE authorization_id = $1 AND session_id IS NULL FOR UPDATE', [
+    authorizationId,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -85,7 +90,7 @@ export async function approveAuthorization(db: Queryable, id: string, now: Date)
   return code;
 }
 
-/** The approved request a code belongs to, locked: the exchange deletes it, so a code works once. */
+/** The approved request a code belongs to, spent or not, locked: of two exchanges of one code the second sees the first's session. */
 export async function lockApprovedByCode(db: Queryable, code: string): Promise<AuthorizationRow | null> {
   const { rows } = await db.query<AuthorizationRow>(
     `SELECT * FROM auth.oauth_authorizations WHERE authorization_code_hash = $1 AND status = 'approved' FOR UPDATE`,
@@ -94,8 +99,9 @@ export async function lockApprovedByCode(db: Queryable, code: string): Promise<A
   return rows[0] ?? null;
 }
 
-export async function deleteAuthorization(db: Queryable, id: string): Promise<void> {
-  await db.query('DELETE FROM auth.oauth_authorizations WHERE id = $1', [id]);
+/** Spends the code: it works once, and the session it opened is what a replay revokes. */
+export async function spendAuthorization(db: Queryable, id: string, sessionId: string): Promise<void> {
+  await db.query('UPDATE auth.oauth_authorizations SET session_id = $2 WHERE id = $1', [id, sessionId]);
 }
 
 export interface ConsentRow {

@@ -6,7 +6,6 @@ import { AuthError, authErrors, OAuthProtocolError } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
 import {
   approveAuthorization,
-  deleteAuthorization,
   findActiveConsent,
   insertAuthorization,
   listGrants,
@@ -15,6 +14,7 @@ import {
   markAuthorization,
   revokeConsent,
   setAuthorizationUser,
+  spendAuthorization,
   upsertConsent,
   type AuthorizationRow,
 } from '../oauth-server/authorizations.js';
@@ -28,7 +28,7 @@ import { verifierMatches } from '../pkce.js';
 import { allowedRedirect } from '../redirects.js';
 import { checkPresentApiKey, clientIp, requireUser } from '../request-auth.js';
 import { sessionJson } from '../session-response.js';
-import { openSession, refreshSession, revokeOAuthClientSessions } from '../sessions.js';
+import { openSession, refreshSession, revokeOAuthClientSessions, revokeSessions } from '../sessions.js';
 import { findUserById, isBanned, isUuid } from '../users.js';
 import { refreshFailure } from './token.js';
 
@@ -197,9 +197,13 @@ async function authorizationCodeGrant(req: Request, deps: AuthDeps, client: OAut
   if (code === '') throw new OAuthProtocolError('invalid_request', 'code is required for authorization_code grant');
   const now = deps.now();
   const ip = clientIp(req);
-  const issued = await inTransaction(deps.ctx.adminPool, async (db) => {
+  const outcome = await inTransaction(deps.ctx.adminPool, async (db) => {
     const authorization = await lockApprovedByCode(db, code);
     if (authorization === null) throw new OAuthProtocolError('invalid_grant', 'Invalid authorization code');
+    if (authorization.session_id !== null) {
+      await revokeReplayed(db, authorization, authorization.session_id, ip, now);
+      return { kind: 'replayed' as const };
+    }
     if (authorization.expires_at.getTime() < now.getTime()) throw new OAuthProtocolError('invalid_grant', 'Authorization code has expired');
     if (authorization.client_id !== client.id) throw new OAuthProtocolError('invalid_grant', 'Authorization code was not issued for this client');
     const resource = text(body, 'resource');
@@ -227,14 +231,33 @@ async function authorizationCodeGrant(req: Request, deps: AuthDeps, client: OAut
       payload: { provider_type: 'oauth_provider_authorization_code', client_id: client.id, session_id: opened.session.id },
       at: now,
     });
-    // Single use: the code's row goes with the exchange.
-    await deleteAuthorization(db, authorization.id);
-    return { user, authorization, ...opened };
+    await spendAuthorization(db, authorization.id, opened.session.id);
+    return { kind: 'issued' as const, user, authorization, ...opened };
   });
+  // Committed, so the revocation stands, and then refused as any unknown code (GoTrue deletes a spent code).
+  if (outcome.kind === 'replayed') throw new OAuthProtocolError('invalid_grant', 'Invalid authorization code');
+  const issued = outcome;
   const tokens = tokenResponse(await sessionJson(deps, issued.user, issued.session, issued.refreshToken));
   if (!wantsIdToken(issued.authorization.scope)) return tokens;
   const claims = idTokenClaims({ issuer: issuerOf(deps), user: issued.user, clientId: client.id, scope: issued.authorization.scope, nonce: issued.authorization.nonce, now });
   return { ...tokens, id_token: signAccessToken(deps.ctx.keyring, claims) };
+}
+
+/**
+ * A spent code presented again: OAuth 2.1 §4.1.2 and RFC 6749 §10.5 have the server revoke
+ * the tokens already issued from it, as the code may have leaked. Its exchange opened one
+ * session; the access tokens and every refresh token of that session end with it.
+ */
+async function revokeReplayed(db: Queryable, authorization: AuthorizationRow, sessionId: string, ip: string | null, now: Date): Promise<void> {
+  const userId = authorization.user_id;
+  if (userId === null || (await revokeSessions(db, userId, 'local', sessionId, 'code_replay', now)) === 0) return;
+  await writeAudit(db, {
+    event: 'token_revoked',
+    userId,
+    ip,
+    payload: { action: 'authorization_code_replayed', client_id: authorization.client_id, session_id: sessionId },
+    at: now,
+  });
 }
 
 async function refreshTokenGrant(req: Request, deps: AuthDeps, client: OAuthClientRow, body: Record<string, unknown>): Promise<Record<string, unknown>> {

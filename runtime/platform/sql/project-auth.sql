@@ -266,7 +266,8 @@ CREATE TABLE IF NOT EXISTS auth.oauth_clients (
 );
 
 -- One /oauth/authorize request: pending until the user approves or denies it; approval sets
--- the code, which one token request exchanges (the row is deleted then) until expires_at.
+-- the code, which one token request exchanges until expires_at (the row stays, with the session
+-- the exchange opened, so a replay is known).
 CREATE TABLE IF NOT EXISTS auth.oauth_authorizations (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   authorization_id text NOT NULL UNIQUE,
@@ -283,7 +284,9 @@ CREATE TABLE IF NOT EXISTS auth.oauth_authorizations (
   authorization_code_hash text UNIQUE,
   created_at timestamptz NOT NULL DEFAULT now(),
   expires_at timestamptz NOT NULL,
-  approved_at timestamptz
+  approved_at timestamptz,
+  -- Set by the code's exchange: the row stays, so a replayed code revokes this session.
+  session_id uuid REFERENCES auth.sessions (id) ON DELETE CASCADE
 );
 CREATE INDEX IF NOT EXISTS oauth_authorizations_expires_at_idx ON auth.oauth_authorizations (expires_at);
 

@@ -101,6 +101,23 @@ function memoryStorage(): { getItem(key: string): string | null; setItem(key: st
   return { getItem: (key) => items.get(key) ?? null, setItem: (key, value) => void items.set(key, value), removeItem: (key) => void items.delete(key) };
 }
 
+/** A code the user approved at the consent API, for a request with this PKCE challenge. */
+async function approvedCode(user: { client: SupabaseClient }, challenge: string): Promise<string> {
+  const authorizationId = await authorizationIdOf({ scope: 'email', code_challenge: challenge, code_challenge_method: 'S256' });
+  const details = await user.client.auth.oauth.getAuthorizationDetails(authorizationId);
+  if (details.data !== null && 'redirect_url' in details.data) return new URL(details.data.redirect_url).searchParams.get('code')!;
+  const approved = await user.client.auth.oauth.approveAuthorization(authorizationId, { skipBrowserRedirect: true });
+  expect(approved.error).toBeNull();
+  return new URL(approved.data!.redirect_url).searchParams.get('code')!;
+}
+
+/** What GET /user answers for an access token: its status and the user's id or the error code. */
+async function userWith(accessToken: string): Promise<[number, unknown]> {
+  const res = await fetch(`${project.url}/auth/v1/user`, { headers: { apikey: project.keys.anon_key, authorization: `Bearer ${accessToken}` } });
+  const body = (await res.json()) as Record<string, unknown>;
+  return [res.status, body.id ?? body.error_code];
+}
+
 async function storedCodeHash(authorizationId: string): Promise<unknown> {
   const db = new pg.Client(host.platform.cluster.urlFor(project.record.databaseName));
   await db.connect();
@@ -196,9 +213,6 @@ describe('the OAuth 2.1 authorization code flow with PKCE', () => {
       scope: 'openid email',
       amr: [{ method: 'oauth_provider/authorization_code', timestamp: expect.any(Number) }],
     });
-    const again = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier });
-    expect(again).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'Invalid authorization code' } });
-
     // The RLS policy tells the client's token from the user's own session by the client_id claim.
     expect(await notesWith(accessToken)).toEqual([{ id: 1, body: 'for the partner app' }]);
     expect(await notesWith(user.accessToken)).toEqual([{ id: 2, body: 'for our own app' }]);
@@ -234,6 +248,47 @@ describe('the OAuth 2.1 authorization code flow with PKCE', () => {
     expect(denied.data).toEqual({ redirect_url: `${CALLBACK}?error=access_denied&error_description=User+denied+the+request&state=st-43` });
     const deniedAgain = await user.client.auth.oauth.denyAuthorization(thirdId, { skipBrowserRedirect: true });
     expect(deniedAgain.error).toMatchObject({ status: 400, code: 'validation_failed', message: 'authorization request is no longer pending' });
+  });
+
+  it('a code presented again is refused and revokes every token its first exchange issued (OAuth 2.1 §4.1.2, RFC 6749 §10.5)', async () => {
+    const user = await signedInUser();
+    const { verifier, challenge } = pkcePair();
+    const code = await approvedCode(user, challenge);
+    const exchange = { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier };
+    const first = await tokenRequest(exchange);
+    expect(first.status).toBe(200);
+    const refreshed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string });
+    expect(refreshed.status).toBe(200);
+    expect(await userWith(first.body.access_token as string)).toEqual([200, user.id]);
+
+    const replayed = await tokenRequest(exchange);
+    expect(replayed).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'Invalid authorization code' } });
+    const gone = { status: 400, body: { code: 400, error_code: 'session_not_found', msg: 'Invalid Refresh Token: No Valid Session Found' } };
+    for (const accessToken of [first.body.access_token, refreshed.body.access_token] as string[]) expect(await userWith(accessToken)).toEqual([403, 'session_not_found']);
+    expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token as string })).toEqual(gone);
+    expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string })).toEqual(gone);
+    // Still refused when presented a third time; the user's own session is not the code's and stays.
+    expect(await tokenRequest(exchange)).toEqual(replayed);
+    expect(await userWith(user.accessToken)).toEqual([200, user.id]);
+    // A fresh code of the same user and client is not touched by the replay of another.
+    const next = pkcePair();
+    const other = await tokenRequest({ grant_type: 'authorization_code', code: await approvedCode(user, next.challenge), code_verifier: next.verifier });
+    expect(other.status).toBe(200);
+    expect(await tokenRequest(exchange)).toEqual(replayed);
+    expect(await userWith(other.body.access_token as string)).toEqual([200, user.id]);
+  });
+
+  it('a wrong code_verifier leaves the code unspent, so the right one still exchanges it, as GoTrue', async () => {
+    const user = await signedInUser();
+    const { verifier, challenge } = pkcePair();
+    const code = await approvedCode(user, challenge);
+    const wrong = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: pkcePair().verifier });
+    expect(wrong).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'PKCE verification failed: code challenge does not match previously saved code verifier' } });
+    const missing = await tokenRequest({ grant_type: 'authorization_code', code });
+    expect(missing.body).toEqual({ error: 'invalid_grant', error_description: 'PKCE verification failed: code_verifier is required when PKCE challenge is present' });
+    const right = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier });
+    expect(right.status).toBe(200);
+    expect(await userWith(right.body.access_token as string)).toEqual([200, user.id]);
   });
 
   it("refuses what GoTrue refuses at /oauth/authorize: an unregistered redirect URI in JSON, the rest on the client's redirect URI", async () => {

@@ -113,6 +113,22 @@ describe('project database migrations', () => {
     });
   });
 
+  it('a database made before authorization codes kept their session gets the column when a host loads it', async () => {
+    const { record } = await createTestProject(host.platform, { host: host.host });
+    await withDatabase(record.databaseName, async (client) => {
+      await client.query(`ALTER TABLE auth.oauth_authorizations DROP COLUMN session_id;
+        DELETE FROM auth.schema_migrations WHERE version = '012_oauth_code_session'`);
+    });
+    await host.host.directory.reload(record.ref);
+    await withDatabase(record.databaseName, async (client) => {
+      const { rows } = await client.query(`
+        SELECT (SELECT data_type FROM information_schema.columns
+                 WHERE table_schema = 'auth' AND table_name = 'oauth_authorizations' AND column_name = 'session_id') AS session_id,
+               (SELECT array_agg(version ORDER BY version) FROM auth.schema_migrations) AS recorded`);
+      expect(rows[0]).toEqual({ session_id: 'uuid', recorded: versions });
+    });
+  });
+
   it('loading a current database runs no DDL, so the schema watcher is not woken (no reload loop)', async () => {
     const { record } = await createTestProject(host.platform, { host: host.host });
     await withDatabase(record.databaseName, async (client) => {
