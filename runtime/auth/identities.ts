@@ -67,6 +67,11 @@ export async function deleteIdentity(db: Queryable, id: string): Promise<void> {
   await db.query('DELETE FROM auth.identities WHERE id = $1', [id]);
 }
 
+/** Every identity of the user but the one of `provider` with `providerId`. */
+export async function deleteOtherIdentities(db: Queryable, userId: string, provider: string, providerId: string): Promise<void> {
+  await db.query('DELETE FROM auth.identities WHERE user_id = $1 AND NOT (provider = $2 AND provider_id = $3)', [userId, provider, providerId]);
+}
+
 /**
  * GoTrue's UpdateAppMetaDataProviders: app_metadata.providers from the user's identities (the
  * implied e-mail one first when the account has it), `provider` kept as the first sign-up's.

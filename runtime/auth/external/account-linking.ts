@@ -4,7 +4,8 @@ import type { AuthDeps } from '../auth-deps.js';
 import type { Queryable } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../errors.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
-import { findIdentity, insertIdentity, syncProviders, touchIdentity } from './../identities.js';
+import { deleteOtherIdentities, findIdentity, insertIdentity, syncProviders, touchIdentity } from './../identities.js';
+import { consumeUserTokens } from '../one-time-tokens.js';
 import { hasEmailIdentity, userJson, type UserRow } from '../user-json.js';
 import { DuplicateEmailError, findUserByEmail, findUserById, insertUser, isBanned, updateUser } from '../users.js';
 import type { Claims } from './presets.js';
@@ -51,10 +52,41 @@ export async function askBeforeExternalSignUp(deps: AuthDeps, external: External
 }
 
 /**
+ * GoTrue's RemoveUnconfirmedIdentities and Confirm, for an account whose address was never
+ * confirmed and that a provider now vouches for: whoever registered the address (with a
+ * password, a phone, another provider) never proved it, so what they set up goes — the
+ * password, the other identities (the implied e-mail and phone ones with them), their
+ * user_metadata, the account's pending mail links — and the address is confirmed through the
+ * provider. This is what stops a sign-up with someone else's address from taking over or
+ * locking out its owner.
+ */
+async function confirmThroughProvider(db: Queryable, user: UserRow, external: ExternalUser, ip: string | null, now: Date): Promise<UserRow> {
+  const { provider, claims } = external;
+  await deleteOtherIdentities(db, user.id, provider, String(claims.sub));
+  await consumeUserTokens(db, user.id, now);
+  await writeAudit(db, { event: 'user_signedup', userId: user.id, ip, payload: { provider }, at: now });
+  return (
+    (await updateUser(
+      db,
+      user.id,
+      {
+        encrypted_password: null,
+        raw_user_meta_data: { ...claims, email_verified: true },
+        raw_app_meta_data: { ...user.raw_app_meta_data, provider, providers: [provider] },
+        email_confirmed_at: now,
+      },
+      now,
+    )) ?? user
+  );
+}
+
+/**
  * GoTrue's createAccountFromExternalIdentity with its default linking: a known identity signs
  * its user in; else a verified address of an existing account links the identity to it; else
- * a new account is made (unless sign-ups are off). An unverified address signs in only with
- * autoconfirm on, as GoTrue answers provider_email_needs_verification otherwise.
+ * a new account is made (unless sign-ups are off). An account whose address is unconfirmed is
+ * confirmed through the provider when the provider verified the address (or autoconfirm is on),
+ * dropping what its registrant set up (confirmThroughProvider); otherwise GoTrue's
+ * provider_email_needs_verification.
  */
 export async function signInExternal(db: Queryable, deps: AuthDeps, external: ExternalUser, ip: string | null): Promise<UserRow> {
   const now = deps.now();
@@ -101,7 +133,10 @@ export async function signInExternal(db: Queryable, deps: AuthDeps, external: Ex
   user = await reload(db, user.id);
   if (isBanned(user, now)) throw authErrors.userBanned(403);
   if (email !== null && user.email_confirmed_at === null) {
-    throw new AuthError(422, 'provider_email_needs_verification', `Unverified email with ${provider}. Verify the email with ${provider} in order to sign in`);
+    if (!verified && !deps.ctx.settings['auth.autoconfirm']) {
+      throw new AuthError(422, 'provider_email_needs_verification', `Unverified email with ${provider}. Verify the email with ${provider} in order to sign in`);
+    }
+    user = await confirmThroughProvider(db, user, external, ip, now);
   }
   return (await updateUser(db, user.id, { last_sign_in_at: now }, now)) ?? user;
 }

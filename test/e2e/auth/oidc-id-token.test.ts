@@ -4,6 +4,7 @@ import { resolveExternalProviders } from '../../../runtime/auth/external/provide
 import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
 import { BEFORE_USER_CREATED_SQL, hookCallsFor, pgFunctionHook } from '../../helpers/pg-hook-functions.js';
 import { browse, OidcServer, type OidcAccount } from '../../helpers/oidc-server.js';
+import { codeFrom } from '../../integration/auth/smtp-capture.js';
 import { authClient } from './client.js';
 
 /** signInWithIdToken, linkIdentity, getUserIdentities and unlinkIdentity against a real OIDC provider on loopback. */
@@ -199,6 +200,56 @@ describe('linking and unlinking identities', () => {
     const session = await off.call('POST', '/token?grant_type=password', { body: { email, password: 'secret1' } });
     const res = await off.call('DELETE', `/user/identities/${session.body.user.id}`, { bearer: session.body.access_token });
     expect([res.status, res.body.error_code]).toEqual([404, 'manual_linking_disabled']);
+  });
+});
+
+describe('an address someone else signed up with and never confirmed', () => {
+  it("lets its owner in through a provider that verified it, as GoTrue: the account is confirmed, the registrant's password, data and mail links are void", async () => {
+    const victim = account('owner');
+    const attacker = authClient(project);
+    const signedUp = await attacker.auth.signUp({ email: victim.email, password: 'attacker-pw-1', options: { data: { name: 'Attacker', plan: 'evil' } } });
+    expect([signedUp.error, signedUp.data.session, signedUp.data.user?.email_confirmed_at]).toEqual([null, null, undefined]);
+    const accountId = signedUp.data.user?.id;
+    const confirmation = codeFrom(await suite.smtp.waitFor(victim.email, 'Confirm your e-mail address'));
+    const early = await attacker.auth.signInWithPassword({ email: victim.email, password: 'attacker-pw-1' });
+    expect(early.error).toMatchObject({ status: 400, code: 'email_not_confirmed' });
+
+    const owner = await authClient(project).auth.signInWithIdToken({ provider: 'custom:corp', token: await idTokenOf(victim) });
+    expect(owner.error).toBeNull();
+    expect(owner.data.user).toMatchObject({
+      id: accountId,
+      email: victim.email,
+      email_confirmed_at: expect.any(String),
+      app_metadata: { provider: 'custom:corp', providers: ['custom:corp'] },
+    });
+    // GoTrue overwrites what the registrant put in user_metadata with the identity's data.
+    expect(owner.data.user?.user_metadata).toEqual({
+      sub: victim.sub, email: victim.email, email_verified: true, phone_verified: false, name: victim.name, full_name: victim.name, iss: oidc.issuer, provider_id: victim.sub,
+    });
+    expect(owner.data.user?.identities?.map((identity) => identity.provider)).toEqual(['custom:corp']);
+    const me = await project.call('GET', '/user', { bearer: owner.data.session?.access_token as string });
+    expect([me.status, me.body.id]).toEqual([200, accountId]);
+
+    const late = await authClient(project).auth.signInWithPassword({ email: victim.email, password: 'attacker-pw-1' });
+    expect(late.error).toMatchObject({ status: 400, code: 'invalid_credentials', message: 'Invalid login credentials' });
+    const link = await authClient(project).auth.verifyOtp({ email: victim.email, token: confirmation, type: 'signup' });
+    expect(link.error).toMatchObject({ status: 403, code: 'otp_expired' });
+    // The registrant never had a session (an unconfirmed address signs in to nothing); the owner's is the only one.
+    const { rows } = await project.db.query('SELECT id FROM auth.sessions WHERE user_id = $1', [accountId]);
+    expect(rows.map((row: { id: string }) => row.id)).toEqual([decodeJwt(owner.data.session?.access_token as string).session_id]);
+    // And the owner signs in the same way again.
+    const again = await authClient(project).auth.signInWithIdToken({ provider: 'custom:corp', token: await idTokenOf(victim) });
+    expect([again.error, again.data.user?.id]).toEqual([null, accountId]);
+  });
+
+  it('is not claimed through a provider that did not verify the address: the registration stays as it was', async () => {
+    const claimant = { ...account('unverified'), email_verified: false };
+    const signedUp = await authClient(project).auth.signUp({ email: claimant.email, password: 'first-pw-1' });
+    expect(signedUp.error).toBeNull();
+    const refused = await authClient(project).auth.signInWithIdToken({ provider: 'custom:corp', token: await idTokenOf(claimant) });
+    expect(refused.error).toMatchObject({ status: 422, code: 'email_exists' });
+    const { rows } = await project.db.query('SELECT encrypted_password IS NOT NULL AS password, email_confirmed_at FROM auth.users WHERE id = $1', [signedUp.data.user?.id]);
+    expect(rows).toEqual([{ password: true, email_confirmed_at: null }]);
   });
 });
 

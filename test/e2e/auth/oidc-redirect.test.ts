@@ -117,6 +117,19 @@ describe('signInWithOAuth through the provider', () => {
     expect(new URLSearchParams(outside.url.hash.slice(1)).get('access_token')).toEqual(expect.any(String));
   });
 
+  it("signs the owner of an address someone else registered and never confirmed into that account, and voids the registrant's password", async () => {
+    const owner = account('preregistered');
+    const registrant = await authClient(project).auth.signUp({ email: owner.email, password: 'attacker-pw-1' });
+    expect([registrant.error, registrant.data.session]).toEqual([null, null]);
+    oidc.signInAs(owner);
+    const { data } = await authClient(project).auth.signInWithOAuth({ provider: 'custom:corp', options: { redirectTo: APP, skipBrowserRedirect: true } });
+    const fragment = new URLSearchParams((await toApp(data.url as string)).hash.slice(1));
+    expect(fragment.get('error')).toBeNull();
+    expect(decodeJwt(fragment.get('access_token') as string)).toMatchObject({ sub: registrant.data.user?.id, email: owner.email, app_metadata: { providers: ['custom:corp'] } });
+    const late = await authClient(project).auth.signInWithPassword({ email: owner.email, password: 'attacker-pw-1' });
+    expect(late.error).toMatchObject({ status: 400, code: 'invalid_credentials' });
+  });
+
   it('answers a provider that is not enabled as before', async () => {
     const res = await project.call('GET', '/authorize?provider=github');
     expect([res.status, res.body.msg]).toEqual([400, 'Unsupported provider: provider is not enabled']);
