@@ -43,6 +43,145 @@ describe('function arguments', () => {
   });
 });
 
+const notFound = (message: string, details: string, hint: string | null) => ({ code: 'PGRST202', message, details, hint });
+const ambiguous = (message: string) => ({
+  code: 'PGRST203', message, details: null,
+  hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
+});
+
+describe("PostgREST's RpcSpec: which function a call names", () => {
+  it('answers 404 for an unknown function, hinting the closest name', async () => {
+    expect((await call('/rpc/fakefunc', { method: 'POST', body: {} })).status).toBe(404);
+    expect((await call('/rpc/fake')).status).toBe(404);
+    const res = await call('/rpc/sayhell');
+    expect([res.status, res.json]).toEqual([404, notFound('Could not find the function public.sayhell without parameters in the schema cache',
+      'Searched for the function public.sayhell without parameters, but no matches were found in the schema cache.',
+      'Perhaps you meant to call the function public.sayhello')]);
+  });
+
+  it('answers 404 for missing or unknown arguments instead of ignoring them, hinting the closest parameters', async () => {
+    expect((await call('/rpc/sayhello')).status).toBe(404);
+    expect((await call('/rpc/sayhello?any_arg=value')).status).toBe(404);
+    const nam = await call('/rpc/sayhello?nam=Peter');
+    expect([nam.status, nam.json]).toEqual([404, notFound('Could not find the function public.sayhello(nam) in the schema cache',
+      'Searched for the function public.sayhello with parameter nam, but no matches were found in the schema cache.',
+      'Perhaps you meant to call the function public.sayhello(name)')]);
+    const extra = await call('/rpc/add_them?a=1&b=2&smthelse=blabla');
+    expect([extra.status, extra.json]).toEqual([404, notFound('Could not find the function public.add_them(a, b, smthelse) in the schema cache',
+      'Searched for the function public.add_them with parameters a, b, smthelse, but no matches were found in the schema cache.',
+      'Perhaps you meant to call the function public.add_them(a, b)')]);
+  });
+
+  it('answers 404 for unknown arguments of an overloaded function', async () => {
+    const wrong = await call('/rpc/overloaded?wrong_arg=value');
+    expect([wrong.status, wrong.json]).toEqual([404, notFound('Could not find the function public.overloaded(wrong_arg) in the schema cache',
+      'Searched for the function public.overloaded with parameter wrong_arg, but no matches were found in the schema cache.', null)]);
+    const more = await call('/rpc/overloaded?a=1&b=2&wrong_arg=value');
+    expect([more.status, more.json]).toEqual([404, notFound('Could not find the function public.overloaded(a, b, wrong_arg) in the schema cache',
+      'Searched for the function public.overloaded with parameters a, b, wrong_arg, but no matches were found in the schema cache.',
+      'Perhaps you meant to call the function public.overloaded(a, b, c)')]);
+  });
+
+  it('answers 300 for overloads the arguments cannot tell apart without casts', async () => {
+    const res = await call('/rpc/overloaded_same_args?arg=value');
+    expect([res.status, res.json]).toEqual([300, ambiguous('Could not choose the best candidate function between: '
+      + 'public.overloaded_same_args(arg => integer), public.overloaded_same_args(arg => xml), public.overloaded_same_args(arg => text, num => integer)')]);
+  });
+
+  it('calls the overload the arguments name, by query string and by form', async () => {
+    expect((await call('/rpc/overloaded')).json).toEqual([1, 2, 3]);
+    expect((await call('/rpc/overloaded?a=1&b=2')).text).toBe('3');
+    expect((await call('/rpc/overloaded?a=1&b=2&c=3')).json).toBe('123');
+    expect((await form('overloaded_html_form', '')).json).toEqual([1, 2, 3]);
+    expect((await form('overloaded_html_form', 'a=1&b=2')).text).toBe('3');
+    expect((await form('overloaded_html_form', 'a=1&b=2&c=3')).json).toBe('123');
+    expect((await call('/rpc/overloaded_default', { method: 'POST', body: { must_param: 1 } })).json).toEqual({ val: 1 });
+    expect((await call('/rpc/overloaded_default', { method: 'POST', body: { a: 2, must_param: 4 } })).json).toEqual({ a: 2, val: 4 });
+  });
+});
+
+describe("PostgREST's RpcSpec: a single unnamed parameter", () => {
+  const post = (fn: string, body: string | Uint8Array, type: string, accept?: string) =>
+    call(`/rpc/${fn}`, { method: 'POST', body, headers: { 'Content-Type': type, ...(accept ? { Accept: accept } : {}) } });
+  const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+
+  it('takes the whole body of its type, and refuses a named json parameter', async () => {
+    expect((await post('unnamed_json_param', '{"A": 1, "B": 2, "C": 3}', 'application/json')).json).toEqual({ A: 1, B: 2, C: 3 });
+    expect((await post('unnamed_text_param', 'unnamed text arg', 'text/plain', 'text/plain')).text).toBe('unnamed text arg');
+    const xml = '<note><from>John</from><to>Jane</to><message>Remember me</message></note>';
+    expect((await post('unnamed_xml_param', xml, 'text/xml', 'text/xml')).text).toBe(xml);
+    const bytes = await fetch(`${project.url}/rest/v1/rpc/unnamed_bytea_param`, {
+      method: 'POST', body: PNG, headers: { apikey: project.keys.anon_key, 'Content-Type': 'application/octet-stream', Accept: 'application/octet-stream' },
+    });
+    expect(Buffer.from(await bytes.arrayBuffer()).equals(PNG)).toBe(true);
+    const named = await post('named_json_param', '{"A": 1, "B": 2, "C": 3}', 'application/json');
+    expect([named.status, named.json]).toEqual([404, notFound('Could not find the function public.named_json_param(A, B, C) in the schema cache',
+      'Searched for the function public.named_json_param with parameters A, B, C or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.', null)]);
+  });
+
+  it('answers 404 naming the unnamed type no overload takes', async () => {
+    const json = await post('unnamed_int_param', '{"x": 1, "y": 2}', 'application/json');
+    expect([json.status, json.json]).toEqual([404, notFound('Could not find the function public.unnamed_int_param(x, y) in the schema cache',
+      'Searched for the function public.unnamed_int_param with parameters x, y or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+      'Perhaps you meant to call the function public.unnamed_text_param')]);
+    for (const [type, name, body] of [['text/plain', 'text', 'a simple text'], ['text/xml', 'xml', 'a simple text'], ['application/octet-stream', 'bytea', PNG]] as const) {
+      const res = await post('unnamed_int_param', body, type);
+      expect([res.status, res.json]).toEqual([404, notFound('Could not find the function public.unnamed_int_param in the schema cache',
+        `Searched for the function public.unnamed_int_param with a single unnamed ${name} parameter, but no matches were found in the schema cache.`, null)]);
+    }
+  });
+
+  it('prefers the overload named by the keys and falls back to the unnamed one by Content-Type', async () => {
+    expect((await post('overloaded_unnamed_param', '{}', 'application/json')).json).toBe(1);
+    expect((await post('overloaded_unnamed_param', '{"x": 1, "y": 2}', 'application/json')).json).toBe(3);
+    expect((await post('overloaded_unnamed_param', '{"A": 1, "B": 2, "C": 3}', 'application/json')).json).toEqual({ A: 1, B: 2, C: 3 });
+    expect((await post('overloaded_unnamed_param', 'unnamed text arg', 'text/plain', 'text/plain')).text).toBe('unnamed text arg');
+    const bytes = await fetch(`${project.url}/rest/v1/rpc/overloaded_unnamed_param`, {
+      method: 'POST', body: PNG, headers: { apikey: project.keys.anon_key, 'Content-Type': 'application/octet-stream', Accept: 'application/octet-stream' },
+    });
+    expect(Buffer.from(await bytes.arrayBuffer()).equals(PNG)).toBe(true);
+  });
+
+  it('calls the function without parameters on GET whatever the Content-Type', async () => {
+    for (const type of ['text/plain', 'application/octet-stream']) {
+      const res = await call('/rpc/overloaded_unnamed_param', { headers: { 'Content-Type': type } });
+      expect([res.status, res.json]).toEqual([200, 1]);
+    }
+  });
+
+  it('does not pass a Content-Type PostgREST does not pass to the unnamed parameter', async () => {
+    const res = await post('overloaded_unnamed_param', 'a,b\n1,2\n4,6\n100,200', 'text/csv');
+    expect([res.status, res.json]).toEqual([404, notFound('Could not find the function public.overloaded_unnamed_param(a, b) in the schema cache',
+      'Searched for the function public.overloaded_unnamed_param with parameters a, b, but no matches were found in the schema cache.',
+      'Perhaps you meant to call the function public.overloaded_unnamed_param(x, y)')]);
+  });
+
+  it('answers 300 for unnamed json and jsonb overloads, and 400 2200N for invalid XML', async () => {
+    const both = await post('overloaded_unnamed_json_jsonb_param', '{"A": 1, "B": 2, "C": 3}', 'application/json');
+    expect([both.status, both.json]).toEqual([300, ambiguous('Could not choose the best candidate function between: '
+      + 'public.overloaded_unnamed_json_jsonb_param( => json), public.overloaded_unnamed_json_jsonb_param( => jsonb)')]);
+    const xml = await post('unnamed_xml_param', '<', 'text/xml', 'text/xml');
+    expect([xml.status, xml.json]).toEqual([400,
+      { code: '2200N', message: 'invalid XML content', details: 'line 1: StartTag: invalid element name\n<\n ^', hint: null }]);
+  });
+});
+
+describe("PostgREST's RpcSpec: character and bit parameters", () => {
+  it('takes character parameters as character varying, so the length is checked where the value is stored', async () => {
+    const select = await call('/rpc/char_param_select?char_=abcdefg&char_arr={abc,abcdefg}');
+    expect([select.status, select.json]).toEqual([200, [{ char_: 'abcdefg', char_arr: ['abc', 'abcdefg'] }]]);
+    const insert = await call('/rpc/char_param_insert', { method: 'POST', body: { char_: 'abcdefg', char_arr: '{abc,abcdefg}' } });
+    expect([insert.status, insert.json]).toEqual([400, { code: '22001', details: null, hint: null, message: 'value too long for type character(5)' }]);
+  });
+
+  it('takes bit parameters as bit varying', async () => {
+    const select = await call('/rpc/bit_param_select?bit_=101010&bit_arr={101,101010}');
+    expect([select.status, select.json]).toEqual([200, [{ bit_: '101010', bit_arr: ['101', '101010'] }]]);
+    const insert = await call('/rpc/bit_param_insert', { method: 'POST', body: { bit_: '101010', bit_arr: '{101,101010}' } });
+    expect([insert.status, insert.json]).toEqual([400, { code: '22026', details: null, hint: null, message: 'bit string length 6 does not match type bit(5)' }]);
+  });
+});
+
 describe("PostgREST's RpcSpec and ErrorSpec: errors raised by functions", () => {
   it('maps RAISE SQLSTATE PTnnn to the status, and any other PT code to 500', async () => {
     const paid = await call('/rpc/raise_pt402');
