@@ -199,6 +199,17 @@ describe("PostgREST's CustomMediaSpec", () => {
     expect(answer(await get('/some_numbers?val=eq.4', 'unknown/unknown'))).toEqual([200, 'application/octet-stream', 'anything\n4']);
   });
 
+  it('answers JSON to browsers\' Accept headers (RawOutputTypesSpec), tables and functions alike', async () => {
+    const firefox = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const chrome = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3';
+    for (const accept of [firefox, chrome]) {
+      const table = await get('/items?id=eq.1', accept);
+      expect([table.status, table.headers.get('content-type'), table.json]).toEqual([200, 'application/json; charset=utf-8', [{ id: 1 }]]);
+      const rows = await get('/rpc/get_lines', accept);
+      expect([rows.status, rows.headers.get('content-type'), (rows.json as unknown[]).length]).toEqual([200, 'application/json; charset=utf-8', 2]);
+    }
+  });
+
   it('sends an unparsable media type as it is in the 406', async () => {
     const res = await get('/items', 'undefined');
     expect([res.status, res.json]).toEqual([406, { code: 'PGRST107', details: null, hint: null, message: 'None of these media types are available: undefined' }]);

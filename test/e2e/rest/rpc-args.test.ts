@@ -98,6 +98,13 @@ describe("PostgREST's RpcSpec: which function a call names", () => {
     expect((await call('/rpc/overloaded_default', { method: 'POST', body: { must_param: 1 } })).json).toEqual({ val: 1 });
     expect((await call('/rpc/overloaded_default', { method: 'POST', body: { a: 2, must_param: 4 } })).json).toEqual({ a: 2, val: 4 });
   });
+
+  it('reads a JSON Content-Type with a charset or unrecognised parameters leniently (CustomMediaSpec)', async () => {
+    for (const type of ['application/json; charset=utf-8', 'application/json; $$ unrecognized-chars=ignored $$']) {
+      const res = await call('/rpc/overloaded_default', { method: 'POST', body: '{"must_param":1}', headers: { 'Content-Type': type } });
+      expect([res.status, res.headers.get('content-type'), res.json]).toEqual([200, 'application/json; charset=utf-8', { val: 1 }]);
+    }
+  });
 });
 
 describe("PostgREST's RpcSpec: a single unnamed parameter", () => {
