@@ -198,6 +198,24 @@ describe("PostgREST's RpcSpec and ErrorSpec: errors raised by functions", () => 
     expect([bad.status, bad.headers.get('content-length'), bad.json]).toEqual([500, '61', { hint: null, details: null, code: 'PT40A', message: 'Wrong' }]);
   });
 
+  it('answers a plain RAISE with 400 P0001 and a failed ASSERT with 500 P0004', async () => {
+    const raised = await call('/rpc/problem', { method: 'POST', body: {} });
+    expect([raised.status, raised.json]).toEqual([400, { code: 'P0001', message: 'bad thing', details: null, hint: null }]);
+    const asserted = await call('/rpc/assert', { method: 'POST', body: {} });
+    expect([asserted.status, asserted.json]).toEqual([500, { code: 'P0004', message: 'bad thing', details: null, hint: null }]);
+  });
+
+  it('refuses an unknown Accept, malformed JSON and the methods a function does not take', async () => {
+    expect((await call('/rpc/sayhello', { method: 'POST', body: { name: 'world' }, headers: { Accept: 'audio/mpeg3' } })).status).toBe(406);
+    expect((await call('/rpc/sayhello?name=world', { headers: { Accept: 'audio/mpeg3' } })).status).toBe(406);
+    const malformed = await call('/rpc/sayhello', { method: 'POST', body: 'sdfsdf', headers: { 'Content-Type': 'application/json' } });
+    expect([malformed.status, (malformed.json as { code: string }).code]).toEqual([400, 'PGRST102']);
+    const deleted = await call('/rpc/sayhello', { method: 'DELETE' });
+    expect([deleted.status, deleted.headers.get('content-length'), deleted.json]).toEqual([405, '94',
+      { message: 'Cannot use the DELETE method on RPC', code: 'PGRST101', details: null, hint: null }]);
+    expect((await call('/rpc/sayhello', { method: 'PATCH' })).status).toBe(405);
+  });
+
   it('takes the status, status text, headers and body of RAISE SQLSTATE PGRST', async () => {
     const raw = await new Promise<{ status: number; statusText: string; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
       const url = new URL(`${project.url}/rest/v1/rpc/raise_sqlstate_test1`);
