@@ -171,6 +171,14 @@ describe("PostgREST's CustomMediaSpec", () => {
       .toEqual([200, 'text/tab-separated-values', 'id\tname\tclient_id\n1\tWindows 7\t1\n2\tWindows 10\t1\n', '47']);
   });
 
+  it('answers a custom text/csv with a byte order mark and the Content-Disposition its final function sets', async () => {
+    const res = await fetch(`${project.url}/rest/v1/lines`, { headers: { apikey: project.keys.anon_key, Accept: 'text/csv' } });
+    const body = Buffer.from(await res.arrayBuffer());
+    const expected = Buffer.concat([Buffer.from('efbbbf', 'hex'), Buffer.from('id,name,geom\n1,line-1,LINESTRING(1 1,5 5)\n2,line-2,LINESTRING(2 2,6 6)\n')]);
+    expect([res.status, res.headers.get('content-type'), res.headers.get('content-disposition'), res.headers.get('content-length'), body.equals(expected)])
+      .toEqual([200, 'text/csv; charset=utf-8', 'attachment; filename="lines.csv"', String(expected.length), true]);
+  });
+
   it('runs an anyelement aggregate over the selected columns, computed fields and embeds', async () => {
     const cases: [string, string][] = [
       ['/projects?id=in.(1,2)', '(1,"Windows 7",1)\n(2,"Windows 10",1)\n'],
