@@ -2,9 +2,12 @@ import type { MediaHandlerMeta } from '../../runtime/index.js';
 import { resolveDomain } from './project-meta.js';
 import type { FunctionModel, MediaAggregateModel, RelationModel, SchemaModel, TypeRef } from './types.js';
 
-/** A domain named like a media type (`"image/png"`, `"*\/*"`): PostgREST's media type handler types. */
+/**
+ * A domain named like a media type (`"image/png"`, `"*\/*"`): PostgREST's media type handler types. PostgREST's
+ * own `application/vnd.pgrst.*` types are never overridden, so a domain of that name handles nothing.
+ */
 export function isMediaTypeDomain(type: TypeRef): boolean {
-  return type.kind === 'domain' && /^[^/\s]+\/[^/\s]+$/.test(type.name);
+  return type.kind === 'domain' && /^[^/\s]+\/[^/\s]+$/.test(type.name) && !type.name.startsWith('application/vnd.pgrst.');
 }
 
 function isBinary(type: TypeRef): boolean {

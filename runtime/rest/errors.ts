@@ -23,6 +23,8 @@ export class ApiError extends Error {
   readonly hint: string | null;
   /** Extra response headers (e.g. from `RAISE SQLSTATE 'PGRST'`). */
   readonly headers: Readonly<Record<string, string>>;
+  /** The status line's reason phrase (`RAISE SQLSTATE 'PGRST'`'s `status_text`); null: the standard one. */
+  readonly statusText: string | null;
 
   constructor(
     status: number,
@@ -31,6 +33,7 @@ export class ApiError extends Error {
     details: ErrorDetails = null,
     hint: string | null = null,
     headers: Readonly<Record<string, string>> = {},
+    statusText: string | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -39,6 +42,7 @@ export class ApiError extends Error {
     this.details = details;
     this.hint = hint;
     this.headers = headers;
+    this.statusText = statusText;
   }
 
   toJSON(): ErrorBody {
@@ -125,24 +129,27 @@ export function toApiError(err: unknown): ApiError {
  * the function chooses body, status and headers (PostgREST's convention).
  */
 function raisedPgrstError(err: PgErrorLike): ApiError {
-  const bad = (what: string, text: string): ApiError =>
-    new ApiError(500, 'PGRST121', 'Could not parse JSON in the "RAISE SQLSTATE \'PGRST\'" error', `Invalid JSON value for ${what}: '${text}'`,
-      'MESSAGE must be a JSON object with obligatory keys: \'code\', \'message\' and optional keys: \'details\', \'hint\'.');
+  const unparsable = (details: string, hint: string): ApiError =>
+    new ApiError(500, 'PGRST121', 'Could not parse JSON in the "RAISE SQLSTATE \'PGRST\'" error', details, hint);
+  const badMessage = (): ApiError => unparsable(`Invalid JSON value for MESSAGE: '${err.message}'`,
+    'MESSAGE must be a JSON object with obligatory keys: \'code\', \'message\' and optional keys: \'details\', \'hint\'.');
+  const detailHint = 'DETAIL must be a JSON object with obligatory keys: \'status\', \'headers\' and optional key: \'status_text\'.';
   let body: unknown;
-  try { body = JSON.parse(err.message); } catch { return bad('MESSAGE', err.message); }
-  if (err.detail === undefined) {
-    return new ApiError(500, 'PGRST121', 'Could not parse JSON in the "RAISE SQLSTATE \'PGRST\'" error', 'DETAIL is missing in the RAISE statement',
-      'DETAIL must be a JSON object with obligatory keys: \'status\', \'headers\' and optional key: \'status_text\'.');
-  }
+  try { body = JSON.parse(err.message); } catch { return badMessage(); }
+  if (!isRecord(body) || typeof body.code !== 'string' || typeof body.message !== 'string') return badMessage();
+  if (err.detail === undefined) return unparsable('DETAIL is missing in the RAISE statement', detailHint);
+  const badDetail = unparsable(`Invalid JSON value for DETAIL: '${err.detail}'`, detailHint);
   let detail: unknown;
-  try { detail = JSON.parse(err.detail); } catch { return bad('DETAIL', err.detail); }
-  if (!isRecord(body) || typeof body.code !== 'string' || typeof body.message !== 'string') return bad('MESSAGE', err.message);
-  if (!isRecord(detail) || typeof detail.status !== 'number' || !isRecord(detail.headers)) return bad('DETAIL', err.detail);
+  try { detail = JSON.parse(err.detail); } catch { return badDetail; }
+  if (!isRecord(detail) || !Number.isInteger(detail.status) || !isRecord(detail.headers)) return badDetail;
+  const status = detail.status as number;
+  if (status < 100 || status > 999) return badDetail;
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(detail.headers)) if (typeof v === 'string') headers[k] = v;
   const details = typeof body.details === 'string' ? body.details : null;
   const hint = typeof body.hint === 'string' ? body.hint : null;
-  return new ApiError(detail.status, body.code, body.message, details, hint, headers);
+  const statusText = typeof detail.status_text === 'string' ? detail.status_text : null;
+  return new ApiError(status, body.code, body.message, details, hint, headers, statusText);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

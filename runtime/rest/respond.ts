@@ -242,6 +242,8 @@ export function writeResponse(res: ServerResponse, response: RestResponse, commo
 export function writeError(res: ServerResponse, error: ApiError, head: boolean, common: Readonly<Record<string, string>> = NO_HEADERS): void {
   const body = JSON.stringify(error.toJSON());
   res.statusCode = error.status;
+  // A reason phrase Node would refuse (a control character) leaves the standard one.
+  if (error.statusText !== null && /^[\t\x20-\x7e\x80-\xff]*$/.test(error.statusText)) res.statusMessage = error.statusText;
   for (const name in common) res.setHeader(name, common[name]!);
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -43,7 +43,7 @@ function resourceOf(path: string): { kind: 'table' | 'rpc'; name: string } {
   const segments = path.split('/').filter((s) => s !== '');
   if (segments.length === 1) return { kind: 'table', name: decodePathSegment(segments[0]!) };
   if (segments.length === 2 && segments[0] === 'rpc') return { kind: 'rpc', name: decodePathSegment(segments[1]!) };
-  throw pgrstError('PGRST125', `Invalid path specified in request URL: /rest/v1${path}`);
+  throw pgrstError('PGRST125', 'Invalid path specified in request URL');
 }
 
 /** The `Allow` header of the resource the path names (OPTIONS); unknown → 404 as any request. */
@@ -187,7 +187,9 @@ export function createRestHandler(
     } catch (error) {
       const apiError = toApiError(error);
       const allow = apiError.status === 405 ? allowOf(req, project, path) : null;
-      writeError(res, apiError, head, allow === null ? common : { ...common, Allow: allow });
+      // PostgREST 13 names the error's code in Proxy-Status (RFC 9209) on every error.
+      const proxyStatus = { ...common, 'Proxy-Status': `PostgREST; error=${apiError.code}` };
+      writeError(res, apiError, head, allow === null ? proxyStatus : { ...proxyStatus, Allow: allow });
     }
   };
 }

@@ -176,7 +176,11 @@ export function parseArgsPayload(body: RequestBody, format: BodyFormat, columns:
     const args = onlyColumns(argsObject(new URLSearchParams(textOf(body))), columns);
     return { kind: 'args', json: JSON.stringify(args), keys: Object.keys(args), fromBody: false, raw: null };
   }
-  if (format === 'csv') throw invalidBody('Content-Type not acceptable: text/csv');
+  if (format === 'csv') {
+    // As PostgREST: the first row names the arguments (strings, like a form's); never a raw body.
+    const args = onlyColumns(csvToRows(textOf(body))[0] ?? {}, columns);
+    return { kind: 'args', json: JSON.stringify(args), keys: Object.keys(args), fromBody: false, raw: null };
+  }
   const raw = RAW_FORMATS[format];
   if (raw) return { kind: 'args', json: raw.type === 'bytea' ? byteaHex(body) : textOf(body), keys: [], fromBody: true, raw: raw.type };
   const text = textOf(body);

@@ -34,10 +34,12 @@ const ROW = '_postgrest_t';
 
 /**
  * The body of a media type handler as text: a bytea domain's bytes in base64 (the HTTP layer decodes them, see
- * `BuiltStatement.base64Body`), anything else its text; no value (no row, a null) is an empty body.
+ * `BuiltStatement.base64Body`), anything else as its type's output function prints it (`concat`, not a cast to
+ * text: xml's output drops the newline after an omitted declaration, as PostgREST's answer does); no value (no
+ * row, a null) is an empty body.
  */
 export function handlerValueSql(handler: MediaHandlerMeta, value: string): string {
-  return `coalesce(${handler.binary ? `pg_catalog.encode(${value}, 'base64')` : `(${value})::text`}, '')`;
+  return handler.binary ? `coalesce(pg_catalog.encode(${value}, 'base64'), '')` : `pg_catalog.concat(${value})`;
 }
 
 /**

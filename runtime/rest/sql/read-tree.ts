@@ -58,7 +58,7 @@ export interface Level {
   readonly embeds: readonly EmbedShape[];
 }
 
-type ScopedRequest = Pick<ApiRequest, 'conditions' | 'orders' | 'embedRanges'>;
+type ScopedRequest = Pick<ApiRequest, 'conditions' | 'orders' | 'embedRanges' | 'media'>;
 
 /** State of one tree build: bind parameters, alias numbering and the scoped parameters by path. */
 export class TreeBuilder {
@@ -191,7 +191,7 @@ export class TreeBuilder {
       exists = `${lat} IS DISTINCT FROM NULL`;
       outputs = item.spread
         ? child.outputs.map((o) => ({ ...o, sql: `${lat}.${quoteIdent(o.key)}` }))
-        : keys.length === 0 ? [] : [{ key, sql: `row_to_json(${lat}.*)`, json: true }];
+        : keys.length === 0 ? [] : [{ key, sql: this.toOneSql(lat), json: true }];
     } else {
       const agg = quoteIdent(this.alias('a'));
       if (item.spread && keys.length > 0) {
@@ -208,6 +208,14 @@ export class TreeBuilder {
     const join = `${isInner ? 'INNER' : 'LEFT'} JOIN LATERAL (${body}) AS ${lat} ON ${on}`;
     const shape = { key, relation: `${target.schema}.${target.name}`, toOne, spread: item.spread, embeds: child.embeds };
     return { key, outputs, join, inner: isInner, scopeEmbed: { toOne, lateral, exists, keys }, shape };
+  }
+
+  /**
+   * A to-one embed's object. A media type handler sees it as PostgREST gives it, `jsonb` (an `anyelement`
+   * aggregate printing the row shows `{"id": 1}`); the JSON body keeps the cheaper `json`.
+   */
+  private toOneSql(lateral: string): string {
+    return this.request.media.kind === 'handler' ? `row_to_json(${lateral}.*)::jsonb` : `row_to_json(${lateral}.*)`;
   }
 
   /** The embed's FROM item and the conditions tying its rows to the parent row. */

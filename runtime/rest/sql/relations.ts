@@ -91,8 +91,11 @@ function distance(a: string, b: string): number {
   return prev[b.length] ?? 0;
 }
 
-/** The closest candidate when it is similar enough to be a plausible typo, else null. */
-export function closest(name: string, candidates: Iterable<string>): string | null {
+/**
+ * The closest candidate when it is similar enough to be a plausible typo (a score, 1 − distance ÷ length, of at
+ * least `minScore`), else null. PostgREST asks 0.75 of a function's name and 0.33 of a parameter list.
+ */
+export function closest(name: string, candidates: Iterable<string>, minScore = 0.6): string | null {
   let best: string | null = null;
   let bestScore = 0;
   for (const c of candidates) {
@@ -100,7 +103,7 @@ export function closest(name: string, candidates: Iterable<string>): string | nu
     const score = 1 - distance(name.toLowerCase(), c.toLowerCase()) / Math.max(name.length, c.length, 1);
     if (score > bestScore) { best = c; bestScore = score; }
   }
-  return bestScore >= 0.6 ? best : null;
+  return bestScore >= minScore ? best : null;
 }
 
 /**

@@ -64,11 +64,11 @@ function notFound(meta: ProjectMeta, schema: string, name: string, payload: Args
   let hint: string | null = null;
   if (overloads.length === 0) {
     const names = Object.values(meta.functions).flat().filter((f) => f.schema === schema).map((f) => f.name);
-    const suggestion = closest(name, names);
+    const suggestion = closest(name, names, 0.75);
     if (suggestion !== null) hint = `Perhaps you meant to call the function ${schema}.${suggestion}`;
   } else {
     const lists = overloads.map((f) => `(${f.args.map((a) => a.name).sort().join(', ')})`);
-    const suggestion = closest(`(${sorted.join(', ')})`, lists);
+    const suggestion = closest(`(${sorted.join(', ')})`, lists, 0.33);
     if (suggestion !== null) hint = `Perhaps you meant to call the function ${func}${suggestion}`;
   }
   return pgrstError('PGRST202', `Could not find the function ${func}${inMessage} in the schema cache`,
@@ -97,7 +97,10 @@ export function resolveFunction(req: ApiRequest, meta: ProjectMeta): ResolvedCal
     : payload.fromBody ? overloads.filter((fn) => takesWholeBody(fn, payload.raw)).map((fn) => ({ fn, wholeBody: true })) : [];
   if (candidates.length === 1) return candidates[0] as ResolvedCall;
   if (candidates.length === 0) throw notFound(meta, req.schema, req.target, payload, overloads);
-  throw pgrstError('PGRST203', `Could not choose the best candidate function between: ${candidates.map((c) => signature(c.fn)).join(', ')}`,
+  // PostgREST lists them in catalog (creation) order, which the generated metadata does not keep; fewer
+  // parameters first, then by their types, is that order for the usual case of overloads added one by one.
+  const listed = candidates.map((c) => c.fn).sort((a, b) => a.args.length - b.args.length).map(signature);
+  throw pgrstError('PGRST203', `Could not choose the best candidate function between: ${listed.join(', ')}`,
     null, 'Try renaming the parameters or the function itself in the database so function overloading can be resolved');
 }
 
@@ -106,8 +109,23 @@ function argsOf(req: ApiRequest): ArgsPayload {
   return req.payload;
 }
 
+/**
+ * PostgREST reads `character` and `bit` arguments as `character varying` and `bit varying`: a parameter's type
+ * has no length, so `character` would be `character(1)`; the function's own body (storing into a
+ * `character(5)` column) judges the length instead.
+ */
+const WIDENED: Readonly<Record<string, string>> = { bpchar: 'character varying', character: 'character varying', bit: 'bit varying' };
+
+function argType(arg: FunctionArgMeta): string {
+  const array = arg.pgType.endsWith('[]');
+  const widened = WIDENED[array ? arg.pgType.slice(0, -2) : arg.pgType];
+  if (widened === undefined) return arg.pgType;
+  return array ? `${widened}[]` : widened;
+}
+
 function arrayType(arg: FunctionArgMeta): string {
-  return arg.pgType.endsWith('[]') ? arg.pgType : `${arg.pgType}[]`;
+  const type = argType(arg);
+  return type.endsWith('[]') ? type : `${type}[]`;
 }
 
 /**
@@ -129,7 +147,7 @@ function callSql(params: Params, call: ResolvedCall, payload: ArgsPayload): { ex
   const keys = payload.keys ?? [];
   const sent = fn.args.filter((a) => keys.includes(a.name));
   if (sent.length === 0) return { expr: `${name}()`, from: null };
-  const columns = sent.map((a) => `${quoteIdent(a.name)} ${a.variadic ? 'json' : a.pgType}`).join(', ');
+  const columns = sent.map((a) => `${quoteIdent(a.name)} ${a.variadic ? 'json' : argType(a)}`).join(', ');
   const from = `json_to_record(${params.typed(lastOfRepeated(payload, sent), 'json')}) AS "pgrst_args"(${columns})`;
   const args = sent.map((a) => {
     const ref = `"pgrst_args".${quoteIdent(a.name)}`;

@@ -102,6 +102,128 @@ describe('an aggregate over a table\'s rows', () => {
   });
 });
 
+describe("PostgREST's CustomMediaSpec", () => {
+  const get = (path: string, accept: string) => call(path, { headers: { Accept: accept } });
+  const answer = (res: Awaited<ReturnType<typeof call>>) => [res.status, res.headers.get('content-type'), res.text];
+  const geo2 = '{"type": "FeatureCollection", "hello": "world"}';
+
+  it('answers a table\'s own bytea aggregate without a final function, whole and filtered', async () => {
+    const all = await get('/lines', 'application/vnd.twkb');
+    expect([...answer(all), all.headers.get('content-length')])
+      .toEqual([200, 'application/vnd.twkb', 'LINESTRING(1 1,5 5)LINESTRING(2 2,6 6)', '38']);
+    expect(answer(await get('/lines?id=eq.1', 'application/vnd.twkb'))).toEqual([200, 'application/vnd.twkb', 'LINESTRING(1 1,5 5)']);
+    expect(answer(await get('/rpc/get_lines', 'application/vnd.twkb')))
+      .toEqual([200, 'application/vnd.twkb', 'LINESTRING(1 1,5 5)LINESTRING(2 2,6 6)']);
+  });
+
+  it('answers raw XML through a table\'s text/xml aggregate', async () => {
+    const res = await get('/xmltest', 'text/xml');
+    expect([...answer(res), res.headers.get('content-length')])
+      .toEqual([200, 'text/xml; charset=utf-8', '<myxml>foo</myxml>bar<foobar><baz/></foobar>', '44']);
+  });
+
+  it('uses an aggregate over anyelement for any table and any function returning rows', async () => {
+    for (const path of ['/lines', '/rpc/get_lines', '/projects?id=eq.1']) {
+      const res = await get(path, 'application/vnd.geo2+json');
+      expect([...answer(res), res.headers.get('content-length')]).toEqual([200, 'application/vnd.geo2+json', geo2, '47']);
+    }
+  });
+
+  it('uses a table\'s own aggregate before the anyelement one, for the table and a function returning its rows', async () => {
+    for (const path of ['/shop_bles', '/rpc/get_shop_bles']) {
+      expect(answer(await get(path, 'application/vnd.geo2+json'))).toEqual([200, 'application/vnd.geo2+json', '"anyelement overridden"']);
+    }
+  });
+
+  it('overrides application/json and application/geo+json for one table, never the vendored vnd.pgrst.object', async () => {
+    const json = await get('/ov_json', 'application/json');
+    expect([...answer(json), json.headers.get('content-length')]).toEqual([200, 'application/json; charset=utf-8', '{"overridden": "true"}', '22']);
+    const geo = await get('/lines?id=eq.1', 'application/geo+json');
+    expect(answer(geo)).toEqual([200, 'application/geo+json; charset=utf-8',
+      '{"crs": {"type": "name", "properties": {"name": "EPSG:4326"}}, "type": "FeatureCollection", "features": [{"type": "Feature", "geometry": "LINESTRING(1 1,5 5)", "properties": {"id": 1, "name": "line-1"}}]}']);
+    const object = await get('/projects?id=eq.1', 'application/vnd.pgrst.object');
+    expect(answer(object)).toEqual([200, 'application/vnd.pgrst.object+json; charset=utf-8', '{"id":1,"name":"Windows 7","client_id":1}']);
+  });
+
+  it('answers raw HTML and XML from functions named with a dot', async () => {
+    const html = await get('/rpc/welcome.html', 'text/html');
+    expect([...answer(html), html.headers.get('content-length')]).toEqual([200, 'text/html',
+      '\n<html>\n  <head>\n    <title>PostgREST</title>\n  </head>\n  <body>\n    <h1>Welcome to PostgREST</h1>\n  </body>\n</html>\n', '117']);
+    expect(answer(await get('/rpc/welcome.xml', 'text/xml'))).toEqual([200, 'text/xml; charset=utf-8',
+      '<html>\n  <head>\n    <title>PostgREST</title>\n  </head>\n  <body>\n    <h1>Welcome to PostgREST</h1>\n  </body>\n</html>']);
+  });
+
+  it('answers an empty body when the handler function returns no row', async () => {
+    expect(answer(await get('/rpc/get_line?id=777', 'application/vnd.twkb'))).toEqual([200, 'application/vnd.twkb', '']);
+  });
+
+  it('refuses a function\'s rows in a type no aggregate gives', async () => {
+    const res = await get('/rpc/get_lines', 'application/octet-stream');
+    expect([res.status, res.json]).toEqual([406,
+      { code: 'PGRST107', details: null, hint: null, message: 'None of these media types are available: application/octet-stream' }]);
+  });
+
+  it('matches json in presence of text/plain, and a custom text/tab-separated-values', async () => {
+    const json = await get('/projects?id=eq.1', 'text/plain, application/json');
+    expect([json.status, json.headers.get('content-type')]).toEqual([200, 'application/json; charset=utf-8']);
+    const tsv = await get('/projects?id=in.(1,2)', 'text/tab-separated-values');
+    expect([...answer(tsv), tsv.headers.get('content-length')])
+      .toEqual([200, 'text/tab-separated-values', 'id\tname\tclient_id\n1\tWindows 7\t1\n2\tWindows 10\t1\n', '47']);
+  });
+
+  it('answers a custom text/csv with a byte order mark and the Content-Disposition its final function sets', async () => {
+    const res = await fetch(`${project.url}/rest/v1/lines`, { headers: { apikey: project.keys.anon_key, Accept: 'text/csv' } });
+    const body = Buffer.from(await res.arrayBuffer());
+    const expected = Buffer.concat([Buffer.from('efbbbf', 'hex'), Buffer.from('id,name,geom\n1,line-1,LINESTRING(1 1,5 5)\n2,line-2,LINESTRING(2 2,6 6)\n')]);
+    expect([res.status, res.headers.get('content-type'), res.headers.get('content-disposition'), res.headers.get('content-length'), body.equals(expected)])
+      .toEqual([200, 'text/csv; charset=utf-8', 'attachment; filename="lines.csv"', String(expected.length), true]);
+  });
+
+  it('runs an anyelement aggregate over the selected columns, computed fields and embeds', async () => {
+    const cases: [string, string][] = [
+      ['/projects?id=in.(1,2)', '(1,"Windows 7",1)\n(2,"Windows 10",1)\n'],
+      ['/projects?id=in.(1,2)&select=id,name', '(1,"Windows 7")\n(2,"Windows 10")\n'],
+      ['/projects?id=in.(1,2)&select=name,id,client_id', '("Windows 7",1,1)\n("Windows 10",2,1)\n'],
+      ['/items?id=in.(1,2)&select=id,always_true', '(1,t)\n(2,t)\n'],
+      ['/projects?id=in.(1,2)&select=*,clients(id)', '(1,"Windows 7",1,"{""id"": 1}")\n(2,"Windows 10",1,"{""id"": 1}")\n'],
+    ];
+    for (const [path, body] of cases) expect(answer(await get(path, 'pg/outfunc'))).toEqual([200, 'pg/outfunc', body]);
+  });
+
+  it('refuses a table\'s own aggregate with any select=, as PostgREST', async () => {
+    for (const select of ['id', 'id,name,geom,id', 'name,id,geom', 'id,name,geom']) {
+      expect((await get(`/lines?select=${select}`, 'application/vnd.twkb')).status).toBe(406);
+    }
+  });
+
+  it('lets a */* function and a */* aggregate set the Content-Type or refuse', async () => {
+    expect(answer(await get('/rpc/ret_some_mt', '*/*'))).toEqual([200, 'app/groucho', 'groucho']);
+    expect(answer(await get('/rpc/ret_some_mt', 'app/chico'))).toEqual([200, 'app/chico', 'chico']);
+    expect(answer(await get('/rpc/ret_some_mt', 'app/harpo'))).toEqual([200, 'app/harpo', 'harpo']);
+    expect((await get('/rpc/ret_some_mt', 'text/csv')).status).toBe(406);
+    expect(answer(await get('/some_numbers?val=eq.1', '*/*'))).toEqual([200, 'application/octet-stream', 'anything\n1']);
+    expect(answer(await get('/some_numbers?val=eq.2', 'magic/number'))).toEqual([200, 'magic/number', 'magic\n2']);
+    expect(answer(await get('/some_numbers?val=eq.3', 'crazy/bingo'))).toEqual([200, 'crazy/bingo', 'crazy\n3']);
+    expect(answer(await get('/some_numbers?val=eq.4', 'unknown/unknown'))).toEqual([200, 'application/octet-stream', 'anything\n4']);
+  });
+
+  it('answers JSON to browsers\' Accept headers (RawOutputTypesSpec), tables and functions alike', async () => {
+    const firefox = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const chrome = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3';
+    for (const accept of [firefox, chrome]) {
+      const table = await get('/items?id=eq.1', accept);
+      expect([table.status, table.headers.get('content-type'), table.json]).toEqual([200, 'application/json; charset=utf-8', [{ id: 1 }]]);
+      const rows = await get('/rpc/get_lines', accept);
+      expect([rows.status, rows.headers.get('content-type'), (rows.json as unknown[]).length]).toEqual([200, 'application/json; charset=utf-8', 2]);
+    }
+  });
+
+  it('sends an unparsable media type as it is in the 406', async () => {
+    const res = await get('/items', 'undefined');
+    expect([res.status, res.json]).toEqual([406, { code: 'PGRST107', details: null, hint: null, message: 'None of these media types are available: undefined' }]);
+  });
+});
+
 describe('nulls=stripped', () => {
   it('drops null-valued keys from an array, with the Content-Type PostgREST writes', async () => {
     const res = await call('/places?select=id,note&order=id', { headers: { Accept: 'application/vnd.pgrst.array+json;nulls=stripped' } });
@@ -124,10 +246,12 @@ describe('the generated project', () => {
       paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
     };
     const produces = (path: string, method: string) => Object.keys(doc.paths[`/rest/v1${path}`]?.[method]?.responses['200']?.content ?? {}).sort();
-    expect(produces('/places', 'get')).toEqual(['application/geo+json', 'application/json', 'application/vnd.pgrst.object+json', 'text/csv']);
+    expect(produces('/places', 'get')).toEqual([
+      'application/geo+json', 'application/json', 'application/vnd.geo2+json', 'application/vnd.pgrst.object+json', 'pg/outfunc', 'text/csv',
+    ]);
     expect(produces('/rpc/logo', 'post')).toEqual(['application/json', 'image/png']);
     expect(produces('/rpc/anything', 'post')).toEqual(['*/*', 'application/json']);
-    expect(produces('/rpc/nearby', 'post')).toEqual(['application/geo+json', 'application/json', 'text/csv']);
+    expect(produces('/rpc/nearby', 'post')).toEqual(['application/geo+json', 'application/json', 'application/vnd.geo2+json', 'pg/outfunc', 'text/csv']);
     expect(doc.paths['/rest/v1/rpc/logo']?.post?.responses['200']?.content?.['image/png']).toEqual({ schema: { type: 'string', format: 'binary' } });
   });
 });

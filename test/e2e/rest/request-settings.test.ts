@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProjectSettings } from '../../../runtime/platform/project-context.js';
 import { createTestProject, fixtureSchema, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { errorBody, restCaller } from './http.js';
+import { errorBody, restCaller, userToken } from './http.js';
 
 /**
  * What the transaction of a request sets besides role and claims, as PostgREST: `search_path` (the request's
@@ -168,5 +168,33 @@ describe('app.settings', () => {
     }
     expect((await call('/rpc/app_setting?name=tenant')).json).toBeNull();
     expect((await call('/tenants_rows')).json).toEqual([]);
+  });
+});
+
+describe("PostgREST's RpcSpec: HTTP request env vars", () => {
+  const guc = (args: Record<string, string>, headers: Record<string, string> = {}, token?: string) =>
+    call('/rpc/get_guc_value', { method: 'POST', body: args, headers, ...(token ? { token } : {}) });
+
+  it('lets functions read headers, the Authorization header included, cookies, the role claim, method and path', async () => {
+    expect((await guc({ prefix: 'request.headers', name: 'custom-header' }, { 'Custom-Header': 'test' })).json).toBe('test');
+    expect((await guc({ prefix: 'request.headers', name: 'origin' }, { Origin: 'http://example.com' })).json).toBe('http://example.com');
+    expect((await guc({ prefix: 'request.jwt.claims', name: 'role' })).json).toBe('anon');
+    expect((await guc({ prefix: 'request.cookies', name: 'acookie' }, { Cookie: 'acookie=cookievalue' })).json).toBe('cookievalue');
+    expect((await guc({ prefix: 'request.cookies', name: 'secondcookie' }, { Cookie: 'acookie=cookievalue;secondcookie=anothervalue' })).json).toBe('anothervalue');
+    const token = userToken(project, '00000000-0000-0000-0000-000000000001');
+    const authorization = await guc({ prefix: 'request.headers', name: 'authorization' }, {}, token);
+    expect([authorization.status, authorization.json]).toEqual([200, `Bearer ${token}`]);
+    expect((await guc({ name: 'request.method' })).json).toBe('POST');
+    expect((await guc({ name: 'request.path' })).json).toBe('/rpc/get_guc_value');
+  });
+
+  it('lets functions read app.settings.*', async () => {
+    await settle({ 'app.settings': { app_host: 'localhost' } });
+    try {
+      const res = await guc({ name: 'app.settings.app_host' });
+      expect([res.status, res.json]).toEqual([200, 'localhost']);
+    } finally {
+      await settle({ 'app.settings': {} });
+    }
   });
 });

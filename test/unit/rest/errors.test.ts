@@ -73,7 +73,13 @@ describe('toApiError', () => {
     });
     expect([e.status, e.toJSON(), e.headers]).toEqual([402,
       { code: '123', message: 'Payment Required', details: 'Quota exceeded', hint: 'Upgrade' }, { 'X-Powered-By': 'Nerd Rage' }]);
+    const texted = toApiError({ code: 'PGRST', message: '{"code":"1","message":"m"}', detail: '{"status":332,"status_text":"Mine","headers":{}}' });
+    expect([texted.status, texted.statusText]).toEqual([332, 'Mine']);
     expect(toApiError({ code: 'PGRST', message: 'nope', detail: '{}' }).code).toBe('PGRST121');
+    expect(toApiError({ code: 'PGRST', message: '{"code":"1","message":"m"}', detail: 'INVALID' }).toJSON()).toEqual({
+      code: 'PGRST121', message: 'Could not parse JSON in the "RAISE SQLSTATE \'PGRST\'" error', details: "Invalid JSON value for DETAIL: 'INVALID'",
+      hint: "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.",
+    });
     expect(toApiError({ code: 'PGRST', message: '{"code":"1","message":"m"}' }).toJSON().details).toBe('DETAIL is missing in the RAISE statement');
   });
 });

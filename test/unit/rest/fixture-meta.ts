@@ -126,6 +126,7 @@ const functions: FunctionMeta[] = [
   fn('bin', [arg('', 'bytea')], 'bytea'),
   fn('maybe', [], 'integer'),
   fn('maybe', [arg('', 'text', { hasDefault: true })], 'text'),
+  fn('padded', [arg('c', 'character'), arg('cs', 'character[]'), arg('b', 'bit')], 'text', { volatility: 'immutable' }),
 ];
 
 export const META: ProjectMeta = {

@@ -37,3 +37,4 @@ create function poly(x int, y int) returns int language sql stable as 'select x 
 create function bin(bytea) returns bytea language sql as 'select $1';
 create function maybe() returns int language sql as 'select 1';
 create function maybe(text default 'x') returns text language sql as 'select $1';
+create function padded(c char(4), cs char(4)[], b bit(4)) returns text language sql immutable as 'select c::text || b::text';

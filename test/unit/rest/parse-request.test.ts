@@ -218,6 +218,13 @@ describe('bodies', () => {
       .toBe('Content-Type not acceptable: text/plain');
   });
 
+  it('takes a CSV body\'s first row as RPC arguments, never as a raw body (PostgREST)', () => {
+    expect(request('POST', 'f', '', { rpc: true, body: 'a,b\n1,2\n4,6', headers: { 'content-type': 'text/csv' } }).payload)
+      .toEqual({ kind: 'args', json: '{"a":"1","b":"2"}', keys: ['a', 'b'], fromBody: false, raw: null });
+    expect(request('POST', 'f', 'columns=b', { rpc: true, body: 'a,b\n1,NULL', headers: { 'content-type': 'text/csv' } }).payload)
+      .toEqual({ kind: 'args', json: '{"b":null}', keys: ['b'], fromBody: false, raw: null });
+  });
+
   it('keeps a __proto__ key of a form, CSV or query body as a name for the database to judge, never an assignment', () => {
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     expect(request('POST', 'films', '', { body: '__proto__=x&id=1', headers: form }).payload)

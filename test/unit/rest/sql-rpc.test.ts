@@ -24,6 +24,11 @@ describe('RPC', () => {
     expect(st).toMatchObject({ result: 'scalar', readOnly: true });
   });
 
+  it('reads character and bit arguments as character varying and bit varying, as PostgREST', () => {
+    expect(get('padded', 'c=abcdefg&cs={ab,abcdefg}&b=101010').text)
+      .toContain('json_to_record($1::json) AS "pgrst_args"("c" character varying, "cs" character varying[], "b" bit varying)');
+  });
+
   it('takes GET query arguments, leaving operator expressions as filters', () => {
     const st = get('films_by_year', 'y=2003&id=gt.1&select=title&order=title&limit=2');
     expect(st.text).toBe('WITH pgrst_call AS (SELECT "pgrst_f".* FROM json_to_record($1::json) AS "pgrst_args"("y" integer) '
