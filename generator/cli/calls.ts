@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createApiKey, KeyError, revokeApiKey } from '../../runtime/calls/keys.js';
+import { createApiKey, revokeApiKey } from '../../runtime/calls/keys.js';
 import { loadConfig } from '../../runtime/config.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { CliError, type Output } from './output.js';
@@ -10,9 +10,6 @@ async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promis
   const platform = await Platform.open(loadConfig());
   try {
     return await work(platform);
-  } catch (error) {
-    if (error instanceof KeyError) throw new CliError(error.code, error.message);
-    throw error;
   } finally {
     await platform.close();
   }

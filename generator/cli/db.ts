@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../runtime/config.js';
 import { taskClient } from '../../runtime/db/pool-errors.js';
+import { assertValidRef } from '../../runtime/platform/bootstrap.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { generateProject } from '../generate.js';
 import { displayPath } from '../migrations/apply.js';
@@ -24,6 +25,7 @@ export async function dbCommand(args: string[], out: Output): Promise<void> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { json: { type: 'boolean' }, yes: { type: 'boolean' } } });
   const [ref] = positionals;
   if (sub !== 'reset' || !ref || positionals.length !== 1) throw new CliError('usage', USAGE);
+  assertValidRef(ref);
   const platform = await Platform.open(loadConfig());
   try {
     const record = await platform.getProject(ref);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../runtime/config.js';
-import { REF_PATTERN } from '../../runtime/platform/bootstrap.js';
+import { assertValidRef } from '../../runtime/platform/bootstrap.js';
 import { listFilesAtRevision, loadApiDescriptionFromDir, loadApiDescriptionFromGit, pathInRepository } from '../api-diff/load-description.js';
 import { emptyApiDescription } from '../api-diff/diff-api.js';
 import { makeApiReport } from '../api-diff/make-report.js';
@@ -32,7 +32,7 @@ export async function diffCommand(args: string[], out: Output): Promise<number> 
   });
   const [ref] = positionals;
   if (!ref || positionals.length !== 1) throw new CliError('usage', USAGE);
-  if (!REF_PATTERN.test(ref)) throw new CliError('usage', `invalid project ref "${ref}"`);
+  assertValidRef(ref);
   if (values.format !== 'text' && values.format !== 'markdown') throw new CliError('usage', `--format is text or markdown, not "${values.format}"`);
   const config = loadConfig();
   const generated = path.join(config.generatedDir, ref);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';
+import { assertValidRef } from '../../runtime/platform/bootstrap.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { checkFromMigrations, committedProjects, typecheckAgainst } from '../check/gate.js';
 import { gatePasses, reportProject, reportText } from '../check/report.js';
@@ -9,6 +10,7 @@ import { CliError, type Output } from './output.js';
 
 async function openProject(platform: Platform, ref: string | undefined): Promise<ProjectRecord> {
   if (!ref) throw new CliError('usage', 'a project ref is required');
+  assertValidRef(ref);
   const record = await platform.getProject(ref);
   if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
   return record;
@@ -20,6 +22,7 @@ async function openProject(platform: Platform, ref: string | undefined): Promise
  * check: a gate run in the wrong folder must not pass.
  */
 async function checkCommand(config: GantryConfig, refs: readonly string[], out: Output): Promise<number> {
+  refs.forEach(assertValidRef);
   const started = performance.now();
   const wanted = refs.length > 0 ? refs : await committedProjects(config);
   if (wanted.length === 0) {

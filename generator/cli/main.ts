@@ -1,9 +1,5 @@
-import { ConfigError } from '../../runtime/config-error.js';
-import { ProjectError } from '../../runtime/platform/bootstrap.js';
-import { SettingsError } from '../../runtime/platform/settings.js';
-import { ApiDiffError } from '../api-diff/api-diff-error.js';
-import { MigrationError } from '../migrations/errors.js';
-import { CliError, createOutput } from './output.js';
+import { reportFailure } from './failure.js';
+import { createOutput } from './output.js';
 
 const USAGE = `usage: gantry <command>
   init [<ref>]                            write gantry.toml, the project's folders, .gitignore/.gitattributes lines,
@@ -65,16 +61,6 @@ export async function main(argv: string[]): Promise<number> {
         return 1;
     }
   } catch (error) {
-    if (error instanceof CliError || error instanceof ConfigError || error instanceof ProjectError || error instanceof SettingsError || error instanceof ApiDiffError || error instanceof MigrationError) {
-      out.failure(error.code, error.message);
-      return 1;
-    }
-    const code = (error as { code?: string }).code;
-    if (typeof code === 'string' && /^ERR_PARSE_ARGS/.test(code)) {
-      out.failure('usage', (error as Error).message);
-      return 1;
-    }
-    out.failure('internal', (error as Error).stack ?? String(error));
-    return 1;
+    return reportFailure(error, out);
   }
 }

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { loadConfig } from '../../runtime/config.js';
 import { taskClient } from '../../runtime/db/pool-errors.js';
 import { extensionFiles } from '../../runtime/extensions/typecheck.js';
+import { assertValidRef } from '../../runtime/platform/bootstrap.js';
 import { typecheckAgainst } from '../check/gate.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
 import { generateProject } from '../generate.js';
@@ -176,6 +177,7 @@ export async function migrateCommand(args: string[], out: Output): Promise<void>
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, force: { type: 'boolean' }, all: { type: 'boolean' } } });
   const force = values.force ?? false;
   if (values.all ? positionals.length !== 0 : !positionals[0] || positionals.length > 2) throw new CliError('usage', USAGE);
+  if (!values.all) assertValidRef(positionals[0]!);
   const platform = await Platform.open(loadConfig());
   try {
     if (!values.all) {

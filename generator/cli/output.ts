@@ -1,3 +1,5 @@
+import { CodedError } from '../../runtime/coded-error.js';
+
 /** How a command answers: one JSON object on stdout with --json, readable text otherwise. */
 export interface Output {
   readonly json: boolean;
@@ -19,7 +21,7 @@ export function createOutput(json: boolean): Output {
 }
 
 /** An error a command reports to the user (exit code 1) rather than a crash. */
-export class CliError extends Error {
+export class CliError extends CodedError {
   constructor(
     readonly code: string,
     message: string,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../runtime/config.js';
-import { deleteProject, readSchemaFiles } from '../../runtime/platform/bootstrap.js';
+import { assertValidRef, deleteProject, readSchemaFiles } from '../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { displaySettings, parseSetting, settingLines } from '../../runtime/platform/settings.js';
@@ -26,6 +26,7 @@ async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promis
 
 async function requireProject(platform: Platform, ref: string | undefined) {
   if (!ref) throw new CliError('usage', 'a project ref is required');
+  assertValidRef(ref);
   const record = await platform.getProject(ref);
   if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
   return record;
@@ -52,6 +53,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
   switch (sub) {
     case 'create': {
       if (!ref) throw new CliError('usage', CREATE_USAGE);
+      assertValidRef(ref);
       const signingAlg = createSigningAlg(values['signing-alg']);
       const schemaFiles = await readSchemaFiles(values.schema ?? []);
       const keys = await withPlatform(async (platform) => {
@@ -130,6 +132,7 @@ function rotationAlg(raw: string | undefined): SigningAlg | undefined {
  */
 async function rotateKeys(ref: string | undefined, options: { grace?: string; alg?: string }, out: Output): Promise<void> {
   if (!ref) throw new CliError('usage', ROTATE_USAGE);
+  assertValidRef(ref);
   const grace = graceSeconds(options.grace);
   const asked = rotationAlg(options.alg);
   const rotation = await withPlatform(async (platform) => {

@@ -13,11 +13,12 @@ import { emitRelationsModule } from './relations-module.js';
 import { emitSchemaSnapshot } from './schema-snapshot.js';
 import { emitRpcModule } from './rpc-module.js';
 import { emitTableModule } from './table-module.js';
+import { CodedError } from '../../runtime/coded-error.js';
 
 /** A project ref as the platform allows it (it is written into comments and paths unescaped). */
 const projectRef = /^[a-z][a-z0-9_]{2,39}$/;
 
-export class EmitError extends Error {
+export class EmitError extends CodedError {
   readonly code: 'invalid_ref';
 
   constructor(code: EmitError['code'], message: string) {

@@ -1,3 +1,5 @@
+import { CodedError } from '../../runtime/coded-error.js';
+
 export type MigrationErrorCode =
   | 'invalid_migration_name'
   | 'duplicate_migration_version'
@@ -8,7 +10,7 @@ export type MigrationErrorCode =
   | 'database_not_empty';
 
 /** A refusal of a migration command, reported to the user with its code (exit 1). */
-export class MigrationError extends Error {
+export class MigrationError extends CodedError {
   constructor(
     readonly code: MigrationErrorCode,
     message: string,

@@ -25,6 +25,11 @@ const FILE_PATTERN = /^(\d{14})_([A-Za-z0-9][A-Za-z0-9_.-]*)\.sql$/;
 
 /** A name for `migration new` and for copied files: what FILE_PATTERN accepts after the version. */
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/**
+ * Names are ASCII, so characters are bytes: with the version, "_" and ".sql" the file name stays
+ * far inside the 255 bytes file systems allow (NAME_MAX), and a history row stays readable.
+ */
+export const MAX_MIGRATION_NAME_LENGTH = 200;
 
 /** The version and name of a migration file name; null for any other name. */
 export function parseMigrationFileName(file: string): { version: string; name: string } | null {
@@ -38,14 +43,17 @@ export function migrationFileName(version: string, name: string): string {
 
 /** Throws unless `name` can follow a version in a file name. */
 export function assertMigrationName(name: string): void {
-  if (!NAME_PATTERN.test(name)) {
-    throw new MigrationError('invalid_migration_name', `invalid migration name "${name}": use letters, digits, "_", "-" or "."`);
+  if (name.length > MAX_MIGRATION_NAME_LENGTH || !NAME_PATTERN.test(name)) {
+    throw new MigrationError(
+      'invalid_migration_name',
+      `invalid migration name "${name}": at most ${MAX_MIGRATION_NAME_LENGTH} characters, letters, digits, "_", "-" or "." (starting with a letter or digit)`,
+    );
   }
 }
 
 /** A migration name from any file name (`add stock.sql` -> `add_stock`), for files copied in from elsewhere. */
 export function migrationNameFrom(file: string): string {
-  const name = path.basename(file).replace(/\.sql$/i, '').toLowerCase().replace(/[^a-z0-9_.-]+/g, '_').replace(/^[^a-z0-9]+|_+$/g, '');
+  const name = path.basename(file).replace(/\.sql$/i, '').toLowerCase().replace(/[^a-z0-9_.-]+/g, '_').replace(/^[^a-z0-9]+|_+$/g, '').slice(0, MAX_MIGRATION_NAME_LENGTH);
   return name === '' ? 'migration' : name;
 }
 
@@ -96,7 +104,8 @@ export function listLocalMigrations(migrationsDir: string, ref: string): Promise
 /** The migrations of any folder named as migrations/<ref>/ is (a Supabase CLI `supabase/migrations/`). */
 export async function listMigrationsIn(dir: string): Promise<LocalMigration[]> {
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [];
+    // No folder there (or a file, or a path too long to be one): nothing to list.
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR' || error.code === 'ENAMETOOLONG') return [];
     throw error;
   });
   const found = new Map<string, LocalMigration>();

@@ -1,3 +1,5 @@
+import { CodedError } from '../coded-error.js';
+
 /**
  * Redirect allow-list patterns in the glob dialect Supabase Auth uses (gobwas/glob
  * compiled with '.' and '/' as separators): `*` matches within one host label or
@@ -6,7 +8,7 @@
  * matches the whole URL.
  */
 
-export class GlobSyntaxError extends Error {
+export class GlobSyntaxError extends CodedError {
   readonly code = 'invalid_glob';
 }
 

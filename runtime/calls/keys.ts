@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type pg from 'pg';
+import { CodedError } from '../coded-error.js';
 
 /**
  * API keys: `ca_live_` + 32 base62 characters (about 190 random bits) + a 6-character base62
@@ -15,7 +16,7 @@ const CHECKSUM_CHARS = 6;
 const KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${RANDOM_CHARS + CHECKSUM_CHARS}}$`);
 const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
-export class KeyError extends Error {
+export class KeyError extends CodedError {
   constructor(
     readonly code: 'invalid_tenant' | 'key_not_found',
     message: string,

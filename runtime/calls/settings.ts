@@ -1,6 +1,7 @@
 import { SpeechEngineError } from './transcript/speech-engine.js';
 import { readSpeechSettings, type SpeechSettings } from './transcript/speech-settings.js';
 import type { VadKind } from './analysis/options.js';
+import { CodedError } from '../coded-error.js';
 
 /**
  * Tunables of the call-analysis API, read from the environment by `loadConfig` (the one config
@@ -50,7 +51,7 @@ export interface CallsSettings {
   readonly vad: VadKind;
 }
 
-export class CallsSettingsError extends Error {
+export class CallsSettingsError extends CodedError {
   readonly code = 'invalid_config';
 }
 

@@ -6,9 +6,10 @@ import type { ProjectDefinition } from '../rest/routes.js';
 import { isExtension, type Extension } from './define.js';
 import { queryInputProblem } from './query-input.js';
 import { typecheckExtensions } from './typecheck.js';
+import { CodedError } from '../coded-error.js';
 
 /** An extension the host refuses to load: its compiler diagnostics, or what went wrong evaluating it. */
-export class ExtensionLoadError extends Error {
+export class ExtensionLoadError extends CodedError {
   readonly code = 'extension_not_loadable';
 
   constructor(

@@ -8,12 +8,13 @@ import { recordProjectMigrations } from './migrations.js';
 import { taskClient } from '../db/pool-errors.js';
 import { generateSigningKey } from './signing-keys.js';
 import type { AccessTokenAlg } from '../auth/keyring.js';
+import { CodedError } from '../coded-error.js';
 
 export const REF_PATTERN = /^[a-z][a-z0-9_]{2,39}$/;
 
 export type ProjectErrorCode = 'invalid_ref' | 'project_exists' | 'project_not_found' | 'schema_unreadable' | 'schema_failed';
 
-export class ProjectError extends Error {
+export class ProjectError extends CodedError {
   constructor(
     readonly code: ProjectErrorCode,
     message: string,

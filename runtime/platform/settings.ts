@@ -12,8 +12,9 @@ import {
 } from '../auth/external/provider-settings.js';
 import { displayHooks, isHookSettingKey, parseHookSetting, resolveHooks, type HookSettingKey } from '../auth/hooks/hook-settings.js';
 import { displaySmsSettings, isSmsSettingKey, parseSmsSetting, resolveSmsSettings, type SmsSettingKey } from '../auth/sms/sms-settings.js';
+import { CodedError } from '../coded-error.js';
 
-export class SettingsError extends Error {
+export class SettingsError extends CodedError {
   readonly code = 'invalid_setting';
 }
 

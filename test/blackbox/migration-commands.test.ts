@@ -83,7 +83,7 @@ describe('project create and migration new', () => {
 
     const bad = await cli(['migration', 'new', keys.ref, 'add stock', '--json'], inst.env);
     expect(bad.code).toBe(1);
-    expect(jsonObject(bad)).toEqual({ error: { code: 'invalid_migration_name', message: 'invalid migration name "add stock": use letters, digits, "_", "-" or "."' } });
+    expect(jsonObject(bad)).toEqual({ error: { code: 'invalid_migration_name', message: 'invalid migration name "add stock": at most 200 characters, letters, digits, "_", "-" or "." (starting with a letter or digit)' } });
   });
 
   it('the first start applied migrations/demo/ and recorded it', async () => {

@@ -1,4 +1,5 @@
 import { openValue, purposeKey, sealValue } from '../../sealed-value.js';
+import { CodedError } from '../../coded-error.js';
 
 /**
  * Per-project OAuth/OIDC providers, set as `auth.external.<provider>.<field>` (GoTrue's
@@ -31,7 +32,7 @@ export interface ExternalProviderSettings {
 
 export type ExternalProviders = Readonly<Record<string, ExternalProviderSettings>>;
 
-export class ExternalSettingError extends Error {
+export class ExternalSettingError extends CodedError {
   readonly code = 'invalid_setting';
 }
 

@@ -1,4 +1,5 @@
 import { openValue, purposeKey, sealValue } from '../../sealed-value.js';
+import { CodedError } from '../../coded-error.js';
 
 /**
  * Supabase Auth's hooks as configured per project: `auth.hook.<name>.{enabled,uri,secrets}`,
@@ -32,7 +33,7 @@ export interface HookSettings {
 export type AuthHooks = Readonly<Record<HookName, HookSettings>>;
 
 /** settings.ts answers it as its own SettingsError. */
-export class HookSettingError extends Error {
+export class HookSettingError extends CodedError {
   readonly code = 'invalid_setting';
 }
 

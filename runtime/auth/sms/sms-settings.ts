@@ -1,5 +1,6 @@
 import { openValue, purposeKey, sealValue } from '../../sealed-value.js';
 import { formatPhone, isE164 } from '../phone-number.js';
+import { CodedError } from '../../coded-error.js';
 
 /**
  * Phone sign-in's SMS settings per project, `auth.sms.<field>` (GoTrue's SMS_* and Supabase's
@@ -54,7 +55,7 @@ export interface SmsSettings {
   readonly vonage: { readonly api_key: string; readonly api_secret_sealed: string; readonly from: string; readonly base_url: string };
 }
 
-export class SmsSettingError extends Error {
+export class SmsSettingError extends CodedError {
   readonly code = 'invalid_setting';
 }
 

@@ -1,3 +1,5 @@
+import { CodedError } from '../../coded-error.js';
+
 /** The rate every engine is fed: what PocketSphinx's en-us model, Whisper and most ONNX models expect. */
 export const SPEECH_SAMPLE_RATE = 16_000;
 
@@ -36,7 +38,7 @@ export interface SpeechEngine {
 export type SpeechEngineErrorCode = 'engine_unavailable' | 'engine_failed' | 'invalid_engine_config';
 
 /** An engine that cannot run (missing tool or model) or failed on a chunk; the message is safe to show the tenant. */
-export class SpeechEngineError extends Error {
+export class SpeechEngineError extends CodedError {
   override readonly name = 'SpeechEngineError';
   constructor(
     readonly code: SpeechEngineErrorCode,

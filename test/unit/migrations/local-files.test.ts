@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  assertMigrationName,
   listLocalMigrations,
   migrationChecksum,
   migrationNameFrom,
@@ -28,6 +29,15 @@ describe('migration file names', () => {
     expect(migrationNameFrom('/tmp/x/Add Stock!.sql')).toBe('add_stock');
     expect(migrationNameFrom('schema.SQL')).toBe('schema');
     expect(migrationNameFrom('---.sql')).toBe('migration');
+    expect(migrationNameFrom(`${'x'.repeat(300)}.sql`)).toBe('x'.repeat(200));
+  });
+
+  it('takes a name of up to 200 letters, digits, "_", "-" and "." starting with a letter or digit', () => {
+    expect(() => assertMigrationName('a'.repeat(200))).not.toThrow();
+    expect(() => assertMigrationName('Add_stock.v2-b')).not.toThrow();
+    for (const bad of ['a'.repeat(201), '', '_x', '.x', 'a b', '../x', 'a/b', 'ü', 'a\nb']) {
+      expect(() => assertMigrationName(bad), bad).toThrow(expect.objectContaining({ code: 'invalid_migration_name' }));
+    }
   });
 });
 
