@@ -61,6 +61,7 @@ export async function startCallsService(platform: Platform, options: CallsServic
   // Cuts webhook POSTs still running once the queue has given its jobs their grace time.
   const closed = new AbortController();
   if (settings.allowPrivateUrls) log.warn('CALLS_ALLOW_PRIVATE_URLS=true: recordings and webhooks may target private addresses');
+  log.info({ engines: settings.speech.engines.map((engine) => engine.kind), chosen_by: settings.speech.chosenBy }, 'speech engines for transcripts');
   await queue.work<AnalyzeJob>(ANALYZE_QUEUE, settings.concurrency, (job, stopping) => runAnalysisJob(context, job, stopping));
   await queue.work<DeliverJob>(DELIVER_QUEUE, settings.concurrency, (job) => runDeliveryJob(context, job, closed.signal));
   const sweep = (): void => {

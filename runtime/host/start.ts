@@ -93,7 +93,10 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     database: () => platform.pool.query('SELECT 1'),
     queue: () => calls.context.queue.ping(),
   });
-  callsApp.use(healthRoutes(readiness));
+  const { speech } = platform.config.calls;
+  // Which engines transcribe (the setting's, or the ones found installed): a deployment sees it before sending a call.
+  const speechHealth = { engines: speech.engines.map((engine) => engine.kind), chosen_by: speech.chosenBy };
+  callsApp.use(healthRoutes(readiness, () => ({ speech: speechHealth })));
   callsApp.use(createCallsApp(calls));
   const callsServer = http.createServer(callsApp);
   deferContinue(callsServer);

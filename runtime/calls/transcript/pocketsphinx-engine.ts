@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { SpeechEngineError, type EngineWord, type SpeechChunk, type SpeechEngine } from './speech-engine.js';
 import { encodePcm16Wav } from './wav-encoding.js';
 
@@ -18,6 +19,21 @@ const FILLERS = new Set(['<s>', '</s>', '<sil>']);
 
 export const POCKETSPHINX_QUALITY =
   'PocketSphinx 0.8 with the cmusphinx en-us model, a fallback: measured word error rate 0.23-0.27 on a clean synthesized 16 kHz stereo dialogue, 0.5-1.0 with other synthetic voices; expect worse on real and telephone-band calls';
+
+function usable(file: string, mode: number): boolean {
+  try {
+    accessSync(file, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the command is on `path` (a PATH value) and the English model is installed: the engine works without a setting. */
+export function pocketsphinxInstalled(path: string | undefined): boolean {
+  const onPath = (path ?? '').split(delimiter).some((dir) => dir !== '' && usable(join(dir, COMMAND), constants.X_OK));
+  return onPath && usable(MODEL_DIR, constants.R_OK);
+}
 
 /** The `-time yes` lines (`word start end posterior`), fillers and noise markers left out, pronunciation variants `(2)` stripped. */
 export function parsePocketsphinxTimes(output: string): EngineWord[] {

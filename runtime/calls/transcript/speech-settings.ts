@@ -1,5 +1,6 @@
 import type { AddressPolicy } from '../../outbound/address-policy.js';
 import { WHISPER_LANGUAGES } from './openai-engine.js';
+import { pocketsphinxInstalled } from './pocketsphinx-engine.js';
 import { SpeechEngineError } from './speech-engine.js';
 
 export const ENGINE_KINDS = ['openai', 'sherpa', 'pocketsphinx'] as const;
@@ -14,6 +15,8 @@ export type EngineSpec =
 /** The deployment's engines in order of preference: a call goes to the first that serves its language. */
 export interface SpeechSettings {
   readonly engines: readonly EngineSpec[];
+  /** Who chose them: `CALLS_SPEECH_ENGINES`, or (empty) the local engines found usable at start. */
+  readonly chosenBy: 'setting' | 'installed';
   /** `CALLS_SPEECH_TIMEOUT_SECONDS`, for tenants' own endpoints too. */
   readonly timeoutMs: number;
 }
@@ -26,13 +29,29 @@ function list(raw: string | undefined): string[] {
 }
 
 /**
+ * The engines that run on this machine and need nothing more: sherpa when its model folder and
+ * languages are set, PocketSphinx when its command (on `env.PATH`) and English model are installed.
+ * `openai` is never among them: it sends the audio elsewhere, so only the setting can choose it.
+ */
+function installedKinds(env: NodeJS.ProcessEnv): EngineKind[] {
+  const sherpa = Boolean(env.CALLS_SPEECH_SHERPA_MODEL_DIR) && list(env.CALLS_SPEECH_SHERPA_LANGUAGES).length > 0;
+  return [...(sherpa ? (['sherpa'] as const) : []), ...(pocketsphinxInstalled(env.PATH) ? (['pocketsphinx'] as const) : [])];
+}
+
+/**
  * Reads `CALLS_SPEECH_ENGINES` (e.g. `openai,pocketsphinx`) and each listed engine's variables.
- * Unset: no engine, and every transcript says so. Throws `invalid_engine_config` naming the variable.
+ * Empty: the installed local engines (installedKinds); `none`: no engine, and every transcript says
+ * so. Throws `invalid_engine_config` naming the variable.
  */
 export function readSpeechSettings(env: NodeJS.ProcessEnv, policy: AddressPolicy): SpeechSettings {
-  const kinds = list(env.CALLS_SPEECH_ENGINES);
+  const listed = list(env.CALLS_SPEECH_ENGINES);
+  if (listed.includes('none') && listed.length > 1) {
+    throw new SpeechEngineError('invalid_engine_config', `CALLS_SPEECH_ENGINES: "none" turns transcripts off and goes alone, got "${env.CALLS_SPEECH_ENGINES}"`);
+  }
+  const chosenBy = listed.length === 0 ? 'installed' : 'setting';
+  const kinds = listed.length === 0 ? installedKinds(env) : listed[0] === 'none' ? [] : listed;
   const bad = kinds.find((kind) => !(ENGINE_KINDS as readonly string[]).includes(kind));
-  if (bad) throw new SpeechEngineError('invalid_engine_config', `CALLS_SPEECH_ENGINES: unknown engine "${bad}" (known: ${ENGINE_KINDS.join(', ')})`);
+  if (bad) throw new SpeechEngineError('invalid_engine_config', `CALLS_SPEECH_ENGINES: unknown engine "${bad}" (known: ${ENGINE_KINDS.join(', ')}, or none)`);
   const timeoutSeconds = Number(env.CALLS_SPEECH_TIMEOUT_SECONDS || 120);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 1) {
     throw new SpeechEngineError('invalid_engine_config', `CALLS_SPEECH_TIMEOUT_SECONDS must be a number >= 1, got "${env.CALLS_SPEECH_TIMEOUT_SECONDS}"`);
@@ -59,5 +78,5 @@ export function readSpeechSettings(env: NodeJS.ProcessEnv, policy: AddressPolicy
       policy,
     };
   });
-  return { engines, timeoutMs: timeoutSeconds * 1000 };
+  return { engines, chosenBy, timeoutMs: timeoutSeconds * 1000 };
 }

@@ -51,11 +51,13 @@ export function closeServer(server: Server): Promise<void> {
 
 /**
  * Environment of a calls test service: its own pg-boss schema, fast polling and retries, private
- * URLs allowed, and the energy VAD: the recordings these tests serve are tones (TONE_ANALYSIS).
+ * URLs allowed, the energy VAD (the recordings these tests serve are tones: TONE_ANALYSIS) and no
+ * speech engine unless a test names one (a served host would use an installed PocketSphinx).
  */
 export function callsEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {
     CALLS_VAD: 'energy',
+    CALLS_SPEECH_ENGINES: 'none',
     CALLS_QUEUE_SCHEMA: `pgboss_t${randomBytes(5).toString('hex')}`,
     CALLS_ALLOW_PRIVATE_URLS: 'true',
     CALLS_POLL_SECONDS: '0.5',

@@ -45,8 +45,18 @@ describe('languages', () => {
 });
 
 describe('speech settings (CALLS_SPEECH_*)', () => {
-  it('none by default; engines in the order given, each with its variables', () => {
-    expect(readCallsSettings({}).speech).toEqual({ engines: [], timeoutMs: 120_000 });
+  it('unset: the local engines that need nothing more; none: no engine', () => {
+    // No PocketSphinx on an empty PATH, no sherpa model: nothing to use.
+    expect(readCallsSettings({}).speech).toEqual({ engines: [], chosenBy: 'installed', timeoutMs: 120_000 });
+    expect(readCallsSettings({ CALLS_SPEECH_ENGINES: '', CALLS_SPEECH_SHERPA_MODEL_DIR: '/m', CALLS_SPEECH_SHERPA_LANGUAGES: 'en', CALLS_SPEECH_OPENAI_URL: 'https://api.example.com/v1' }).speech).toEqual({
+      engines: [{ kind: 'sherpa', modelDir: '/m', languages: ['en'] }],
+      chosenBy: 'installed',
+      timeoutMs: 120_000,
+    });
+    expect(readCallsSettings({ CALLS_SPEECH_ENGINES: 'none', CALLS_SPEECH_SHERPA_MODEL_DIR: '/m', CALLS_SPEECH_SHERPA_LANGUAGES: 'en' }).speech).toEqual({ engines: [], chosenBy: 'setting', timeoutMs: 120_000 });
+  });
+
+  it('engines in the order given, each with its variables', () => {
     const { engines } = readCallsSettings({
       CALLS_SPEECH_ENGINES: 'openai, pocketsphinx',
       CALLS_SPEECH_OPENAI_URL: 'https://api.example.com/v1',
@@ -61,7 +71,8 @@ describe('speech settings (CALLS_SPEECH_*)', () => {
   });
 
   it('refuses an unknown engine and an engine without what it needs, naming the variable', () => {
-    expect(() => readCallsSettings({ CALLS_SPEECH_ENGINES: 'vosk' })).toThrow(new CallsSettingsError('CALLS_SPEECH_ENGINES: unknown engine "vosk" (known: openai, sherpa, pocketsphinx)'));
+    expect(() => readCallsSettings({ CALLS_SPEECH_ENGINES: 'vosk' })).toThrow(new CallsSettingsError('CALLS_SPEECH_ENGINES: unknown engine "vosk" (known: openai, sherpa, pocketsphinx, or none)'));
+    expect(() => readCallsSettings({ CALLS_SPEECH_ENGINES: 'none,pocketsphinx' })).toThrow(new CallsSettingsError('CALLS_SPEECH_ENGINES: "none" turns transcripts off and goes alone, got "none,pocketsphinx"'));
     expect(() => readCallsSettings({ CALLS_SPEECH_ENGINES: 'openai' })).toThrow(/CALLS_SPEECH_OPENAI_URL must be set/);
     expect(() => readCallsSettings({ CALLS_SPEECH_ENGINES: 'sherpa', CALLS_SPEECH_SHERPA_MODEL_DIR: '/m' })).toThrow(/CALLS_SPEECH_SHERPA_LANGUAGES must list/);
   });
