@@ -85,14 +85,17 @@ function relationBody(
   return `{\n${parts.join('')}${indent}}`;
 }
 
-/** Callable functions plus those typed only for computed relationships, overloads together, by name. */
+/**
+ * Callable functions plus those typed only for computed relationships, overloads together, by
+ * name, each group's overloads by their arguments (as postgres-meta orders them, by their text).
+ */
 function typedFunctionGroups(context: EmitContext): Map<string, FunctionModel[]> {
   const groups = functionGroups(context.model);
   for (const fn of typedOnlyFunctions(context.model)) {
     const key = relationKey(fn.schema, fn.name);
     groups.set(key, [...(groups.get(key) ?? []), fn]);
   }
-  return new Map(sortByKey([...groups.entries()], ([key]) => [key]));
+  return new Map(sortByKey([...groups.entries()], ([key]) => [key]).map(([key, overloads]) => [key, sortByKey(overloads, (fn) => [fn.identityArguments])]));
 }
 
 function schemaBody(context: EmitContext, typed: RelationshipMap, schema: string, types: TypeContext, indent: string): string {

@@ -101,7 +101,14 @@ function returnedRow(fn: FunctionModel, context: TypeContext): RelationModel | n
   return relation && relation.schema === fn.schema ? relation : null;
 }
 
-/** The table or view a function returns rows of, for `SetofOptions`. */
+/**
+ * What a function returns rows of, for `SetofOptions`: a table or view of its schema, or any
+ * other composite type (a standalone `CREATE TYPE ... AS`), by its bare name as postgres-meta
+ * names it, so postgrest-js can select its fields.
+ */
 function setofTarget(fn: FunctionModel, context: TypeContext): string | null {
-  return returnedRow(fn, context)?.name ?? null;
+  const relation = returnedRow(fn, context);
+  if (relation) return relation.name;
+  const type = resolveDomain(fn.returnType);
+  return outputArgs(fn).length === 0 && type.kind === 'composite' ? type.name : null;
 }

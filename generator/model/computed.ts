@@ -44,7 +44,8 @@ export function typedOnlyFunctions(model: SchemaModel): FunctionModel[] {
     .map((c) => ({
       schema: c.schema,
       name: c.name,
-      identityArguments: c.argType.sql,
+      // As pg_get_function_identity_arguments prints it on the default search path: overloads sort by it.
+      identityArguments: c.argType.sql.startsWith('public.') ? c.argType.sql.slice('public.'.length) : c.argType.sql,
       args: [{ name: '', type: c.argType, mode: 'in', hasDefault: false }],
       returnType: c.returnType,
       returnsSet: c.returnsSet,
