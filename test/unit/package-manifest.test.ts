@@ -63,7 +63,7 @@ describe('the installable package', () => {
     ];
     const files = packed[0].files.map((file) => file.path);
     const tops = [...new Set(files.map((file) => (file.includes('/') ? `${file.split('/')[0]}/` : file)))].sort();
-    expect(tops).toEqual(['README.md', 'bin/', 'generator/', 'migrations/', 'package.json', 'runtime/', 'templates/', 'tsconfig.extensions.json']);
+    expect(tops).toEqual(['README.md', 'bin/', 'generator/', 'package.json', 'runtime/', 'templates/', 'tsconfig.extensions.json']);
     expect(files).toEqual(
       expect.arrayContaining([
         'bin/gantry.mjs',
@@ -74,6 +74,5 @@ describe('the installable package', () => {
         'templates/docs/page.html.hbs',
       ]),
     );
-    expect(files.filter((file) => file.startsWith('migrations/') && !file.startsWith('migrations/demo/'))).toEqual([]);
   });
 });
