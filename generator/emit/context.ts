@@ -28,7 +28,9 @@ export interface FunctionModule {
   readonly identifier: string;
 }
 
-/** Relative import path from a module under `tables/` or `rpc/` to the runtime's public entry. */
-export const runtimeFromSubdir = '../../../runtime/index.js';
-/** Relative import path from `generated/<ref>/index.ts` to the runtime's public entry. */
-export const runtimeFromRoot = '../../runtime/index.js';
+/**
+ * The runtime's public entry as generated code imports it: the package's name, which resolves to
+ * `node_modules/gantry` in a team's repository and to itself (a package's self-reference) in
+ * Gantry's own, wherever generated/ lives.
+ */
+export const runtimeModule = 'gantry';

@@ -1,6 +1,6 @@
 import { relationKey } from '../model/relationships.js';
 import { Imports, printValue, sections } from './code.js';
-import { runtimeFromRoot, type EmitContext } from './context.js';
+import { runtimeModule, type EmitContext } from './context.js';
 import { fileHeader } from './header.js';
 import { propertyKey, stringLiteral } from './names.js';
 
@@ -11,8 +11,8 @@ import { propertyKey, stringLiteral } from './names.js';
  */
 export function emitIndexModule(context: EmitContext): string {
   const imports = new Imports();
-  imports.add(runtimeFromRoot, 'ProjectDefinition', true);
-  imports.add(runtimeFromRoot, 'ProjectMeta', true);
+  imports.add(runtimeModule, 'ProjectDefinition', true);
+  imports.add(runtimeModule, 'ProjectMeta', true);
   const namespaceImports: string[] = [];
   for (const module of context.tables) namespaceImports.push(`import * as ${module.identifier} from ${stringLiteral(`./tables/${module.fileBase}.js`)};\n`);
   for (const module of context.functions) namespaceImports.push(`import * as ${module.identifier} from ${stringLiteral(`./rpc/${module.fileBase}.js`)};\n`);

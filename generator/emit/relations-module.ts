@@ -1,7 +1,7 @@
 import { findAmbiguities } from '../model/ambiguity.js';
 import { relationKey } from '../model/relationships.js';
 import { Imports, printValue, sections, type Printable } from './code.js';
-import { runtimeFromRoot, type EmitContext } from './context.js';
+import { runtimeModule, type EmitContext } from './context.js';
 import { fileHeader } from './header.js';
 import { propertyKey } from './names.js';
 
@@ -11,7 +11,7 @@ import { propertyKey } from './names.js';
  */
 export function emitRelationsModule(context: EmitContext): string {
   const imports = new Imports();
-  imports.add(runtimeFromRoot, 'RelationMeta', true);
+  imports.add(runtimeModule, 'RelationMeta', true);
   const graph: string[] = [];
   const ambiguous: Record<string, Printable> = {};
   for (const module of context.tables) {

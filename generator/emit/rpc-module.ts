@@ -1,6 +1,6 @@
 import { functionMeta } from '../model/project-meta.js';
 import { docComment, Imports, printValue, sections, type Printable } from './code.js';
-import { runtimeFromSubdir, type EmitContext, type FunctionModule } from './context.js';
+import { runtimeModule, type EmitContext, type FunctionModule } from './context.js';
 import { functionSignatures } from './function-types.js';
 import { fileHeader } from './header.js';
 import type { TypeContext } from './ts-types.js';
@@ -10,8 +10,8 @@ export function emitRpcModule(context: EmitContext, module: FunctionModule): str
   const imports = new Imports();
   const types: TypeContext = { model: context.model, uses: (name) => imports.add('../database.types.js', name, true) };
   const signature = functionSignatures(module.overloads, types, '', '  ');
-  imports.add(runtimeFromSubdir, 'FunctionMeta', true);
-  imports.add(runtimeFromSubdir, 'rpcRoutes', false);
+  imports.add(runtimeModule, 'FunctionMeta', true);
+  imports.add(runtimeModule, 'rpcRoutes', false);
   const metas = module.overloads.map((fn) => functionMeta(context.model, fn));
   const description = module.overloads
     .map((fn) => `${fn.schema}.${fn.name}(${fn.identityArguments}) ${fn.volatility}${fn.securityDefiner ? ', security definer' : ''}${fn.comment ? `: ${fn.comment}` : ''}`)

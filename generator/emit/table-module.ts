@@ -1,7 +1,7 @@
 import { tableMeta } from '../model/project-meta.js';
 import { relationKey } from '../model/relationships.js';
 import { docComment, Imports, printValue, sections, type Printable } from './code.js';
-import { runtimeFromSubdir, type EmitContext, type TableModule } from './context.js';
+import { runtimeModule, type EmitContext, type TableModule } from './context.js';
 import { fileHeader } from './header.js';
 import { insertFields, isWritable, objectType, rowFields, updateFields } from './row-types.js';
 import type { TypeContext } from './ts-types.js';
@@ -20,8 +20,8 @@ export function emitTableModule(context: EmitContext, module: TableModule): stri
   const update = writable ? objectType(updateFields(relation, types), '') : 'never';
   const relationships = context.relationships.get(relationKey(relation.schema, relation.name)) ?? [];
   const meta = tableMeta(context.model, relation, relationships);
-  imports.add(runtimeFromSubdir, 'TableMeta', true);
-  imports.add(runtimeFromSubdir, 'tableRoutes', false);
+  imports.add(runtimeModule, 'TableMeta', true);
+  imports.add(runtimeModule, 'tableRoutes', false);
   const kindLabel = relation.kind === 'table' ? 'Table' : relation.kind === 'view' ? 'View' : 'Materialized view';
   return sections(
     fileHeader(context.ref),

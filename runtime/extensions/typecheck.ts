@@ -2,27 +2,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-const repoRoot = path.resolve(import.meta.dirname, '..', '..');
+/** The package's base configuration for extensions, which their own tsconfig.json extends for an editor. */
+const BASE_CONFIG = path.resolve(import.meta.dirname, '..', '..', 'tsconfig.extensions.json');
 
 /**
- * The compiler settings extensions are checked with: the repository's strictness, and
- * bundler resolution because esbuild bundles them (wherever extensions/ lives, with or
- * without a package.json beside it).
+ * The compiler settings extensions are checked with: those of `gantry/tsconfig.extensions.json`,
+ * so that `gantry` and an editor agree. It sets no typeRoots: Node's types are found from the
+ * runtime's own entry (its `reference types="node"`), wherever the package manager put
+ * `@types/node` (a dependency of gantry, so a production install has it too).
  */
-const OPTIONS: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.ESNext,
-  moduleResolution: ts.ModuleResolutionKind.Bundler,
-  strict: true,
-  noUncheckedIndexedAccess: true,
-  noImplicitOverride: true,
-  noFallthroughCasesInSwitch: true,
-  skipLibCheck: true,
-  noEmit: true,
-  lib: ['lib.es2023.d.ts'],
-  types: ['node'],
-  typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
-};
+function loadOptions(): ts.CompilerOptions {
+  const { config, error } = ts.readConfigFile(BASE_CONFIG, (file) => fs.readFileSync(file, 'utf8'));
+  if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, ' '));
+  const parsed = ts.convertCompilerOptionsFromJson((config as { compilerOptions: unknown }).compilerOptions, path.dirname(BASE_CONFIG));
+  if (parsed.errors.length > 0) throw new Error(parsed.errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, ' ')).join('; '));
+  return parsed.options;
+}
+
+const OPTIONS = loadOptions();
 
 /** The TypeScript files of `extensions/<ref>/`, sorted; none when the project has no extension. */
 export function extensionFiles(extensionsDir: string, ref: string): string[] {

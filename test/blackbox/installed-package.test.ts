@@ -1,0 +1,293 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { freePort } from '../../runtime/platform/ports.js';
+import { docsExample } from '../helpers/docs-examples.js';
+import { repoRoot, runProcess, type CliResult } from '../helpers/platform.js';
+import { uniqueRef } from './projects.js';
+
+/**
+ * Gantry as a team adopts it: the `npm pack` tarball installed in a fresh application repository, a project
+ * with a hooked table whose extension typechecks from that repository, and a release built by the container
+ * file of docs/deploying.md — its steps run as commands in a fresh folder, since the build machine has no
+ * container runtime — that migrates and serves the hooked table over HTTP; the systemd unit of the same page
+ * verified against that folder. Every step is a separate process, as the team runs it.
+ */
+
+// npm installs a few hundred packages twice and the CLI starts several times: minutes on a loaded machine.
+vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
+
+/** The test runner's environment without what would steer the commands: they see what a team's shell has. */
+const baseEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^(GANTRY_|DATABASE_|npm_|NODE_OPTIONS$|PORT$|CALLS_PORT$|HOST$|VITEST)/.test(key)),
+) as Record<string, string>;
+
+function run(command: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+  return runProcess(command, args, cwd, { ...baseEnv, ...env });
+}
+
+async function ok(command: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+  const result = await run(command, args, cwd, env);
+  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  return result;
+}
+
+/**
+ * `npm install` from npm's cache alone. A cache filled by `npm ci` holds the tarballs but not the registry's
+ * package documents a fresh resolution reads, so the first run on such a cache may ask the registry for those
+ * (`--prefer-offline`: tarballs still come from the cache); the production install below runs with no network.
+ */
+async function npmInstall(cwd: string, args: readonly string[]): Promise<void> {
+  const offline = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...args], cwd);
+  if (offline.code === 0) return;
+  if (!offline.stderr.includes('ENOTCACHED')) throw new Error(`npm install exited ${offline.code}\n${offline.stderr}`);
+  await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...args], cwd);
+}
+
+const readJson = async (file: string): Promise<Record<string, unknown>> => JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
+const exists = (file: string): Promise<boolean> => fs.stat(file).then(() => true, () => false);
+
+/** The unprivileged user the container's `USER node` stands for on this machine. */
+const UNPRIVILEGED = { name: 'nobody', group: 'nogroup', uid: '65534', gid: '65534' };
+
+function asUnprivileged(command: readonly string[]): [string, string[]] {
+  return ['setpriv', [`--reuid=${UNPRIVILEGED.uid}`, `--regid=${UNPRIVILEGED.gid}`, '--clear-groups', ...command]];
+}
+
+/** A container image built by running a Dockerfile's steps as commands; its stages are folders under `root`. */
+interface BuiltImage {
+  readonly workdir: string;
+  readonly env: Record<string, string>;
+  readonly user: string | null;
+  readonly cmd: readonly string[];
+  readonly healthcheck: readonly string[];
+}
+
+/**
+ * Runs a Dockerfile's instructions (those the release's file uses) with `context` as the build context: each
+ * stage a folder under `root` standing for `/`, `COPY` a copy, `RUN` bash in the stage's working folder as root
+ * with npm told to stay offline and, where `unshare` can, in a network namespace with no network at all.
+ * `registry` (files) is put at each stage's `/`: the tarball the lock file's `file:../` names stands in for the
+ * registry a published gantry comes from.
+ */
+async function buildImage(dockerfile: string, context: string, root: string, registry: readonly string[]): Promise<BuiltImage> {
+  const stages = new Map<string, string>();
+  let stage = '';
+  let workdir = '';
+  let env: Record<string, string> = {};
+  let user: string | null = null;
+  let cmd: string[] = [];
+  let healthcheck: string[] = [];
+  const inStage = (dir: string, containerPath: string): string => path.join(dir, containerPath);
+  const mapValue = (value: string): string => (value.startsWith('/') ? inStage(stage, value) : value);
+  await fs.mkdir(root, { recursive: true });
+  const isolated = (await run('unshare', ['-n', 'true'], root)).code === 0;
+  for (const line of dockerfile.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'))) {
+    const [, instruction, rest] = /^(\w+)\s+(.*)$/.exec(line) ?? [];
+    const words = (rest ?? '').split(/\s+/);
+    switch (instruction) {
+      case 'FROM':
+        stage = path.join(root, words[2] ?? 'final');
+        await fs.mkdir(stage, { recursive: true });
+        for (const file of registry) await fs.copyFile(file, path.join(stage, path.basename(file)));
+        if (words[2]) stages.set(words[2], stage);
+        env = {};
+        user = null;
+        break;
+      case 'WORKDIR':
+        workdir = inStage(stage, words[0]!);
+        await fs.mkdir(workdir, { recursive: true });
+        break;
+      case 'ENV':
+        for (const pair of words) {
+          const [key, value] = pair.split('=') as [string, string];
+          env[key] = mapValue(value);
+        }
+        break;
+      case 'COPY': {
+        const from = words[0]!.startsWith('--from=') ? stages.get(words.shift()!.slice('--from='.length))! : null;
+        const dest = words.pop()!;
+        for (const source of words) {
+          const src = from ? inStage(from, source) : path.join(context, source);
+          const target = dest.endsWith('/') ? path.join(workdir, dest, path.basename(source)) : path.resolve(workdir, dest);
+          await fs.cp(src, target, { recursive: true, verbatimSymlinks: true });
+        }
+        break;
+      }
+      case 'RUN': {
+        const script = rest!.replaceAll('node:node', `${UNPRIVILEGED.name}:${UNPRIVILEGED.group}`);
+        const [command, args] = isolated ? ['unshare', ['-n', 'bash', '-c', script]] : ['bash', ['-c', script]];
+        await ok(command, args as string[], workdir, { ...env, npm_config_offline: 'true' });
+        break;
+      }
+      case 'USER':
+        expect(words[0]).toBe('node');
+        user = UNPRIVILEGED.name;
+        break;
+      case 'EXPOSE':
+        break;
+      case 'HEALTHCHECK':
+        healthcheck = JSON.parse(rest!.slice(rest!.indexOf('CMD ') + 'CMD '.length)) as string[];
+        break;
+      case 'CMD':
+        cmd = JSON.parse(rest!) as string[];
+        break;
+      default:
+        throw new Error(`the test does not run the Dockerfile instruction ${instruction}`);
+    }
+  }
+  return { workdir, env, user, cmd, healthcheck };
+}
+
+async function waitForHealth(url: string, output: () => string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while ((await fetch(url).then((r) => r.status, () => 0)) !== 200) {
+    if (Date.now() > deadline) throw new Error(`no 200 from ${url}:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const ref = uniqueRef('pkg');
+let tmp: string;
+let tarball: string;
+let app: string;
+let image: BuiltImage | null = null;
+
+const EXTENSION = `import { defineExtension, ExtensionError } from 'gantry';
+import type { Database } from '../../generated/${ref}/database.types.js';
+
+export default defineExtension<Database>()({
+  tables: {
+    notes: {
+      beforeInsert(rows) {
+        return rows.map((row) => {
+          const title = row.title.trim();
+          if (title === '') throw new ExtensionError(422, 'title_required', 'A note needs a title');
+          return { ...row, title, title_bytes: Buffer.byteLength(title) };
+        });
+      },
+    },
+  },
+});
+`;
+
+beforeAll(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-package-'));
+  // The unprivileged user must reach the release's folder.
+  await fs.chmod(tmp, 0o755);
+  const packed = JSON.parse((await ok('npm', ['pack', '--pack-destination', tmp, '--json', '--ignore-scripts'], repoRoot)).stdout) as [{ filename: string }];
+  tarball = packed[0].filename;
+  app = path.join(tmp, 'app');
+  await fs.mkdir(app);
+});
+
+afterAll(async () => {
+  const env = { DATABASE_URL: inject('databaseUrl'), GANTRY_HOME: path.join(tmp, 'home-cleanup') };
+  await run(path.join(app, 'node_modules/.bin/gantry'), ['project', 'delete', ref], app, env).catch(() => undefined);
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+describe('gantry installed in a team repository', () => {
+  it('installs with npm install --save-dev from the tarball, from the npm cache, copying nothing of Gantry’s package.json', async () => {
+    await fs.writeFile(path.join(app, 'package.json'), `${JSON.stringify({ name: 'shop-app', version: '1.0.0', private: true }, null, 2)}\n`);
+    await npmInstall(app, ['--save-dev', `../${tarball}`]);
+    expect(await readJson(path.join(app, 'package.json'))).toEqual({
+      name: 'shop-app',
+      version: '1.0.0',
+      private: true,
+      devDependencies: { gantry: `file:../${tarball}` },
+    });
+    expect(await exists(path.join(app, 'node_modules/gantry/runtime/index.ts'))).toBe(true);
+    expect(await exists(path.join(app, 'node_modules/gantry/test'))).toBe(false);
+    expect(await exists(path.join(app, 'node_modules/onnxruntime-node'))).toBe(false);
+  });
+
+  it('a hooked table’s extension typechecks against the repository’s own node_modules, as an editor checks it', async () => {
+    await fs.writeFile(path.join(app, 'gantry.toml'), `[projects.${ref}]\n`);
+    await fs.mkdir(path.join(app, 'migrations', ref), { recursive: true });
+    await fs.writeFile(
+      path.join(app, 'migrations', ref, '20261128000000_notes.sql'),
+      'CREATE TABLE notes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, title text NOT NULL, title_bytes int);\n',
+    );
+    const extension = path.join(app, 'extensions', ref);
+    await fs.mkdir(extension, { recursive: true });
+    await fs.writeFile(path.join(extension, 'index.ts'), EXTENSION);
+    await fs.writeFile(path.join(extension, 'tsconfig.json'), '{ "extends": "gantry/tsconfig.extensions.json" }\n');
+
+    const env = { DATABASE_URL: inject('databaseUrl'), GANTRY_HOME: path.join(tmp, 'home-dev') };
+    const migrated = await ok(path.join(app, 'node_modules/.bin/gantry'), ['migrate', '--all'], app, env);
+    expect(migrated.stdout).toContain(`created ${ref} (declared in gantry.toml) from 1 migration(s): 20261128000000_notes\n`);
+    expect(await exists(path.join(app, 'generated', ref, 'database.types.ts'))).toBe(true);
+
+    const tsc = path.join(app, 'node_modules/.bin/tsc');
+    expect(await run(tsc, ['-p', `extensions/${ref}`], app)).toEqual({ code: 0, stdout: '', stderr: '' });
+    await fs.writeFile(path.join(extension, 'index.ts'), EXTENSION.replace('row.title.trim()', 'row.titel.trim()'));
+    const broken = await run(tsc, ['-p', `extensions/${ref}`], app);
+    expect(broken.code).toBe(2);
+    expect(broken.stdout).toBe(
+      `extensions/${ref}/index.ts(9,29): error TS2551: Property 'titel' does not exist on type ` +
+        `'{ id?: undefined; title: string; title_bytes?: number | null | undefined; }'. Did you mean 'title'?\n`,
+    );
+    await fs.writeFile(path.join(extension, 'index.ts'), EXTENSION);
+
+    // The production release below creates the project again from its history, as on a new database.
+    await ok(path.join(app, 'node_modules/.bin/gantry'), ['project', 'delete', ref], app, env);
+  });
+
+  it('the container file builds a production install with no network, which migrates and serves the hooked table as an unprivileged user', async () => {
+    // A repository that deploys the server depends on gantry (--omit=dev would leave a dev dependency out).
+    await npmInstall(app, ['--save-prod', `../${tarball}`]);
+    expect((await readJson(path.join(app, 'package.json'))).dependencies).toEqual({ gantry: `file:../${tarball}` });
+    const dockerfile = docsExample('docs/deploying.md', 'FROM node:20-bookworm-slim AS install');
+    const built = await buildImage(dockerfile, app, path.join(tmp, 'image'), [path.join(tmp, tarball)]);
+    image = built;
+    expect(built.user).toBe(UNPRIVILEGED.name);
+    expect(await exists(path.join(built.workdir, 'node_modules/gantry/bin/gantry.mjs'))).toBe(true);
+    expect(await exists(path.join(built.workdir, 'node_modules/vitest'))).toBe(false);
+
+    const [port, callsPort] = [await freePort(), await freePort()];
+    // What `docker run -e DATABASE_URL -p 127.0.0.1:…` gives the container.
+    const env = { ...built.env, DATABASE_URL: inject('databaseUrl'), HOST: '127.0.0.1', PORT: String(port), CALLS_PORT: String(callsPort), LOG_LEVEL: 'warn' };
+    const gantry = (args: readonly string[]): Promise<CliResult> => ok(...asUnprivileged([path.join(built.workdir, 'node_modules/.bin/gantry'), ...args]), built.workdir, env);
+
+    const migrated = await gantry(['migrate', '--all']);
+    expect(migrated.stdout).toContain(`created ${ref} (declared in gantry.toml) from 1 migration(s): 20261128000000_notes\n`);
+
+    const [command, args] = asUnprivileged(built.cmd.map((word, i) => (i === 0 ? path.join(built.workdir, word) : word)));
+    const server = spawn(command, args, { cwd: built.workdir, env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+    try {
+      await waitForHealth(`http://127.0.0.1:${port}/health`, () => output);
+      const keys = JSON.parse((await gantry(['project', 'keys', ref, '--json'])).stdout) as { service_key: string };
+      const rest = `http://127.0.0.1:${port}/v1/${ref}/rest/v1/notes`;
+      const headers = { apikey: keys.service_key, 'content-type': 'application/json' };
+
+      const created = await fetch(rest, { method: 'POST', headers: { ...headers, Prefer: 'return=representation' }, body: JSON.stringify({ title: '  héllo  ' }) });
+      expect([created.status, await created.json()]).toEqual([201, [{ id: 1, title: 'héllo', title_bytes: 6 }]]);
+      const refused = await fetch(rest, { method: 'POST', headers, body: JSON.stringify({ title: '   ' }) });
+      expect([refused.status, await refused.json()]).toEqual([422, { code: 'title_required', message: 'A note needs a title', details: null, hint: null }]);
+      const read = await fetch(`${rest}?select=title,title_bytes`, { headers });
+      expect([read.status, await read.json()]).toEqual([200, [{ title: 'héllo', title_bytes: 6 }]]);
+
+      const health = await run(built.healthcheck[0]!, built.healthcheck.slice(1), built.workdir, env);
+      expect(health.code).toBe(0);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    expect(await exited, output).toBe(0);
+  });
+
+  it('the systemd unit passes systemd-analyze verify, pointed at the release', async (context) => {
+    if ((await run('systemd-analyze', ['--version'], tmp).catch(() => null))?.code !== 0) context.skip();
+    expect(image, 'the release of the previous test').not.toBeNull();
+    const unit = docsExample('docs/deploying.md', '[Unit]').replaceAll('/srv/shop', image!.workdir).replaceAll('/usr/bin/node', process.execPath);
+    const file = path.join(tmp, 'gantry.service');
+    await fs.writeFile(file, unit);
+    expect(await run('systemd-analyze', ['verify', file], tmp)).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+});
