@@ -213,6 +213,10 @@ function scalarBody(set: boolean): string {
 export function buildRpc(req: ApiRequest, meta: ProjectMeta, options: BuildOptions = {}): BuiltStatement {
   const call = resolveFunction(req, meta);
   const { fn } = call;
+  // As PostgREST (Plan.hs): only a set's rows can be counted against max-affected, so a function returning one value refuses it.
+  if (!fn.returnsSet && req.preferences.maxAffected !== null && req.preferences.handling === 'strict') {
+    throw pgrstError('PGRST128', 'Function must return SETOF or TABLE when max-affected preference is used with handling=strict');
+  }
   if (req.media.kind === 'handler' && !functionHandlers(meta, fn).includes(req.media.handler)) throw notAcceptable([req.media.handler.mediaType]);
   const params = new Params();
   const { expr, from } = callSql(params, call, argsOf(req));

@@ -302,6 +302,18 @@ describe('rpc', () => {
     expect(csv.status).toBe(200);
   });
 
+  it('refuses max-affected with handling=strict on a function returning one value, before calling it (MaxAffectedSpec)', async () => {
+    const strict = await call('/rpc/hit', { method: 'POST', token: service, headers: { Prefer: 'handling=strict, max-affected=20' }, body: { counter: 'strict' } });
+    expect([strict.status, strict.json]).toEqual([400, errorBody('PGRST128', 'Function must return SETOF or TABLE when max-affected preference is used with handling=strict')]);
+    expect(await call('/counters?name=eq.strict', { token: service }).then(ok)).toEqual([]);
+    const scalar = await call('/rpc/add?a=1', { headers: { Prefer: 'handling=strict, max-affected=1' } });
+    expect([scalar.status, (scalar.json as { code: string }).code]).toEqual([400, 'PGRST128']);
+    const lenient = await call('/rpc/add?a=1', { headers: { Prefer: 'handling=lenient, max-affected=1' } });
+    expect([lenient.status, lenient.json]).toEqual([200, 11]);
+    const set = await call('/rpc/numbers?n=2', { headers: { Prefer: 'handling=strict, max-affected=2' } });
+    expect([set.status, set.json]).toEqual([200, [1, 2]]);
+  });
+
   it('passes the whole body to a single unnamed json parameter and resolves overloads by names', async () => {
     expect((await call('/rpc/echo', { method: 'POST', body: { any: ['thing', 1] } })).json).toEqual({ any: ['thing', 1] });
     expect((await call('/rpc/pick', { method: 'POST', body: { a: 1 } })).json).toBe('by a: 1');
