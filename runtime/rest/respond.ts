@@ -169,6 +169,7 @@ function respondTo(req: ApiRequest, built: BuiltStatement, row: ResultRow, plann
     const offset = req.range.offset;
     if (total !== null && offset > total) throw rangeError({ kind: 'out-of-bounds', offset, total });
     headers['Content-Range'] = contentRange(offset, pageCount, total);
+    if (req.contentLocation !== undefined) headers['Content-Location'] = req.contentLocation;
     const partial = total !== null && pageCount < total;
     return { status: partial ? 206 : 200, headers, body };
   }
@@ -197,7 +198,7 @@ function respondTo(req: ApiRequest, built: BuiltStatement, row: ResultRow, plann
 }
 
 /** Names respondTo gives headers, always in this case: a response naming no other cannot repeat a caller's header in another case. */
-const OWN_HEADERS = new Set(['Content-Type', 'Preference-Applied', 'Content-Range', 'Location', 'Content-Profile', 'Allow']);
+const OWN_HEADERS = new Set(['Content-Type', 'Preference-Applied', 'Content-Range', 'Content-Location', 'Location', 'Content-Profile', 'Allow']);
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 

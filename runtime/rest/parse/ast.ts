@@ -213,4 +213,6 @@ export interface ApiRequest {
   /** `columns=` list for inserts/updates. */
   readonly columns: readonly string[] | null;
   readonly onConflict: readonly string[] | null;
+  /** A read's `Content-Location`: `/<name>?<canonical query>`, as PostgREST answers it. */
+  readonly contentLocation?: string;
 }

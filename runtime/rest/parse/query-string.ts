@@ -70,3 +70,28 @@ export function queryParam(query: string, name: string): string | null {
   for (const [key, value] of parseQueryString(query)) if (key === name && value !== null) return value;
   return null;
 }
+
+/** `application/x-www-form-urlencoded` encoding as Haskell's `urlEncode` (PostgREST's canonical query): `A-Za-z0-9-_.~` stay, other UTF-8 bytes are `%XX`. */
+function encodeComponent(text: string): string {
+  let out = '';
+  for (const byte of new TextEncoder().encode(text)) {
+    const ch = String.fromCharCode(byte);
+    out += /[A-Za-z0-9\-_.~]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * PostgREST's canonical query string (`qsCanonical`, its `Content-Location`): the pairs sorted by key, a repeated
+ * key once with its values joined by commas (`urlEncodeVars`), a key without `=` given an empty value.
+ */
+export function canonicalQuery(pairs: ReadonlyArray<readonly [string, string | null]>): string {
+  const byKey = new Map<string, string[]>();
+  for (const [key, value] of pairs) {
+    const values = byKey.get(key) ?? [];
+    values.push(encodeComponent(value ?? ''));
+    byKey.set(key, values);
+  }
+  return [...byKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((key) => `${encodeComponent(key)}=${byKey.get(key)!.join(',')}`).join('&');
+}

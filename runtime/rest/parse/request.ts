@@ -11,7 +11,7 @@ import { Cursor } from './cursor.js';
 import { parseTreePath } from './field.js';
 import { parseOrder } from './order.js';
 import { argsFromQuery, bodyFormat, parseArgsPayload, parseRowsPayload, type RequestBody } from './payload.js';
-import { decodeComponent, parseQueryString } from './query-string.js';
+import { canonicalQuery, decodeComponent, parseQueryString } from './query-string.js';
 import { parseColumnList, parseSelect } from './select.js';
 
 export interface RawRequest {
@@ -106,7 +106,8 @@ export function parseRequest(input: RawRequest): ApiRequest {
     return entry;
   };
 
-  for (const [key, value] of parseQueryString(input.query)) {
+  const pairs = parseQueryString(input.query);
+  for (const [key, value] of pairs) {
     if (value === null || ignored.has(key)) continue;
     if (RESERVED.has(key)) {
       if (key === 'select' && select === null) select = value;
@@ -179,7 +180,19 @@ export function parseRequest(input: RawRequest): ApiRequest {
     payload,
     columns,
     onConflict,
+    ...(action === 'read' ? { contentLocation: contentLocation(input.resource.name, pairs.filter(([key]) => !ignored.has(key))) } : {}),
   };
+}
+
+/**
+ * A read's `Content-Location` as PostgREST's: `/<name>` and the canonical query. Header values are bytes: the
+ * name's UTF-8 goes out as it is (as PostgREST), a control character percent-encoded.
+ */
+function contentLocation(name: string, pairs: ReadonlyArray<readonly [string, string | null]>): string {
+  const path = Buffer.from(`/${name}`, 'utf8').toString('latin1')
+    .replace(/[\u0000-\u001f\u007f]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  const query = canonicalQuery(pairs);
+  return query === '' ? path : `${path}?${query}`;
 }
 
 /** Percent-decoding of a path segment (table or function name) by the same rules as the query. */

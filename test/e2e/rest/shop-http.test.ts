@@ -106,6 +106,20 @@ describe('operators on arrays, ranges and JSON', () => {
   });
 });
 
+describe('Content-Location (QuerySpec "Canonical location")', () => {
+  it('answers a read with its canonical location: the parameters sorted by name, no question mark without any', async () => {
+    const read = await call('/customers?name=eq.x&id=eq.1&select=id');
+    expect([read.status, read.headers.get('content-location')]).toEqual([200, '/customers?id=eq.1&name=eq.x&select=id']);
+    const bare = await call('/counters', { method: 'HEAD', token: service });
+    expect([bare.status, bare.headers.get('content-location')]).toEqual([200, '/counters']);
+    // The api key in the query string stays out of it; calls and writes carry none, as PostgREST.
+    const keyed = await call(`/customers?select=id&apikey=${project.keys.anon_key}&id=eq.1`, { apikey: null });
+    expect([keyed.status, keyed.headers.get('content-location')]).toEqual([200, '/customers?id=eq.1&select=id']);
+    expect((await call('/rpc/numbers?n=1')).headers.get('content-location')).toBeNull();
+    expect((await call('/counters?name=eq.none', { method: 'DELETE', token: service })).headers.get('content-location')).toBeNull();
+  });
+});
+
 describe('embedding', () => {
   it('disambiguates two foreign keys to one table by hint, and refuses without one', async () => {
     expect(await call('/orders?select=id,billing:addresses!billing(city),shipping:addresses!shipping(city)&id=eq.1').then(ok))

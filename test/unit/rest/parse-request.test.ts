@@ -35,6 +35,28 @@ describe('query string', () => {
   });
 });
 
+describe('Content-Location of a read (QuerySpec "Canonical location")', () => {
+  const location = (target: string, query: string, method = 'GET') => request(method, target, query).contentLocation;
+
+  it('sorts the parameters by name, as PostgREST, and omits the question mark when there are none', () => {
+    expect(location('no_pk', 'b=eq.1&a=eq.1')).toBe('/no_pk?a=eq.1&b=eq.1');
+    expect(location('simple_pk', '')).toBe('/simple_pk');
+    expect(location('t', 'select=id', 'HEAD')).toBe('/t?select=id');
+  });
+
+  it("encodes as Haskell's urlEncodeVars: a repeated name once with its values joined by commas, all but A-Za-z0-9-_.~ escaped", () => {
+    expect(location('t', 'id=lt.5&select=id,clr:c::text&id=gt.1&flag&x+y=eq.%C3%A9*')).toBe(
+      '/t?flag=&id=lt.5,gt.1&select=id%2Cclr%3Ac%3A%3Atext&x%20y=eq.%C3%A9%2A',
+    );
+  });
+
+  it('sends the name as UTF-8 bytes (latin1 text for Node), only control characters escaped, and is for reads alone', () => {
+    expect(location('são\nx', '')).toBe(`/${Buffer.from('são', 'utf8').toString('latin1')}%0Ax`);
+    expect(location('t', 'a=eq.1', 'DELETE')).toBeUndefined();
+    expect(request('GET', 'fn', 'a=1', { rpc: true }).contentLocation).toBeUndefined();
+  });
+});
+
 describe('request parameters', () => {
   it('splits reserved, embedded and filter parameters', () => {
     const req = request('GET', 'films', 'select=id,roles(*)&id=gt.1&id=lt.5&roles.character=eq.x&order=id.desc&roles.order=character'
