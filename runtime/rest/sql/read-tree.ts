@@ -149,8 +149,8 @@ export class TreeBuilder {
     const key = aggregate === undefined ? fieldKey(item.field, item.alias) : item.alias ?? aggregate.fn;
     validateOutputName(key, 'select parameter', key);
     if (aggregate?.fn === 'count' && item.field.name === '*') return { key, sql: '*', aggregate };
-    // An explicit cast or an aggregate reads the stored value, not its representation.
-    const represented = aggregate === undefined && item.cast === null;
+    // An aggregate reads the stored value; an explicit cast applies to the representation, as PostgREST's.
+    const represented = aggregate === undefined;
     const sql = isLegacyCount(scope, item) ? 'pg_catalog.count(*)'
       : represented ? selectFieldSql(this.params, scope, item.field) : fieldSql(this.params, scope, item.field, 'select');
     const value = item.cast === null ? sql : `CAST(${sql} AS ${item.cast})`;

@@ -131,9 +131,20 @@ describe('embedded and explicit reads', () => {
     expect([res.status, res.json]).toEqual([200, [{ id: 1, first_item: { label_color: '#01E240' } }]]);
   });
 
-  it('reads the stored value under an explicit cast', async () => {
-    const cast = await call('/datarep_todos?select=id,label_color::text&id=eq.3');
-    expect([cast.status, cast.json]).toEqual([200, [{ id: 3, label_color: '123456' }]]);
+  it('formats and allows rename (QuerySpec)', async () => {
+    // Row 2 was patched above: rows 1 and 3 are PostgREST's.
+    const res = await call('/datarep_todos?select=id,clr:label_color&id=in.(1,3)&order=id');
+    expect([res.status, res.json]).toEqual([200, [{ id: 1, clr: '#000000' }, { id: 3, clr: '#01E240' }]]);
+  });
+
+  it('formats, renames and allows manual casting on top: the cast applies to the json representation (QuerySpec)', async () => {
+    const cast = await call('/datarep_todos?select=id,clr:label_color::text&id=in.(1,3)&order=id');
+    expect([cast.status, cast.json]).toEqual([200, [{ id: 1, clr: '"#000000"' }, { id: 3, clr: '"#01E240"' }]]);
+  });
+
+  it('fails in some reasonable way when selecting fields that do not exist (QuerySpec)', async () => {
+    const res = await call('/datarep_todos?select=id,label_color,banana');
+    expect([res.status, res.json]).toEqual([400, { code: '42703', details: null, hint: null, message: 'column datarep_todos.banana does not exist' }]);
   });
 });
 
