@@ -4,6 +4,7 @@ import type { Cursor } from './cursor.js';
 const FIELD_EXPECTING = 'field name (* or [a..z0..9_$])';
 const IDENTIFIER_CHAR = /[\p{L}\p{N}_ $]/u;
 const JSON_KEY_EXCLUDED = new Set(['(', '-', ':', '.', ',', '>', ')']);
+const JSON_KEY_EXPECTING = 'any non reserved character different from: .,>()';
 
 /** `"..."` with `\` escaping the next character (PostgREST's quoted value). */
 export function parseQuoted(c: Cursor): string {
@@ -71,9 +72,9 @@ export function parseJsonPath(c: Cursor): JsonStep[] {
       if (atJsonIndexEnd(c)) { steps.push({ arrow, key: index[0], index: true }); continue; }
       c.pos = start;
     }
-    const key = c.peek() === '"'
-      ? parseQuoted(c)
-      : parseDashed(c, (ch) => !JSON_KEY_EXCLUDED.has(ch), 'any non reserved character different from: .,>()');
+    // Where neither an index nor a key starts, PostgREST's parser expects either.
+    if (c.eof || JSON_KEY_EXCLUDED.has(c.peek())) c.fail(`"-", digit or ${JSON_KEY_EXPECTING}`);
+    const key = c.peek() === '"' ? parseQuoted(c) : parseDashed(c, (ch) => !JSON_KEY_EXCLUDED.has(ch), JSON_KEY_EXPECTING);
     steps.push({ arrow, key, index: false });
   }
 }

@@ -51,7 +51,9 @@ function jsonBase(ref: string, column: ColumnMeta, purpose: Purpose): string {
 export function jsonPathSql(params: Params, base: string, field: Field): string {
   let sql = base;
   for (const step of field.jsonPath) {
-    sql += `${step.arrow}${step.index ? params.typed(step.key, 'integer') : params.typed(step.key, 'text')}`;
+    // A key is an unknown-typed value, as PostgREST's literal: the operator chooses `-> text`, and one that takes
+    // none (`->>` then `->` on the text) fails as PostgREST's, `operator does not exist: text -> unknown`.
+    sql += `${step.arrow}${step.index ? params.typed(step.key, 'integer') : params.add(step.key)}`;
   }
   return sql;
 }

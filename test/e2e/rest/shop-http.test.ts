@@ -94,6 +94,28 @@ describe('operators on arrays, ranges and JSON', () => {
       .toEqual([{ id: 1, city: 'London', theme: 'dark' }]);
   });
 
+  it('reads and filters keys with non-reserved special characters, and fails on a reserved one as PostgREST (JsonOperatorSpec)', async () => {
+    const special = encodeURIComponent('!@#$%^&*_');
+    const selected = await call(`/json_arr?id=eq.10&select=data->${special}d->>${special}e::integer`);
+    expect([selected.status, selected.json]).toEqual([200, [{ '!@#$%^&*_e': 3 }]]);
+    const filtered = await call(`/json_arr?select=data->${special}d&data->${special}d->>${special}e=eq.3`);
+    expect([filtered.status, filtered.json]).toEqual([200, [{ '!@#$%^&*_d': { '!@#$%^&*_e': 3 } }]]);
+    const reserved = await call(`/json_arr?id=eq.10&select=data->(${special}d->>${special}e::integer`);
+    expect([reserved.status, reserved.json]).toEqual([400, errorBody(
+      'PGRST100',
+      '"failed to parse select parameter (data->(!@#$%^&*_d->>!@#$%^&*_e::integer)" (line 1, column 7)',
+      'unexpected "(" expecting "-", digit or any non reserved character different from: .,>()',
+    )]);
+  });
+
+  it('fails as PostgreSQL does, 404 42883, when a double arrow ->> is followed by a single arrow -> (JsonOperatorSpec)', async () => {
+    const hint = 'No operator matches the given name and argument types. You might need to add explicit type casts.';
+    const index = await call('/json_arr?select=data->>c->1');
+    expect([index.status, index.json]).toEqual([404, errorBody('42883', 'operator does not exist: text -> integer', null, hint)]);
+    const key = await call('/json_arr?select=data->>c->b');
+    expect([key.status, key.json]).toEqual([404, errorBody('42883', 'operator does not exist: text -> unknown', null, hint)]);
+  });
+
   it("follows PostgREST's quoting for commas, dots, parentheses and quotes", async () => {
     expect(await ids('customers', 'name=eq.Lovelace, Ada (Countess)')).toEqual([2]);
     expect(await ids('customers', `name=in.(${encodeURIComponent('"Lovelace, Ada (Countess)"')},dot.name)`)).toEqual([2, 4]);

@@ -115,6 +115,10 @@ describe('select grammar', () => {
       code: 'PGRST100', message: '"failed to parse select parameter (data->>--34)" (line 1, column 9)',
       details: 'unexpected "-" expecting digit', hint: null,
     } });
+    // Where neither an index nor a key can start, both are expected (a reserved character, or nothing).
+    expect(errorOf(() => parseSelect('data->(x')).body.details).toBe('unexpected "(" expecting "-", digit or any non reserved character different from: .,>()');
+    expect(errorOf(() => parseSelect('data->')).body.details)
+      .toBe('unexpected end of input expecting "-", digit or any non reserved character different from: .,>()');
     expect(errorOf(() => parseSelect('rel(id')).body.code).toBe('PGRST100');
     expect(errorOf(() => parseSelect('a)b')).body.code).toBe('PGRST100');
     expect(errorOf(() => parseSelect('"open')).body.code).toBe('PGRST100');
