@@ -106,6 +106,7 @@ export class TreeBuilder {
     if (path.length === 0 && !this.aggregates && usesAggregates(items)) {
       throw pgrstError('PGRST123', 'Use of aggregate functions is not allowed');
     }
+    if (path.length === 0) this.resolveEmbeds(table, items);
     this.built.add(pathKey);
     const embeds = new Map<string, ScopeEmbed>();
     const scope: Scope = { table, alias, embeds };
@@ -142,6 +143,17 @@ export class TreeBuilder {
       .filter(([lateral, j]) => j.inner || where.some((w) => w.includes(quoteIdent(lateral))))
       .map(([, j]) => j.sql);
     return { scope, outputs, joins, rowJoins, where, order, embeds: shapes };
+  }
+
+  /**
+   * Every embed's relationship, before any column is looked up: PostgREST finds the relationships when it plans
+   * the request and leaves columns to PostgreSQL, so a missing relationship (PGRST200) is the error a request
+   * with both gets.
+   */
+  private resolveEmbeds(table: TableMeta, items: readonly SelectItem[]): void {
+    for (const item of items) {
+      if (item.type === 'embed') this.resolveEmbeds(findRelation(this.meta, table, item.name, item.hint).target, item.select);
+    }
   }
 
   private column(scope: Scope, item: ColumnSelect): Output {

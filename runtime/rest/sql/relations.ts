@@ -91,9 +91,13 @@ function distance(a: string, b: string): number {
   return prev[b.length] ?? 0;
 }
 
+/** PostgREST's relationship hint takes any candidate its fuzzy set returns (`Fuzzy.get`, least score 0.33). */
+const RELATIONSHIP_HINT_SCORE = 0.33;
+
 /**
  * The closest candidate when it is similar enough to be a plausible typo (a score, 1 − distance ÷ length, of at
- * least `minScore`), else null. PostgREST asks 0.75 of a function's name and 0.33 of a parameter list.
+ * least `minScore`), else null. PostgREST asks 0.75 of a function's name and 0.33 of a parameter list and of a
+ * relationship.
  */
 export function closest(name: string, candidates: Iterable<string>, minScore = 0.6): string | null {
   let best: string | null = null;
@@ -139,7 +143,7 @@ export function findRelation(meta: ProjectMeta, source: TableMeta, name: string,
   if (found.length === 1) return found[0] as ResolvedRelation;
   if (found.length === 0) {
     const candidates = [...source.relations.map((r) => r.targetName), ...source.computedRelations.map((c) => c.function.name)];
-    const suggestion = hint === null ? closest(name, candidates) : null;
+    const suggestion = hint === null ? closest(name, candidates, RELATIONSHIP_HINT_SCORE) : null;
     throw pgrstError(
       'PGRST200',
       `Could not find a relationship between '${source.name}' and '${name}' in the schema cache`,

@@ -101,6 +101,81 @@ describe('a partitioned table over HTTP', () => {
   });
 });
 
+describe("PostgREST's partitioned tables embedding (QuerySpec)", () => {
+  const json = async (path: string): Promise<[number, unknown]> => {
+    const res = await call(path);
+    return [res.status, res.json];
+  };
+
+  it('embeds a table as parent of a partitioned table, and partitioned tables as its children', async () => {
+    expect(await json('/car_models?name=in.(DeLorean,Murcielago)&select=name,year,car_brands(name)&order=name.asc')).toEqual([200, [
+      { name: 'DeLorean', year: 1981, car_brands: { name: 'DMC' } },
+      { name: 'Murcielago', year: 2001, car_brands: { name: 'Lamborghini' } },
+    ]]);
+    expect(await json('/car_brands?select=name,car_models(name,year)&order=name.asc&car_models.order=name.asc')).toEqual([200, [
+      { name: 'DMC', car_models: [{ name: 'DeLorean', year: 1981 }] },
+      { name: 'Ferrari', car_models: [{ name: 'F310-B', year: 1997 }] },
+      { name: 'Lamborghini', car_models: [{ name: 'Murcielago', year: 2001 }, { name: 'Veneno', year: 2013 }] },
+    ]]);
+  });
+
+  it('embeds tables as children of a partitioned table, and a partitioned table as parent of a table', async () => {
+    expect(await json('/car_models?name=in.(DeLorean,F310-B)&select=name,year,car_racers(name)&order=name.asc')).toEqual([200, [
+      { name: 'DeLorean', year: 1981, car_racers: [] },
+      { name: 'F310-B', year: 1997, car_racers: [{ name: 'Michael Schumacher' }] },
+    ]]);
+    expect(await json('/car_racers?select=name,car_models(name,year)&order=name.asc')).toEqual([200, [
+      { name: 'Alain Prost', car_models: null },
+      { name: 'Michael Schumacher', car_models: { name: 'F310-B', year: 1997 } },
+    ]]);
+  });
+
+  it('embeds partitioned tables in each other both ways, and many-to-many through a partitioned junction', async () => {
+    expect(await json('/car_models?name=in.(DeLorean,Murcielago,Veneno)&select=name,year,car_model_sales(date,quantity)&order=name.asc')).toEqual([200, [
+      { name: 'DeLorean', year: 1981, car_model_sales: [{ date: '2021-01-14', quantity: 7 }, { date: '2021-01-15', quantity: 9 }] },
+      { name: 'Murcielago', year: 2001, car_model_sales: [{ date: '2021-02-11', quantity: 1 }, { date: '2021-02-12', quantity: 3 }] },
+      { name: 'Veneno', year: 2013, car_model_sales: [] },
+    ]]);
+    expect(await json('/car_model_sales?date=in.(2021-01-15,2021-02-11)&select=date,quantity,car_models(name,year)&order=date.asc')).toEqual([200, [
+      { date: '2021-01-15', quantity: 9, car_models: { name: 'DeLorean', year: 1981 } },
+      { date: '2021-02-11', quantity: 1, car_models: { name: 'Murcielago', year: 2001 } },
+    ]]);
+    expect(await json('/car_models?select=name,year,car_dealers(name,city)&order=name.asc&limit=4')).toEqual([200, [
+      { name: 'DeLorean', year: 1981, car_dealers: [{ name: 'Springfield Cars S.A.', city: 'Springfield' }] },
+      { name: 'F310-B', year: 1997, car_dealers: [] },
+      { name: 'Murcielago', year: 2001, car_dealers: [{ name: 'The Best Deals S.A.', city: 'Franklin' }] },
+      { name: 'Veneno', year: 2013, car_dealers: [] },
+    ]]);
+  });
+
+  it('offers no partition as an embed target, child or parent: PGRST200 before the columns it names are looked at', async () => {
+    // car_models has no `id`: the relationship is what PostgREST refuses first (it leaves columns to PostgreSQL).
+    expect(await json('/car_models?id=in.(1,2,4)&select=id,name,car_model_sales_202101(id)&order=id.asc')).toEqual([400, errorBody(
+      'PGRST200',
+      "Could not find a relationship between 'car_models' and 'car_model_sales_202101' in the schema cache",
+      "Searched for a foreign key relationship between 'car_models' and 'car_model_sales_202101' in the schema 'public', but no matches were found.",
+      "Perhaps you meant 'car_model_sales' instead of 'car_model_sales_202101'.",
+    )]);
+    expect(await json('/car_model_sales?id=in.(1,3,4)&select=id,name,car_models_default(id,name)&order=id.asc')).toEqual([400, errorBody(
+      'PGRST200',
+      "Could not find a relationship between 'car_model_sales' and 'car_models_default' in the schema cache",
+      "Searched for a foreign key relationship between 'car_model_sales' and 'car_models_default' in the schema 'public', but no matches were found.",
+      "Perhaps you meant 'car_models' instead of 'car_models_default'.",
+    )]);
+  });
+
+  it('answers a partition as the first table with table not found (404, 42P01 here for PGRST205)', async () => {
+    for (const [path, name] of [
+      ['/car_model_sales_202101?select=id,name,car_models(id,name)&order=id.asc', 'car_model_sales_202101'],
+      ['/car_models_default?select=id,name,car_model_sales(id,name)&order=id.asc', 'car_models_default'],
+    ]) {
+      const [status, body] = await json(path!);
+      expect([status, (body as { code: string; message: string }).code, (body as { message: string }).message])
+        .toEqual([404, '42P01', `Could not find the table 'public.${name}' in the schema cache`]);
+    }
+  });
+});
+
 describe('through supabase-js', () => {
   it('reads, inserts and embeds', async () => {
     const supabase = supabaseClient(project);

@@ -208,6 +208,11 @@ describe('embeds', () => {
       .toBe('Searched for a foreign key relationship between \'orders\' and \'addresses\' using the hint \'nope\' in the schema \'public\', but no matches were found.');
   });
 
+  it('resolves every embed, nested ones too, before any column: PGRST200 wins over 42703 as in PostgREST', () => {
+    expect(errorOf(() => read('films', 'select=nope,directors(id,nope2,nowhere(id))')).body.code).toBe('PGRST200');
+    expect(errorOf(() => read('films', 'select=nope,directors(id)')).body).toMatchObject({ code: '42703', message: 'column films.nope does not exist' });
+  });
+
   it('reports PGRST201 for an ambiguous embed with the candidates and a hint', () => {
     expect(errorOf(() => read('orders', 'select=*,addresses(*)'))).toEqual({ status: 300, body: {
       code: 'PGRST201',
