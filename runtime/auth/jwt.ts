@@ -189,7 +189,8 @@ function checkClaimTypes(payload: Record<string, unknown>): void {
     if (!isNumericDate(payload[claim])) throw new JwtError('jwt_invalid_claim', `${claim} claim must be a number`, { claim });
   }
   const aud = payload.aud;
-  if (aud !== undefined && typeof aud !== 'string' && !(Array.isArray(aud) && aud.every((item) => typeof item === 'string'))) {
+  // A null audience is no audience (PostgREST's AudienceJwtSecretSpec, golang-jwt's ClaimStrings).
+  if (aud !== undefined && aud !== null && typeof aud !== 'string' && !(Array.isArray(aud) && aud.every((item) => typeof item === 'string'))) {
     throw new JwtError('jwt_invalid_claim', 'aud claim must be a string or an array of strings', { claim: 'aud' });
   }
 }

@@ -396,6 +396,11 @@ describe('rpc', () => {
     ]);
     const refused = await call('/orders?select=id', { token: auditor });
     expect([refused.status, refused.json]).toEqual([403, errorBody('42501', 'permission denied for table orders')]);
+    // AudienceJwtSecretSpec: an audience that is null or empty is none.
+    for (const aud of [null, []]) {
+      const res = await call('/products?select=id&id=eq.1', { token: signJwt(project.record.jwtSecret, { role, exp: now + 60, aud }) });
+      expect([res.status, res.json]).toEqual([200, [{ id: 1 }]]);
+    }
   });
 
   it('answers OPTIONS with the methods the resource can take (PostgREST), and names them in every 405', async () => {

@@ -33,6 +33,9 @@ describe('tokens the data API refuses', () => {
     expect(refusal(`Bearer ${signJwt(SECRET, { ...base, aud: { invalid: 'value' } })}`)).toEqual(answer('PGRST303', audMessage));
     expect(refusal(`Bearer ${signJwt(SECRET, { ...base, aud: [{ invalid: 'value' }, 'test'] })}`)).toEqual(answer('PGRST303', audMessage));
     expect(refusal(`Bearer ${signJwt(SECRET, { ...base, aud: ['authenticated', 'other'] })}`)).toBe('accepted');
+    // AudienceJwtSecretSpec: an empty or null audience is none.
+    expect(refusal(`Bearer ${signJwt(SECRET, { ...base, aud: [] })}`)).toBe('accepted');
+    expect(refusal(`Bearer ${signJwt(SECRET, { ...base, aud: null })}`)).toBe('accepted');
   });
 
   it('refuses tokens used too early or issued in the future, beyond 30 s of clock skew', () => {
