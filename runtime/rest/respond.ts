@@ -20,7 +20,7 @@ function toCount(value: string | number | null): number | null {
 function contentType(req: ApiRequest, built: BuiltStatement): string {
   if (req.media.kind === 'handler') return req.media.contentType;
   // `nulls=stripped` is part of the type PostgREST names (MediaType.hs), as for a plan's `for`.
-  if (req.media.kind === 'object' && built.result !== 'rows') return 'application/json; charset=utf-8';
+  if (req.media.kind === 'object' && built.result === 'scalar') return 'application/json; charset=utf-8';
   return `${mediaName(req.media)}; charset=utf-8`;
 }
 

@@ -327,6 +327,22 @@ describe('rpc', () => {
     expect(head.text).toBe('');
   });
 
+  it('returns JWTs a function signs, with custom and standard claims, as an object of vnd.pgrst.object (AuthSpec)', async () => {
+    const single = { Accept: 'application/vnd.pgrst.object+json' };
+    const login = await call('/rpc/login', { method: 'POST', headers: single, body: { id: 'jdoe', pass: '1234' } });
+    expect([login.status, login.headers.get('content-type'), login.json]).toEqual([200, 'application/vnd.pgrst.object+json; charset=utf-8', {
+      token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xuYW1lIjoicG9zdGdyZXN0X3Rlc3RfYXV0aG9yIiwiaWQiOiJqZG9lIn0.KO-0PGp_rU-utcDBP6qwdd-Th2Fk-ICVt01I7QtTDWs',
+    }]);
+    const claims = await call('/rpc/jwt_test', { method: 'POST', headers: single, body: {} });
+    expect([claims.status, claims.headers.get('content-type'), claims.json]).toEqual([200, 'application/vnd.pgrst.object+json; charset=utf-8', {
+      token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJqb2UiLCJzdWIiOiJmdW4iLCJhdWQiOiJldmVyeW9uZSIsImV4cCI6MTMwMDgxOTM4MCwibmJmIjoxMzAwODE5MzgwLCJpYXQiOjEzMDA4MTkzODAsImp0aSI6ImZvbyIsInJvbGUiOiJwb3N0Z3Jlc3RfdGVzdCIsImh0dHA6Ly9wb3N0Z3Jlc3QuY29tL2ZvbyI6dHJ1ZX0.G2REtPnOQMUrVRDA9OnkPJTd8R0tf4wdYOlauh1E2Ek',
+    }]);
+    // Without the singular type the one object answers as JSON; a scalar keeps application/json either way.
+    const plain = await call('/rpc/jwt_test', { method: 'POST', body: {} });
+    expect([plain.headers.get('content-type'), (plain.json as { token: string }).token]).toEqual(['application/json; charset=utf-8', (claims.json as { token: string }).token]);
+    expect((await call('/rpc/add?a=1', { headers: single })).headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+
   it('filters, orders, limits and counts SETOF results', async () => {
     const res = await call('/rpc/customers_from?min_id=2&select=id,name&id=neq.3&order=id.desc&limit=1', { headers: { Prefer: 'count=exact' } });
     expect(res.status).toBe(206);
