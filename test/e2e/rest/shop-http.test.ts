@@ -215,6 +215,40 @@ describe('writes on composite keys, unique keys and whole tables', () => {
     expect([ignore.status, ignore.json]).toEqual([201, []]);
   });
 
+  it('takes only the ?columns= keys of an insert or update and ignores the rest (InsertSpec, UpdateSpec)', async () => {
+    const prefer = { Prefer: 'return=representation' };
+    const one = await call('/counters?columns=name,hits', {
+      method: 'POST', token: service, headers: prefer, body: { name: 'c1', hits: 1, smth: 'here', other: 'stuff', fake_id: 13 },
+    });
+    expect([one.status, one.json]).toEqual([201, [{ name: 'c1', hits: 1 }]]);
+    const many = await call('/counters?columns=name,hits&select=name,hits', {
+      method: 'POST', token: service, headers: prefer,
+      body: [{ name: 'c2', hits: 2, smth: 'here', fake_id: 13 }, { name: 'c3', hits: 3, garbage: '%%$&', kkk: 'jjj' }, { name: 'c4', hits: 4, hey: 'ho' }],
+    });
+    expect([many.status, many.json]).toEqual([201, [{ name: 'c2', hits: 2 }, { name: 'c3', hits: 3 }, { name: 'c4', hits: 4 }]]);
+    const patched = await call('/counters?name=eq.c1&columns=hits', {
+      method: 'PATCH', token: service, headers: prefer, body: { hits: 10, name: 'renamed', smth: 'here', other: 'stuff', fake_id: 13 },
+    });
+    expect([patched.status, patched.json]).toEqual([200, [{ name: 'c1', hits: 10 }]]);
+    // Nothing matched: 200 with no rows, as PostgREST.
+    const none = await call('/counters?name=eq.c2001&columns=hits', {
+      method: 'PATCH', token: service, headers: prefer, body: { hits: 5, smth: 'here', other: 'stuff', fake_id: 13 },
+    });
+    expect([none.status, none.json]).toEqual([200, []]);
+    const helicopter = errorBody('PGRST204', "Could not find the 'helicopter' column of 'counters' in the schema cache");
+    const unknown = await call('/counters?name=eq.c1&columns=helicopter', { method: 'PATCH', token: service, headers: prefer, body: { hits: 1 } });
+    expect([unknown.status, unknown.json]).toEqual([400, helicopter]);
+    const unknownInsert = await call('/counters?columns=helicopter', { method: 'POST', token: service, body: [{ name: 'c7' }, { name: 'c8' }] });
+    expect([unknownInsert.status, unknownInsert.json]).toEqual([400, helicopter]);
+    const blank = await call('/counters?columns=', { method: 'POST', token: service, body: [{ name: 'c5' }] });
+    expect([blank.status, blank.json]).toEqual([400, errorBody(
+      'PGRST100', '"failed to parse columns parameter ()" (line 1, column 1)', 'unexpected end of input expecting field name (* or [a..z0..9_$])',
+    )]);
+    const notObjects = await call('/counters?columns=name,hits', { method: 'POST', token: service, body: [{ name: 'c6', hits: 1 }, 333, 'asdf'] });
+    expect(notObjects.status).toBe(400);
+    await call('/counters?name=like.c*', { method: 'DELETE', token: service });
+  });
+
   it('PUT and PATCH without a filter update every row; DELETE without a filter deletes every row', async () => {
     await call('/counters', { method: 'POST', token: service, body: [{ name: 'a', hits: 1 }, { name: 'b', hits: 2 }] });
     const put = await call('/counters?select=name,hits&order=name', { method: 'PUT', token: service, body: { hits: 0 } });
