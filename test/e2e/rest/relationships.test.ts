@@ -247,6 +247,11 @@ describe('counts and spreads of embedded resources', () => {
     expect(await get('/managers?select=name,...organizations(organizations:name,referees:referee)&id=eq.1')).toEqual([200, [
       { name: 'Referee Manager', organizations: ['Referee Org'], referees: [null] },
     ]]);
+    // A to-one spread inside a many-to-many one whose row is missing (PostgREST's request has a stray ')' its parser
+    // ignores after the select; ours refuses it, so it is left out here).
+    expect(await get('/operators?select=name,...processes(process:name,...process_costs(cost))&id=eq.5&processes.id=eq.7')).toEqual([200, [
+      { name: 'Alfred', process: ['Process XX'], cost: [null] },
+    ]]);
   });
 });
 
