@@ -1,4 +1,7 @@
-import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type JsonWebKeyInput, type KeyObject, type webcrypto } from 'node:crypto';
+
+/** WebCrypto's JWK: the one name for it every @types/node a team may have declares (node:crypto's own went in 22). */
+type JsonWebKey = webcrypto.JsonWebKey;
 
 /** Algorithms of a project's asymmetric signing keys (Supabase offers ES256, the default, and RS256). */
 export type SigningAlg = 'ES256' | 'RS256';
@@ -64,15 +67,20 @@ export interface ProjectKeyring {
  * `alg` is the project's `auth.signing_alg`: with HS256 its asymmetric keys (if any) only
  * verify, so tokens they signed before a switch stay valid and a switch back reuses them.
  */
+/** A JWK as node:crypto's key functions take it, whichever of the two JWK types a team's @types/node gives them. */
+function jwkInput(key: JsonWebKey | PublicJwk): JsonWebKeyInput {
+  return { key, format: 'jwk' } as JsonWebKeyInput;
+}
+
 export function buildKeyring(secret: string, stored: readonly StoredSigningKey[], alg: AccessTokenAlg): ProjectKeyring {
   let signing: SigningKey | null = null;
   const verifying = new Map<string, VerificationKey>();
   for (const key of stored) {
-    if (key.status === 'current' && alg !== 'HS256') signing = { kid: key.kid, alg: key.alg, key: createPrivateKey({ key: key.privateJwk, format: 'jwk' }) };
+    if (key.status === 'current' && alg !== 'HS256') signing = { kid: key.kid, alg: key.alg, key: createPrivateKey(jwkInput(key.privateJwk)) };
     verifying.set(key.kid, {
       kid: key.kid,
       alg: key.alg,
-      key: createPublicKey({ key: key.publicJwk as JsonWebKey, format: 'jwk' }),
+      key: createPublicKey(jwkInput(key.publicJwk)),
       jwk: key.publicJwk,
       verifiableUntil: key.expiresAt === null ? null : Math.floor(key.expiresAt.getTime() / 1000),
     });

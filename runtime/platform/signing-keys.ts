@@ -1,4 +1,6 @@
-import { randomUUID, type JsonWebKey } from 'node:crypto';
+import { randomUUID, type webcrypto } from 'node:crypto';
+
+type JsonWebKey = webcrypto.JsonWebKey;
 import { exportJWK, generateKeyPair } from 'jose';
 import type pg from 'pg';
 import type { PublicJwk, SigningAlg, SigningKeyStatus, StoredSigningKey } from '../auth/keyring.js';

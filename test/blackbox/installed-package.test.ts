@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,11 +10,13 @@ import { repoRoot, runProcess, type CliResult } from '../helpers/platform.js';
 import { uniqueRef } from './projects.js';
 
 /**
- * Gantry as a team adopts it: the `npm pack` tarball installed in a fresh application repository, a project
- * with a hooked table whose extension typechecks from that repository, and a release built by the container
- * file of docs/deploying.md — its steps run as commands in a fresh folder, since the build machine has no
- * container runtime — that migrates and serves the hooked table over HTTP; the systemd unit of the same page
- * verified against that folder. Every step is a separate process, as the team runs it.
+ * Gantry as a team adopts it, the loop of its own repository: the `npm pack` tarball installed in a fresh
+ * application repository, `init`, `migration new`, `migrate`, a hooked table whose extension typechecks from that
+ * repository, the gate passing and then catching an edited generated file, a teammate's fresh clone passing it,
+ * a release built by the container file of docs/deploying.md — its steps run as commands in a fresh folder, since
+ * the build machine has no container runtime — that migrates and serves the hooked table over HTTP, a typed
+ * supabase-js client compiled against the team's generated types reading it, and the systemd unit of the same
+ * page verified against the release. Every step is a separate process, as the team runs it.
  */
 
 // npm installs a few hundred packages twice and the CLI starts several times: minutes on a loaded machine.
@@ -149,11 +152,26 @@ async function waitForHealth(url: string, output: () => string): Promise<void> {
   }
 }
 
+/** The client a team's frontend uses, at the versions this repository's lock file holds (so npm's cache has them). */
+const CLIENT = {
+  supabase: (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/@supabase/supabase-js/package.json'), 'utf8')) as { version: string }).version,
+  ws: (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/ws/package.json'), 'utf8')) as { version: string }).version,
+  wsTypes: (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/@types/ws/package.json'), 'utf8')) as { version: string }).version,
+};
+
+/** The team's development machine: the suite's cluster, a local GANTRY_HOME of its own. */
+const devEnv = (): Record<string, string> => ({ DATABASE_URL: inject('databaseUrl'), GANTRY_HOME: path.join(tmp, 'home-dev') });
+
+/** `npx gantry …` in a folder of the team's, through the installed package's bin. */
+const npxGantry = (args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> => ok(path.join(cwd, 'node_modules/.bin/gantry'), args, cwd, env);
+
 const ref = uniqueRef('pkg');
 let tmp: string;
 let tarball: string;
 let app: string;
 let image: BuiltImage | null = null;
+/** The version `migration new` gave the project's first migration. */
+let notesVersion = '';
 
 const EXTENSION = `import { defineExtension, ExtensionError } from 'gantry';
 import type { Database } from '../../generated/${ref}/database.types.js';
@@ -172,6 +190,21 @@ export default defineExtension<Database>()({
   },
 });
 `;
+
+/** A frontend's read, typed by the project's generated `Database`; a wrong column must not compile. */
+const TYPED_CLIENT = `import { createClient } from '@supabase/supabase-js';
+import WebSocket from 'ws';
+import type { Database } from './generated/${ref}/database.types.js';
+
+const supabase = createClient<Database>(process.env.URL!, process.env.ANON!, { realtime: { transport: WebSocket as never } });
+const { data, error } = await supabase.from('notes').select('title, title_bytes').order('id');
+if (error) throw new Error(error.message);
+const rows: { title: string; title_bytes: number | null }[] = data;
+const bytes: number | null | undefined = rows[0]?.title_bytes;
+console.log(JSON.stringify(rows.map((row) => ({ ...row, title_bytes: bytes === undefined ? null : row.title_bytes }))));
+`;
+
+const TYPED_CLIENT_TSCONFIG = `${JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true }, files: ['client.mts'] }, null, 2)}\n`;
 
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-package-'));
@@ -192,12 +225,12 @@ afterAll(async () => {
 describe('gantry installed in a team repository', () => {
   it('installs with npm install --save-dev from the tarball, from the npm cache, copying nothing of Gantry’s package.json', async () => {
     await fs.writeFile(path.join(app, 'package.json'), `${JSON.stringify({ name: 'shop-app', version: '1.0.0', private: true }, null, 2)}\n`);
-    await npmInstall(app, ['--save-dev', `../${tarball}`]);
+    await npmInstall(app, ['--save-dev', `../${tarball}`, `@supabase/supabase-js@${CLIENT.supabase}`, `ws@${CLIENT.ws}`, `@types/ws@${CLIENT.wsTypes}`]);
     expect(await readJson(path.join(app, 'package.json'))).toEqual({
       name: 'shop-app',
       version: '1.0.0',
       private: true,
-      devDependencies: { gantry: `file:../${tarball}` },
+      devDependencies: { '@supabase/supabase-js': `^${CLIENT.supabase}`, '@types/ws': `^${CLIENT.wsTypes}`, gantry: `file:../${tarball}`, ws: `^${CLIENT.ws}` },
     });
     expect(await exists(path.join(app, 'node_modules/gantry/runtime/index.ts'))).toBe(true);
     expect(await exists(path.join(app, 'node_modules/gantry/test'))).toBe(false);
@@ -205,21 +238,31 @@ describe('gantry installed in a team repository', () => {
   });
 
   it('a hooked table’s extension typechecks against the repository’s own node_modules, as an editor checks it', async () => {
-    await fs.writeFile(path.join(app, 'gantry.toml'), `[projects.${ref}]\n`);
-    await fs.mkdir(path.join(app, 'migrations', ref), { recursive: true });
+    await ok('git', ['init', '-q', '-b', 'main'], app);
+    const init = JSON.parse((await npxGantry(['init', ref, '--json'], app)).stdout) as { files: { path: string; status: string }[] };
+    expect(init.files.map((f) => `${f.status} ${f.path}`)).toEqual([
+      'created gantry.toml',
+      `created extensions/${ref}/tsconfig.json`,
+      'created .gitignore',
+      'created .gitattributes',
+      'updated package.json',
+      'created .github/workflows/gantry.yml',
+    ]);
+    const created = JSON.parse((await npxGantry(['migration', 'new', ref, 'notes', '--json'], app)).stdout) as { path: string; version: string };
+    notesVersion = created.version;
+    expect(path.dirname(created.path)).toBe(path.join(app, 'migrations', ref));
     await fs.writeFile(
-      path.join(app, 'migrations', ref, '20261128000000_notes.sql'),
-      'CREATE TABLE notes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, title text NOT NULL, title_bytes int);\n',
+      created.path,
+      'CREATE TABLE notes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, title text NOT NULL, title_bytes int);\n' +
+        'GRANT SELECT ON notes TO anon;\n',
     );
     const extension = path.join(app, 'extensions', ref);
-    await fs.mkdir(extension, { recursive: true });
     await fs.writeFile(path.join(extension, 'index.ts'), EXTENSION);
-    await fs.writeFile(path.join(extension, 'tsconfig.json'), '{ "extends": "gantry/tsconfig.extensions.json" }\n');
 
-    const env = { DATABASE_URL: inject('databaseUrl'), GANTRY_HOME: path.join(tmp, 'home-dev') };
-    const migrated = await ok(path.join(app, 'node_modules/.bin/gantry'), ['migrate', '--all'], app, env);
-    expect(migrated.stdout).toContain(`created ${ref} (declared in gantry.toml) from 1 migration(s): 20261128000000_notes\n`);
+    const migrated = await npxGantry(['migrate', ref], app, devEnv());
+    expect(migrated.stdout).toContain(`created ${ref} (declared in gantry.toml) from 1 migration(s): ${created.version}_notes\n`);
     expect(await exists(path.join(app, 'generated', ref, 'database.types.ts'))).toBe(true);
+    expect(await exists(path.join(app, 'node_modules/gantry/generated'))).toBe(false);
 
     const tsc = path.join(app, 'node_modules/.bin/tsc');
     expect(await run(tsc, ['-p', `extensions/${ref}`], app)).toEqual({ code: 0, stdout: '', stderr: '' });
@@ -231,9 +274,37 @@ describe('gantry installed in a team repository', () => {
         `'{ id?: undefined; title: string; title_bytes?: number | null | undefined; }'. Did you mean 'title'?\n`,
     );
     await fs.writeFile(path.join(extension, 'index.ts'), EXTENSION);
+    await ok('git', ['add', '.'], app);
+    await ok('git', ['-c', 'user.email=team@example.com', '-c', 'user.name=team', 'commit', '-qm', 'notes'], app);
+  });
 
+  it('the gate passes on the committed project, then fails on a hand-edited generated file, naming the fix', async () => {
+    const passing = await npxGantry(['gen', '--check'], app, devEnv());
+    expect(passing.stdout).toContain(`${ref}: up to date\n`);
+    const index = path.join(app, 'generated', ref, 'index.ts');
+    const committed = await fs.readFile(index, 'utf8');
+    await fs.writeFile(index, `${committed}// edited by hand\n`);
+    const failing = await run(path.join(app, 'node_modules/.bin/gantry'), ['gen', '--check'], app, devEnv());
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain(`${ref}: differs (1 file)\n`);
+    expect(failing.stdout).toContain(`npx gantry gen ${ref}`);
+    await fs.writeFile(index, committed);
+  });
+
+  it('a teammate’s fresh clone passes the gate with no database and no server, as CI sees it', async () => {
+    const clone = path.join(tmp, 'clone');
+    await ok('git', ['clone', '-q', app, clone], tmp);
+    await ok('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], clone);
+    // No DATABASE_URL and no GANTRY_HOME: the gate starts a throwaway PostgreSQL of its own.
+    const gate = await npxGantry(['gen', '--check'], clone);
+    expect(gate.stdout).toContain(`${ref}: up to date\n`);
+    expect(gate.stdout).toMatch(/gen --check passes/);
+    await fs.rm(clone, { recursive: true, force: true });
     // The production release below creates the project again from its history, as on a new database.
-    await ok(path.join(app, 'node_modules/.bin/gantry'), ['project', 'delete', ref], app, env);
+    // `project delete` also removes generated/<ref>/, which the repository keeps: git restores it.
+    await npxGantry(['project', 'delete', ref], app, devEnv());
+    await ok('git', ['checkout', '--', 'generated'], app);
+    expect(await ok('git', ['status', '--porcelain'], app)).toMatchObject({ stdout: '' });
   });
 
   it('the container file builds a production install with no network, which migrates and serves the hooked table as an unprivileged user', async () => {
@@ -253,7 +324,7 @@ describe('gantry installed in a team repository', () => {
     const gantry = (args: readonly string[]): Promise<CliResult> => ok(...asUnprivileged([path.join(built.workdir, 'node_modules/.bin/gantry'), ...args]), built.workdir, env);
 
     const migrated = await gantry(['migrate', '--all']);
-    expect(migrated.stdout).toContain(`created ${ref} (declared in gantry.toml) from 1 migration(s): 20261128000000_notes\n`);
+    expect(migrated.stdout).toContain(`created ${ref} (declared in gantry.toml) from 1 migration(s): ${notesVersion}_notes\n`);
 
     const [command, args] = asUnprivileged(built.cmd.map((word, i) => (i === 0 ? path.join(built.workdir, word) : word)));
     const server = spawn(command, args, { cwd: built.workdir, env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -263,7 +334,7 @@ describe('gantry installed in a team repository', () => {
     const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
     try {
       await waitForHealth(`http://127.0.0.1:${port}/health`, () => output);
-      const keys = JSON.parse((await gantry(['project', 'keys', ref, '--json'])).stdout) as { service_key: string };
+      const keys = JSON.parse((await gantry(['project', 'keys', ref, '--json'])).stdout) as { service_key: string; anon_key: string };
       const rest = `http://127.0.0.1:${port}/v1/${ref}/rest/v1/notes`;
       const headers = { apikey: keys.service_key, 'content-type': 'application/json' };
 
@@ -273,6 +344,18 @@ describe('gantry installed in a team repository', () => {
       expect([refused.status, await refused.json()]).toEqual([422, { code: 'title_required', message: 'A note needs a title', details: null, hint: null }]);
       const read = await fetch(`${rest}?select=title,title_bytes`, { headers });
       expect([read.status, await read.json()]).toEqual([200, [{ title: 'héllo', title_bytes: 6 }]]);
+
+      // The team's frontend: supabase-js typed by the generated Database, compiled with the team's own TypeScript.
+      await fs.writeFile(path.join(app, 'client.mts'), TYPED_CLIENT);
+      await fs.writeFile(path.join(app, 'tsconfig.client.json'), TYPED_CLIENT_TSCONFIG);
+      const tsc = path.join(app, 'node_modules/.bin/tsc');
+      expect(await run(tsc, ['-p', 'tsconfig.client.json'], app)).toEqual({ code: 0, stdout: '', stderr: '' });
+      const client = await ok(process.execPath, ['--import', 'tsx', 'client.mts'], app, { URL: `http://127.0.0.1:${port}/v1/${ref}`, ANON: keys.anon_key });
+      expect(JSON.parse(client.stdout)).toEqual([{ title: 'héllo', title_bytes: 6 }]);
+      await fs.writeFile(path.join(app, 'client.mts'), TYPED_CLIENT.replace('rows[0]?.title_bytes', 'rows[0]?.title_length'));
+      const wrong = await run(tsc, ['-p', 'tsconfig.client.json'], app);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stdout).toMatch(/^client\.mts\(9,51\): error TS2339: Property 'title_length' does not exist/);
 
       const health = await run(built.healthcheck[0]!, built.healthcheck.slice(1), built.workdir, env);
       expect(health.code).toBe(0);
