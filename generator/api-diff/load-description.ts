@@ -38,6 +38,13 @@ export async function loadApiDescriptionFromGit(dir: string, rev: string): Promi
   return text === null ? null : parseApiDescription(text, `${rev}:${file.relative}`);
 }
 
+/** The text of the file `target` at git revision `rev`; null when the file is not in that revision. */
+export async function readFileAtRevision(target: string, rev: string): Promise<string | null> {
+  const file = await repositoryPath(target);
+  await resolveRevision(file.root, rev);
+  return gitShow(file.root, rev, file.relative);
+}
+
 /** The files directly in `dir` at revision `rev` (paths relative to `dir`); empty when the folder is not there. */
 export async function listFilesAtRevision(dir: string, rev: string): Promise<string[]> {
   const folder = await repositoryPath(dir);

@@ -15,6 +15,7 @@ import { introspectProject } from '../introspect/introspect.js';
 import { displayPath } from '../migrations/apply.js';
 import { listLocalMigrations, type LocalMigration } from '../migrations/local-files.js';
 import { compareCodePoints } from '../model/sort.js';
+import { declaredSchemas } from '../settings/declared.js';
 import { driftFrom, readGenerated, type FileDrift } from '../write.js';
 
 /**
@@ -89,7 +90,7 @@ class ScratchCluster {
   }
 }
 
-/** The exposed schemas the committed code was generated for (schema.json records them), else the default. */
+/** The exposed schemas the committed code was generated for (schema.json records them), else the default; gantry.toml's `api.schemas` comes first. */
 async function committedSchemas(config: GantryConfig, ref: string): Promise<readonly string[]> {
   const text = await fs.readFile(path.join(config.generatedDir, ref, 'schema.json'), 'utf8').catch(() => null);
   return (text === null ? null : readExposedSchemas(text)) ?? DEFAULT_EXPOSED_SCHEMAS;
@@ -113,7 +114,8 @@ async function generateFromMigrations(
     const client = taskClient(platform.cluster.urlFor(record.databaseName));
     await client.connect();
     try {
-      const model = await introspectProject(client, { schemas: await committedSchemas(config, ref) });
+      const schemas = declaredSchemas(config.configFile, ref, process.env) ?? (await committedSchemas(config, ref));
+      const model = await introspectProject(client, { schemas });
       return emitProject(model, { ref, functionPaths: await extensionFunctionPaths(config.extensionsDir, ref) });
     } finally {
       await client.end();

@@ -10,6 +10,7 @@ import { resetProjectDatabase } from '../migrations/create.js';
 import { MigrationError } from '../migrations/errors.js';
 import { projectMigrationsDir, readSeed, SEED_FILE } from '../migrations/local-files.js';
 import { tablesWithRows } from '../migrations/user-rows.js';
+import { withAppliedSettings } from '../settings/apply.js';
 import { CliError, type Output } from './output.js';
 
 const USAGE = 'usage: gantry db reset <ref> [--yes]';
@@ -42,10 +43,11 @@ export async function dbCommand(args: string[], out: Output): Promise<void> {
     const seedSql = await readSeed(platform.config.migrationsDir, ref);
     const migrations = await resetProjectDatabase(platform, record, seedSql === null ? null : { name: displayPath(seedPath), sql: seedSql });
     const generated = await generateProject(platform, record);
-    out.result(
-      { ref, migrations: migrations.map((m) => ({ version: m.version, name: m.name })), seeded: seedSql !== null, changed: generated.changed, removed: generated.removed },
-      `reset ${ref}: ${migrations.length} migration(s)${seedSql !== null ? ' and seed.sql' : ''} applied; regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`,
-    );
+    const { value, text } = await withAppliedSettings(platform, ref, {
+      value: { ref, migrations: migrations.map((m) => ({ version: m.version, name: m.name })), seeded: seedSql !== null, changed: generated.changed, removed: generated.removed },
+      text: `reset ${ref}: ${migrations.length} migration(s)${seedSql !== null ? ' and seed.sql' : ''} applied; regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`,
+    });
+    out.result(value, text);
   } finally {
     await platform.close();
   }

@@ -1,16 +1,31 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../runtime/config.js';
+import { CONFIG_FILE_NAME } from '../../runtime/config-file.js';
+import { loadConfig, type GantryConfig } from '../../runtime/config.js';
 import { assertValidRef } from '../../runtime/platform/bootstrap.js';
-import { listFilesAtRevision, loadApiDescriptionFromDir, loadApiDescriptionFromGit, pathInRepository } from '../api-diff/load-description.js';
+import { listFilesAtRevision, loadApiDescriptionFromDir, loadApiDescriptionFromGit, pathInRepository, readFileAtRevision } from '../api-diff/load-description.js';
 import { emptyApiDescription } from '../api-diff/diff-api.js';
+import { ApiDiffError } from '../api-diff/api-diff-error.js';
 import { makeApiReport } from '../api-diff/make-report.js';
 import { renderMarkdown } from '../api-diff/render-markdown.js';
 import { renderText } from '../api-diff/render-text.js';
 import { listLocalMigrations, projectMigrationsDir } from '../migrations/local-files.js';
+import { declaredIn, diffSettings, settingsMarkdown, settingsText, type SettingDiff } from '../settings/file-diff.js';
 import { CliError, type Output } from './output.js';
 
 const USAGE = 'usage: gantry diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--format text|markdown] [--json]';
+
+/** The settings of `ref` changed in gantry.toml between the base revision and the working tree. */
+async function changedSettings(config: GantryConfig, ref: string, base: string): Promise<SettingDiff[]> {
+  const file = config.configFile?.path ?? path.join(config.root, CONFIG_FILE_NAME);
+  const head = await fs.readFile(file, 'utf8').catch(() => null);
+  const before = await readFileAtRevision(file, base).catch((error: unknown) => {
+    if (error instanceof ApiDiffError && error.code === 'not_a_git_repository') return null;
+    throw error;
+  });
+  return diffSettings(declaredIn(before, `${base}:${CONFIG_FILE_NAME}`, ref), declaredIn(head, file, ref));
+}
 
 /**
  * `gantry diff <ref>`: the API change between `generated/<ref>/schema.json` at the base revision
@@ -51,7 +66,11 @@ export async function diffCommand(args: string[], out: Output): Promise<number> 
     head: head ?? emptyApiDescription,
     migrationFiles: await Promise.all(migrations.map(async (m) => ({ path: m.path, name: await pathInRepository(m.path) }))),
   });
-  out.result(report, values.format === 'markdown' ? renderMarkdown(report) : renderText(report));
+  const settings = await changedSettings(config, ref, values.base);
+  const text = values.format === 'markdown'
+    ? [renderMarkdown(report), settingsMarkdown(ref, settings, values.base, 'working tree')]
+    : [renderText(report), settingsText(ref, settings)];
+  out.result({ ...report, settings }, text.filter((part) => part !== '').join('\n\n'));
   const failBreaking = values['fail-on-breaking'] === true && report.summary.breaking > 0;
   const failLint = values['fail-on-lint'] === true && report.summary.lint > 0;
   return failBreaking || failLint ? 1 : 0;

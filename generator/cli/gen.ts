@@ -6,6 +6,8 @@ import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js
 import { checkFromMigrations, committedProjects, typecheckAgainst } from '../check/gate.js';
 import { gatePasses, reportProject, reportText } from '../check/report.js';
 import { generateProject } from '../generate.js';
+import { planDeclared } from '../settings/apply.js';
+import { driftLines } from '../settings/declared.js';
 import { CliError, type Output } from './output.js';
 
 async function openProject(platform: Platform, ref: string | undefined): Promise<ProjectRecord> {
@@ -70,16 +72,20 @@ export async function genCommand(args: string[], out: Output): Promise<number> {
     for (const record of records) {
       const result = await generateProject(platform, record, { check });
       const extensions = typecheckAgainst(platform.config, record.ref, result.files ?? new Map());
-      results.push({ ref: record.ref, changed: result.changed, removed: result.removed, diff: result.diff, extensions });
+      const plan = check ? await planDeclared(platform, record.ref, process.env, false) : null;
+      // The plan's assignments hold resolved secrets: the report carries only what differs, shown safely.
+      const settings = plan && { changes: plan.changes, database_only: plan.databaseOnly };
+      results.push({ ref: record.ref, changed: result.changed, removed: result.removed, diff: result.diff, extensions, ...(settings ? { settings } : {}) });
     }
-    const drift = results.filter((r) => r.changed.length + r.removed.length > 0);
+    const drift = results.filter((r) => r.changed.length + r.removed.length + (r.settings?.changes.length ?? 0) > 0);
     const broken = results.filter((r) => r.extensions.length > 0);
     const text = results
       .map((r) =>
         (r.changed.length + r.removed.length === 0
           ? `${r.ref}: up to date`
           : `${r.ref}: ${check ? 'differs' : 'written'}\n${r.diff}`)
-        + (r.extensions.length > 0 ? `\n${r.ref}: extensions do not typecheck\n${r.extensions.join('\n')}` : ''),
+        + (r.extensions.length > 0 ? `\n${r.ref}: extensions do not typecheck\n${r.extensions.join('\n')}` : '')
+        + (r.settings ? driftLines(r.ref, r.settings.changes, r.settings.database_only).map((line) => `\n${line}`).join('') : ''),
       )
       .join('\n');
     out.result({ check, projects: results }, text);

@@ -19,6 +19,7 @@ import { emptyApiDescription } from '../api-diff/diff-api.js';
 import { parseApiDescription } from '../api-diff/load-description.js';
 import { makeApiReport } from '../api-diff/make-report.js';
 import { renderText } from '../api-diff/render-text.js';
+import { withAppliedSettings } from '../settings/apply.js';
 import { CliError, type Output } from './output.js';
 
 const USAGE = 'usage: gantry migrate <ref> [FILE.sql] [--force] | migrate --all [--force]';
@@ -181,12 +182,12 @@ export async function migrateCommand(args: string[], out: Output): Promise<void>
   const platform = await Platform.open(loadConfig());
   try {
     if (!values.all) {
-      const { value, text } = await migrateProject(platform, positionals[0]!, positionals[1], force);
+      const { value, text } = await withAppliedSettings(platform, positionals[0]!, await migrateProject(platform, positionals[0]!, positionals[1], force));
       out.result(value, text);
       return;
     }
     const results: Migrated[] = [];
-    for (const ref of await allRefs(platform)) results.push(await migrateProject(platform, ref, undefined, force));
+    for (const ref of await allRefs(platform)) results.push(await withAppliedSettings(platform, ref, await migrateProject(platform, ref, undefined, force)));
     out.result({ projects: results.map((r) => r.value) }, results.length === 0 ? 'no projects to migrate' : results.map((r) => r.text).join('\n\n'));
   } finally {
     await platform.close();

@@ -91,13 +91,22 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       return;
     }
     case 'config': {
-      const assignments = (values.set ?? []).map(parseSetting);
+      const sets = values.set ?? [];
+      const file = config.configFile;
+      // A project gantry.toml declares keeps its settings there: --set writes the file, then applies it.
+      const inFile = sets.length > 0 && file !== null && file.projects.some((p) => p.ref === ref);
+      const assignments = inFile ? [] : sets.map(parseSetting);
       const { configureProject } = await import('./project-config.js');
-      const { record, generated } = await withPlatform(async (platform) => configureProject(platform, await requireProject(platform, ref), assignments));
+      const { setInConfigFile } = await import('../settings/config-set.js');
+      const { record, generated, written } = await withPlatform(async (platform) => {
+        const project = await requireProject(platform, ref);
+        return inFile ? setInConfigFile(platform, project, file, sets, process.env) : { ...(await configureProject(platform, project, assignments)), written: [] };
+      });
       const settings = displaySettings(record.settings);
       const lines = settingLines(record.settings);
       if (generated) lines.push(`regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`);
-      out.result({ ref, settings, ...(generated ? { generated } : {}) }, lines.join('\n'));
+      if (written.length > 0) lines.push(`wrote to ${file!.path} [projects.${ref}.settings]:`, ...written.map((line) => `  ${line}`));
+      out.result({ ref, settings, ...(generated ? { generated } : {}), ...(inFile ? { written: { file: file!.path, lines: written } } : {}) }, lines.join('\n'));
       return;
     }
     default:

@@ -11,6 +11,7 @@ import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js
 import { codeSync, generateProject } from '../generate.js';
 import { createProjectWithHistory } from '../migrations/create.js';
 import { copyMigrations, listLocalMigrations } from '../migrations/local-files.js';
+import { applyDeclaredSettings } from '../settings/apply.js';
 
 function reportCluster(log: Logger, event: ClusterEvent): void {
   if (event.kind === 'postmaster-died') log.error({ pid: event.pid }, 'embedded PostgreSQL died; restarting it');
@@ -47,11 +48,14 @@ async function createDeclared(platform: Platform, ref: string, log: Logger): Pro
   }
 }
 
-/** The projects gantry.toml declares, each created first when missing; none without the file. */
+/** The projects gantry.toml declares, each created first when missing and given the settings the file declares; none without the file. */
 async function declaredProjects(platform: Platform, log: Logger): Promise<ProjectRecord[]> {
   const records: ProjectRecord[] = [];
   for (const { ref } of platform.config.configFile?.projects ?? []) {
-    records.push((await platform.getProject(ref)) ?? (await createDeclared(platform, ref, log)));
+    const record = (await platform.getProject(ref)) ?? (await createDeclared(platform, ref, log));
+    const applied = await applyDeclaredSettings(platform, ref);
+    if (applied !== null && applied.changed.length > 0) log.info({ ref, settings: applied.changed.map((c) => c.key) }, 'applied settings from gantry.toml');
+    records.push(record);
   }
   return records;
 }

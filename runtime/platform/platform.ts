@@ -100,6 +100,12 @@ export class Platform {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
+  /** The settings as the registry stores them (no defaults filled in, secrets sealed); null when there is no such project. */
+  async storedSettings(ref: string): Promise<Readonly<Record<string, unknown>> | null> {
+    const { rows } = await this.pool.query<{ settings: Record<string, unknown> }>('SELECT settings FROM projects WHERE ref = $1', [ref]);
+    return rows[0]?.settings ?? null;
+  }
+
   /** Stores settings in one statement, so a host reloading on its NOTIFY never sees some of them without the others. */
   async setSettings(ref: string, settings: Readonly<Record<string, unknown>>): Promise<ProjectRecord | null> {
     const { rows } = await this.pool.query<ProjectRow>(`UPDATE projects p SET settings = settings || $2::jsonb WHERE ref = $1 RETURNING ${PROJECT_COLUMNS}`, [

@@ -11,7 +11,7 @@ import {
   type ExternalSettingKey,
 } from '../auth/external/provider-settings.js';
 import { displayHooks, isHookSettingKey, parseHookSetting, resolveHooks, type HookSettingKey } from '../auth/hooks/hook-settings.js';
-import { displaySmsSettings, isSmsSettingKey, parseSmsSetting, resolveSmsSettings, type SmsSettingKey } from '../auth/sms/sms-settings.js';
+import { displaySmsSettings, isSmsSecretKey, isSmsSettingKey, parseSmsSetting, resolveSmsSettings, type SmsSettingKey } from '../auth/sms/sms-settings.js';
 import { CodedError } from '../coded-error.js';
 
 export class SettingsError extends CodedError {
@@ -319,6 +319,11 @@ export function parseSetting(assignment: string): SettingAssignment {
   } catch (error) {
     throw new SettingsError(`${key}: ${(error as Error).message}`);
   }
+}
+
+/** Whether `key` holds a secret the registry keeps only sealed: a hook's secrets, an SMS provider's secret, an OAuth client secret. */
+export function isSecretSetting(key: string): boolean {
+  return (isHookSettingKey(key) && key.endsWith('.secrets')) || isSmsSecretKey(key) || /^auth\.external\..+\.secret$/.test(key);
 }
 
 /** A setting as the CLI takes it (`api.schemas` back to its comma-separated form). */

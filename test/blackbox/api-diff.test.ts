@@ -89,6 +89,7 @@ describe('gantry diff', () => {
       ],
       lint: { files: [], findings: [] },
       summary: { breaking: 0, compatible: 1, lint: 0 },
+      settings: [],
     });
     await commit('colour');
   });
