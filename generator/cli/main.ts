@@ -21,6 +21,8 @@ const USAGE = `usage: gantry <command>
   gen <ref> | --all --check --live        compare with the live database instead
   diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--format text|markdown]
                                           the API change since the base, classed, with the migrations' lint
+  config import <ref> [supabase/config.toml]
+                                          write a Supabase CLI config.toml's [api]/[auth] into gantry.toml
   calls key create --tenant <id> | calls key revoke <id>
 Every command takes --json.`;
 
@@ -52,6 +54,9 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'migration':
         await (await import('./migration.js')).migrationCommand(rest, out);
+        return 0;
+      case 'config':
+        await (await import('./config.js')).configCommand(rest, out);
         return 0;
       case 'db':
         await (await import('./db.js')).dbCommand(rest, out);

@@ -9,7 +9,7 @@ import { callProject, eventually, session, uniqueRef, type PrintedKeys } from '.
 
 /**
  * Settings as code: a team's repository (a folder with its own gantry.toml, migrations/ and generated/) declares a
- * project's settings; `serve`, `migrate`, `project config --set`, `gen --check --live` and `gantry diff`
+ * project's settings; `migrate`, `project config --set`, `gen --check --live`, `gantry diff` and `config import`
  * run as separate processes from that folder beside a running `gantry serve`, observed over HTTP and in the file.
  */
 
@@ -195,5 +195,25 @@ describe('settings in gantry.toml', () => {
     const markdown = await gantry(['diff', ref, '--format', 'markdown']);
     expect(markdown.stdout).toContain('| `auth.autoconfirm` | `true` | `false` |');
     await fs.writeFile(tomlPath(), text);
+  });
+
+  it("config import writes a Supabase CLI config.toml's [auth] into gantry.toml and lists what it leaves out", async () => {
+    const imported = uniqueRef('si');
+    await fs.mkdir(path.join(repo, 'supabase'), { recursive: true });
+    await fs.writeFile(
+      path.join(repo, 'supabase', 'config.toml'),
+      '[api]\nport = 54321\nmax_rows = 200\n\n[auth]\nsite_url = "https://imported.example"\njwt_expiry = 3600\n\n[auth.email]\nenable_confirmations = false\n\n' +
+        '[auth.external.google]\nenabled = true\nclient_id = "g-client"\nsecret = "literal-google-secret"\n',
+    );
+    const before = await fs.readFile(tomlPath(), 'utf8');
+    const result = await gantryJson(['config', 'import', imported]);
+    expect(result.skipped).toEqual(['api.port: no Gantry setting', 'auth.jwt_expiry: no Gantry setting']);
+    expect(result.references).toEqual(['SUPABASE_AUTH_EXTERNAL_GOOGLE_SECRET']);
+    expect(await fs.readFile(tomlPath(), 'utf8')).toBe(
+      before +
+        `\n[projects.${imported}.settings]\n"api.max_rows" = 200\n"auth.site_url" = "https://imported.example"\n"auth.autoconfirm" = true\n` +
+        `"auth.external.google.enabled" = true\n"auth.external.google.client_id" = "g-client"\n"auth.external.google.secret" = "env(SUPABASE_AUTH_EXTERNAL_GOOGLE_SECRET)"\n`,
+    );
+    expect(JSON.stringify(result)).not.toContain('literal-google-secret');
   });
 });
