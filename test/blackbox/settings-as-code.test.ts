@@ -85,27 +85,36 @@ describe('settings in gantry.toml', () => {
   it('migrate creates a newly declared project from its history and applies its settings', async () => {
     const second = uniqueRef('sd');
     await fs.mkdir(path.join(repo, 'migrations', second), { recursive: true });
-    await fs.writeFile(path.join(repo, 'migrations', second, '20260101000000_notes.sql'), 'create table public.notes (id bigint primary key);\n');
-    const declared = `${TOML}\n[projects.${second}.settings]\n"auth.autoconfirm" = true\n"auth.external.github.secret" = "env(GITHUB_SECRET)"\n`;
+    await fs.writeFile(
+      path.join(repo, 'migrations', second, '20260101000000_notes.sql'),
+      'create table public.notes (id bigint primary key);\ncreate schema api;\ncreate table api.items (id bigint primary key);\ngrant usage on schema api to anon, authenticated, service_role;\n',
+    );
+    const declared = `${TOML}\n[projects.${second}.settings]\n"auth.autoconfirm" = true\n"auth.external.github.secret" = "env(GITHUB_SECRET)"\n"api.schemas" = "public,api"\n`;
     await fs.writeFile(tomlPath(), declared);
     try {
       const migrated = await gantryJson(['migrate', second]);
       expect(migrated.created).toBe(true);
-      expect(migrated.settings).toEqual({
-        ref: second,
-        changed: [
-          { key: 'auth.autoconfirm', file: 'true', database: 'false' },
-          { key: 'auth.external.github.secret', file: 'env(GITHUB_SECRET)', database: '(not set)' },
-        ],
-        database_only: [],
-        generated: null,
-      });
+      const applied = migrated.settings as { changed: unknown[]; generated: { changed: string[] } };
+      expect(applied.changed).toEqual([
+        { key: 'auth.autoconfirm', file: 'true', database: 'false' },
+        { key: 'auth.external.github.secret', file: 'env(GITHUB_SECRET)', database: '(not set)' },
+        { key: 'api.schemas', file: 'public,api', database: '(not set)' },
+      ]);
+      expect(applied.generated.changed).toContain('openapi.api.json');
       expect(JSON.stringify(migrated)).not.toContain(GITHUB_SECRET);
       const secondKeys = (await gantryJson(['project', 'keys', second])) as unknown as PrintedKeys;
       const served = () => callProject(inst.baseUrl, secondKeys, 'GET', 'auth/v1/settings');
       await eventually(30_000, served, (a) => (a.body as { mailer_autoconfirm?: boolean }).mailer_autoconfirm === true);
       const signedUp = await callProject(inst.baseUrl, secondKeys, 'POST', 'auth/v1/signup', { body: { email: `${second}@example.com`, password: 'a-long-password-1' } });
       expect(session(signedUp).user.email).toBe(`${second}@example.com`);
+
+      // The scratch gate builds with the file's api.schemas: the committed code passes, and dropping the schema from the file fails it.
+      const gate = await gantry(['gen', '--check', second]);
+      expect(gate.code, gate.stdout + gate.stderr).toBe(0);
+      await fs.writeFile(tomlPath(), declared.replace('"api.schemas" = "public,api"', '"api.schemas" = "public"'));
+      const dropped = await gantry(['gen', '--check', second]);
+      expect(dropped.code).toBe(1);
+      expect(dropped.stdout).toContain(`${second}: differs`);
     } finally {
       await fs.writeFile(tomlPath(), TOML);
     }
@@ -120,6 +129,21 @@ describe('settings in gantry.toml', () => {
         message: `project "${ref}": gantry.toml sets auth.external.github.secret = env(GITHUB_SECRET), and that variable is not set in the environment`,
       },
     });
+  });
+
+  it('db reset applies the file after rebuilding the database', async () => {
+    await fs.writeFile(tomlPath(), TOML.replace('https://helpdesk.example', 'https://reset.example'));
+    try {
+      const reset = await gantryJson(['db', 'reset', ref, '--yes']);
+      expect(reset.settings).toEqual({
+        ref,
+        changed: [{ key: 'auth.site_url', file: 'https://reset.example', database: 'https://helpdesk.example' }],
+        database_only: [],
+        generated: null,
+      });
+    } finally {
+      await fs.writeFile(tomlPath(), TOML);
+    }
   });
 
   it('project config --set writes the line into the file, keeps its comments, and applies it', async () => {
