@@ -5,7 +5,7 @@ import { CONFIG_FILE_NAME } from '../../runtime/config-file.js';
 import { loadConfig } from '../../runtime/config.js';
 import { REF_PATTERN } from '../../runtime/platform/bootstrap.js';
 import { importSupabaseConfig } from '../settings/supabase-import.js';
-import { settingLine, setSettingInText } from '../settings/toml-edit.js';
+import { replaceFile, settingLine, setSettingInText } from '../settings/toml-edit.js';
 import { CliError, type Output } from './output.js';
 
 const USAGE = 'usage: gantry config import <ref> [supabase/config.toml]';
@@ -30,7 +30,7 @@ export async function configCommand(args: string[], out: Output): Promise<void> 
   const file = config.configFile?.path ?? path.join(config.root, CONFIG_FILE_NAME);
   let toml = config.configFile === null ? '' : await fs.readFile(file, 'utf8');
   for (const [key, value] of imported.settings) toml = setSettingInText(toml, file, ref, key, value);
-  await fs.writeFile(file, toml);
+  await replaceFile(file, toml);
   const lines = [...imported.settings].map(([key, value]) => settingLine(key, value));
   out.result(
     { ref, file, source: from, settings: Object.fromEntries(imported.settings), skipped: imported.skipped, references: imported.references },

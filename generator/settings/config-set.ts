@@ -1,12 +1,11 @@
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { ConfigFile, FileSettingValue } from '../../runtime/config-file.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
-import { isSecretSetting, parseSetting, type SettingAssignment } from '../../runtime/platform/settings.js';
+import { isSecretSetting, parseSetting, SettingsError, type SettingAssignment } from '../../runtime/platform/settings.js';
 import { CliError } from '../cli/output.js';
 import { configureProject, type ConfigResult } from '../cli/project-config.js';
 import { envReference, secretLiteralError } from './declared.js';
-import { settingLine, setSettingInText } from './toml-edit.js';
+import { replaceFile, settingLine, setSettingInText } from './toml-edit.js';
 
 /** One `--set KEY=VALUE` as the file records it and as the registry takes it. */
 interface FileAssignment {
@@ -21,7 +20,7 @@ interface FileAssignment {
  */
 export function fileAssignment(raw: string, where: string, env: Readonly<Record<string, string | undefined>>): FileAssignment {
   const eq = raw.indexOf('=');
-  if (eq <= 0) return { key: '', value: '', assignment: parseSetting(raw) };
+  if (eq <= 0) throw new SettingsError(`expected KEY=VALUE, got "${raw}"`);
   const key = raw.slice(0, eq);
   const given = raw.slice(eq + 1);
   const variable = envReference(given);
@@ -34,13 +33,6 @@ export function fileAssignment(raw: string, where: string, env: Readonly<Record<
   const assignment = parseSetting(raw);
   const value = typeof assignment.value === 'boolean' || typeof assignment.value === 'number' ? assignment.value : given;
   return { key, value, assignment };
-}
-
-/** Replaces the file in one rename, so a reader never sees half of it. */
-async function replaceFile(file: string, text: string): Promise<void> {
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  await fs.writeFile(temporary, text);
-  await fs.rename(temporary, file);
 }
 
 /**
