@@ -52,9 +52,15 @@ function sealedIfSecret(record: ProjectRecord, key: string, value: SettingAssign
  * Applies parsed `--set` assignments to a project, all checked before anything is
  * stored. A new `api.schemas` is checked against the project database, and the code
  * is regenerated for it before the registry changes: the registry's NOTIFY makes a
- * running host reload the project, and it must find the new code already in place.
+ * running host reload the project, and it must find the new code already in place. With `regenerate: false`
+ * (a host about to start) the code is left to the host's own sync, which never rewrites code git tracks.
  */
-export async function configureProject(platform: Platform, record: ProjectRecord, assignments: readonly SettingAssignment[]): Promise<ConfigResult> {
+export async function configureProject(
+  platform: Platform,
+  record: ProjectRecord,
+  assignments: readonly SettingAssignment[],
+  options: { readonly regenerate?: boolean } = {},
+): Promise<ConfigResult> {
   let schemas: readonly string[] | null = null;
   let signingAlg: AccessTokenAlg | null = null;
   for (const assignment of assignments) {
@@ -62,8 +68,8 @@ export async function configureProject(platform: Platform, record: ProjectRecord
     if (assignment.key === 'auth.signing_alg') signingAlg = assignment.value;
   }
   let generated: ConfigResult['generated'] = null;
-  if (schemas) {
-    await requireSchemas(platform, record, schemas);
+  if (schemas) await requireSchemas(platform, record, schemas);
+  if (schemas && options.regenerate !== false) {
     const { changed, removed } = await generateProject(platform, { ...record, settings: { ...record.settings, 'api.schemas': schemas } });
     generated = { changed, removed };
   }

@@ -53,7 +53,8 @@ async function declaredProjects(platform: Platform, log: Logger): Promise<Projec
   const records: ProjectRecord[] = [];
   for (const { ref } of platform.config.configFile?.projects ?? []) {
     const record = (await platform.getProject(ref)) ?? (await createDeclared(platform, ref, log));
-    const applied = await applyDeclaredSettings(platform, ref);
+    // The host's code sync then generates for a new api.schemas, and leaves code git tracks as committed.
+    const applied = await applyDeclaredSettings(platform, ref, process.env, { regenerate: false });
     if (applied !== null && applied.changed.length > 0) log.info({ ref, settings: applied.changed.map((c) => c.key) }, 'applied settings from gantry.toml');
     records.push(record);
   }

@@ -33,13 +33,18 @@ export async function planDeclared(platform: Platform, ref: string, env: NodeJS.
  * only what differs is written, through `configureProject` as `project config --set` would, so a project in
  * sync is not written (and a running host not reloaded). Null when the file declares no setting for it.
  */
-export async function applyDeclaredSettings(platform: Platform, ref: string, env: NodeJS.ProcessEnv = process.env): Promise<AppliedSettings | null> {
+export async function applyDeclaredSettings(
+  platform: Platform,
+  ref: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { readonly regenerate?: boolean } = {},
+): Promise<AppliedSettings | null> {
   const plan = await planDeclared(platform, ref, env, true);
   if (plan === null) return null;
   let generated: AppliedSettings['generated'] = null;
   if (plan.assignments.length > 0) {
     const record = await platform.getProject(ref);
-    if (record !== null) generated = (await configureProject(platform, record, plan.assignments)).generated;
+    if (record !== null) generated = (await configureProject(platform, record, plan.assignments, options)).generated;
   }
   return { ref, changed: plan.changes, database_only: plan.databaseOnly, generated };
 }

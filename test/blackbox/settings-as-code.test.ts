@@ -33,6 +33,7 @@ const TOML = `# The helpdesk team's Gantry configuration.
 "auth.external.github.enabled" = true
 "auth.external.github.client_id" = "gh-client"
 "auth.external.github.secret" = "env(GITHUB_SECRET)"
+"api.schemas" = "public,api"
 `;
 
 /** A gantry command run from the team's repository folder. */
@@ -57,7 +58,11 @@ beforeAll(async () => {
   inst = await installation({ env: { GITHUB_SECRET } });
   repo = inst.home;
   await fs.mkdir(path.join(repo, 'migrations', ref), { recursive: true });
-  await fs.writeFile(path.join(repo, 'migrations', ref, '20260101000000_notes.sql'), 'create table public.notes (id bigint primary key, body text);\n');
+  await fs.writeFile(
+    path.join(repo, 'migrations', ref, '20260101000000_notes.sql'),
+    'create table public.notes (id bigint primary key, body text);\ncreate schema api;\ncreate table api.items (id bigint primary key);\n' +
+      'grant usage on schema api to anon, authenticated, service_role;\ngrant select on api.items to anon;\n',
+  );
   await fs.writeFile(tomlPath(), TOML);
   server = await serve({ ...inst, cwd: repo });
 });
@@ -66,13 +71,15 @@ afterAll(async () => {
 });
 
 describe('settings in gantry.toml', () => {
-  it('serve creates the declared project with its settings before it serves: sign-up returns a session', async () => {
+  it('serve creates the declared project with its settings before it serves: sign-up returns a session, api.schemas exposes api', async () => {
     keys = (await gantryJson(['project', 'keys', ref])) as unknown as PrintedKeys;
     const answer = await authSettings();
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ mailer_autoconfirm: true, disable_signup: false, external: { github: true, email: true } });
     const signedUp = session(await callProject(inst.baseUrl, keys, 'POST', 'auth/v1/signup', { body: { email: `${ref}@example.com`, password: 'a-long-password-1' } }));
     expect(signedUp.user.email).toBe(`${ref}@example.com`);
+    const items = await callProject(inst.baseUrl, keys, 'GET', 'rest/v1/items', { headers: { 'Accept-Profile': 'api' } });
+    expect([items.status, items.body]).toEqual([200, []]);
   });
 
   it('migrate then finds the settings in sync and writes none', async () => {
@@ -89,8 +96,9 @@ describe('settings in gantry.toml', () => {
       path.join(repo, 'migrations', second, '20260101000000_notes.sql'),
       'create table public.notes (id bigint primary key);\ncreate schema api;\ncreate table api.items (id bigint primary key);\ngrant usage on schema api to anon, authenticated, service_role;\n',
     );
-    const declared = `${TOML}\n[projects.${second}.settings]\n"auth.autoconfirm" = true\n"auth.external.github.secret" = "env(GITHUB_SECRET)"\n"api.schemas" = "public,api"\n`;
-    await fs.writeFile(tomlPath(), declared);
+    const declaring = (schemas: string) =>
+      `${TOML}\n[projects.${second}.settings]\n"auth.autoconfirm" = true\n"auth.external.github.secret" = "env(GITHUB_SECRET)"\n"api.schemas" = "${schemas}"\n`;
+    await fs.writeFile(tomlPath(), declaring('public,api'));
     try {
       const migrated = await gantryJson(['migrate', second]);
       expect(migrated.created).toBe(true);
@@ -111,7 +119,7 @@ describe('settings in gantry.toml', () => {
       // The scratch gate builds with the file's api.schemas: the committed code passes, and dropping the schema from the file fails it.
       const gate = await gantry(['gen', '--check', second]);
       expect(gate.code, gate.stdout + gate.stderr).toBe(0);
-      await fs.writeFile(tomlPath(), declared.replace('"api.schemas" = "public,api"', '"api.schemas" = "public"'));
+      await fs.writeFile(tomlPath(), declaring('public'));
       const dropped = await gantry(['gen', '--check', second]);
       expect(dropped.code).toBe(1);
       expect(dropped.stdout).toContain(`${second}: differs`);
