@@ -103,8 +103,8 @@ export async function initCommand(args: string[], out: Output): Promise<void> {
   files.push({ path: CONFIG_FILE_NAME, status: existing === null ? 'created' : text === existing ? 'unchanged' : 'updated' });
 
   const refs = parsed.projects.map((p) => p.ref);
-  const folders = { generated: parsed.paths.generated ?? 'generated', extensions: parsed.paths.extensions ?? 'extensions' };
-  for (const each of refs) await fs.mkdir(path.join(root, parsed.paths.migrations ?? 'migrations', each), { recursive: true });
+  const folders = { generated: parsed.paths.generated ?? 'generated', extensions: parsed.paths.extensions ?? 'extensions', migrations: parsed.paths.migrations ?? 'migrations' };
+  for (const each of refs) await fs.mkdir(path.join(root, folders.migrations, each), { recursive: true });
   for (const file of initFiles(refs, folders)) files.push(await applyFile(root, file, refs, declared));
 
   const next = ref === undefined

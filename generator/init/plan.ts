@@ -73,9 +73,13 @@ ${refs.map((ref) => `      - run: npx gantry diff ${ref} --fail-on-breaking --fa
 
 export const GITIGNORE_LINES = ['node_modules/', '.gantry/'] as const;
 
-/** Generated code folds in a pull request's diff (GitHub's linguist-generated); the report and the gate speak for it. */
-export function gitattributesLines(generatedFolder: string): string[] {
-  return [`${generatedFolder}/** linguist-generated=true`];
+/**
+ * Generated code folds in a pull request's diff (GitHub's linguist-generated; the report and the gate speak for
+ * it), and each project's gantry.sum merges by union: two branches that each add a migration add a line each, and
+ * the gate checks the merged file against the folder (docs/migrations.md).
+ */
+export function gitattributesLines(folders: { readonly generated: string; readonly migrations: string }): string[] {
+  return [`${folders.generated}/** linguist-generated=true`, `${folders.migrations}/*/gantry.sum merge=union`];
 }
 
 export const NPM_SCRIPTS: Readonly<Record<string, string>> = {
@@ -85,11 +89,11 @@ export const NPM_SCRIPTS: Readonly<Record<string, string>> = {
 };
 
 /** Every file init keeps, paths relative to the root (`/` separated). */
-export function initFiles(refs: readonly string[], folders: { readonly generated: string; readonly extensions: string }): InitFile[] {
+export function initFiles(refs: readonly string[], folders: { readonly generated: string; readonly extensions: string; readonly migrations: string }): InitFile[] {
   return [
     ...refs.map((ref): InitFile => ({ kind: 'whole', path: `${folders.extensions}/${ref}/tsconfig.json`, text: () => extensionTsconfig(ref, folders) })),
     { kind: 'lines', path: '.gitignore', header: '# Gantry: local state and dependencies', lines: GITIGNORE_LINES },
-    { kind: 'lines', path: '.gitattributes', header: '# Gantry: generated code, reviewed through `gantry diff`', lines: gitattributesLines(folders.generated) },
+    { kind: 'lines', path: '.gitattributes', header: '# Gantry: generated code folded in reviews, migration sums merged by union', lines: gitattributesLines(folders) },
     { kind: 'scripts', path: 'package.json', scripts: NPM_SCRIPTS },
     { kind: 'whole', path: '.github/workflows/gantry.yml', text: ciWorkflow },
   ];

@@ -57,7 +57,7 @@ describe('gantry init', () => {
       include: ['./**/*.ts', '../../generated/helpdesk/**/*.ts'],
     });
     expect(await read(repo, '.gitignore')).toBe('# Gantry: local state and dependencies\nnode_modules/\n.gantry/\n');
-    expect(await read(repo, '.gitattributes')).toBe('# Gantry: generated code, reviewed through `gantry diff`\ngenerated/** linguist-generated=true\n');
+    expect(await read(repo, '.gitattributes')).toBe('# Gantry: generated code folded in reviews, migration sums merged by union\ngenerated/** linguist-generated=true\nmigrations/*/gantry.sum merge=union\n');
     expect(JSON.parse(await read(repo, 'package.json')).scripts).toEqual({
       'gantry:check': 'echo mine',
       'gantry:serve': 'gantry serve',
