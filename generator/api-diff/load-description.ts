@@ -79,12 +79,51 @@ async function repositoryPath(target: string): Promise<RepositoryPath> {
   return { root, relative: relative.split(path.sep).join('/') };
 }
 
-async function resolveRevision(root: string, rev: string): Promise<void> {
+/** The commit `rev` names. */
+async function resolveRevision(root: string, rev: string): Promise<string> {
   // A revision is never an option: `--output=…` must not reach git as one.
   if (rev.startsWith('-')) throw new ApiDiffError('base_not_found', `"${rev}" is not a git revision`);
-  await run('git', ['-C', root, 'rev-parse', '--verify', '--quiet', `${rev}^{commit}`]).catch(() => {
+  const { stdout } = await run('git', ['-C', root, 'rev-parse', '--verify', '--quiet', `${rev}^{commit}`]).catch(() => {
     throw new ApiDiffError('base_not_found', `git knows no revision "${rev}"`);
   });
+  return stdout.trim();
+}
+
+/** The commit a branch's changes are compared from, and how the report names it. */
+export interface ResolvedBase {
+  readonly commit: string;
+  /** `main` when the merge-base is main's tip, else `main (merge-base 1a2b3c4)`. */
+  readonly label: string;
+}
+
+/**
+ * The branch a repository merges into: origin/HEAD (what a clone names the remote's default branch),
+ * else a local `main`, else `master`; null when there is none of them.
+ */
+export async function defaultBranch(root: string): Promise<string | null> {
+  const remote = await run('git', ['-C', root, 'symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD']).then(({ stdout }) => stdout.trim(), () => '');
+  if (remote !== '') return remote;
+  for (const branch of ['main', 'master']) {
+    const found = await run('git', ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).then(() => true, () => false);
+    if (found) return branch;
+  }
+  return null;
+}
+
+/**
+ * Where a change made on HEAD starts from: the merge-base of `rev` and HEAD, so a branch behind `rev`
+ * is not charged with the changes `rev` made since it forked. `rev` null: the default branch's
+ * merge-base, or HEAD itself in a repository without one.
+ */
+export async function resolveBase(dir: string, rev: string | null): Promise<ResolvedBase> {
+  const { root } = await repositoryPath(dir);
+  const name = rev ?? (await defaultBranch(root)) ?? 'HEAD';
+  const tip = await resolveRevision(root, name);
+  const { stdout } = await run('git', ['-C', root, 'merge-base', tip, 'HEAD']).catch(() => {
+    throw new ApiDiffError('base_not_found', `${name} and HEAD have no common ancestor`);
+  });
+  const commit = stdout.trim();
+  return { commit, label: commit === tip ? name : `${name} (merge-base ${commit.slice(0, 7)})` };
 }
 
 async function gitShow(root: string, rev: string, relative: string): Promise<string | null> {

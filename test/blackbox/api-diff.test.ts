@@ -45,7 +45,7 @@ beforeAll(async () => {
   inst = await installation();
   // GANTRY_HOME is the repository: generated/ and migrations/ are committed, the rest is local state.
   await fs.writeFile(path.join(inst.home, '.gitignore'), '/*\n!/.gitignore\n!/generated/\n!/migrations/\n');
-  await git('init', '-q');
+  await git('init', '-q', '-b', 'main');
   await git('config', 'user.email', 'team@example.com');
   await git('config', 'user.name', 'Team');
   ref = (await createProject(inst, ['--schema', SHOP_SQL])).ref;
@@ -63,7 +63,7 @@ afterAll(async () => {
 describe('gantry diff', () => {
   it('reports no change on a clean tree', async () => {
     const clean = await diff('--fail-on-breaking');
-    expect(clean.stdout).toBe(`${ref}: no API changes from HEAD to working tree\n`);
+    expect(clean.stdout).toBe(`${ref}: no API changes from main to working tree\n`);
     expect(clean.code).toBe(0);
   });
 
@@ -74,7 +74,7 @@ describe('gantry diff', () => {
     expect(added.code).toBe(0);
     expect(jsonObject(added)).toEqual({
       ref,
-      base: 'HEAD',
+      base: 'main',
       head: 'working tree',
       changes: [
         {
@@ -99,7 +99,7 @@ describe('gantry diff', () => {
     const dropped = await diff('--fail-on-breaking');
     expect(dropped.stdout).toBe(
       [
-        `${ref}: API changes from HEAD to working tree: 1 breaking, 0 compatible`,
+        `${ref}: API changes from main to working tree: 1 breaking, 0 compatible`,
         'BREAKING public.products.colour: column removed',
         '  a request that names it now fails (42703), and select=* answers without it',
         '  - colour text',
@@ -119,7 +119,7 @@ describe('gantry diff', () => {
     const retyped = await diff('--format', 'markdown');
     expect(retyped.stdout).toBe(
       [
-        `### API changes: \`${ref}\` (HEAD → working tree)`,
+        `### API changes: \`${ref}\` (main → working tree)`,
         '',
         '**1 breaking**, 0 compatible',
         '',
@@ -145,7 +145,7 @@ describe('gantry diff', () => {
     const changed = await diff();
     expect(changed.stdout).toBe(
       [
-        `${ref}: API changes from HEAD to working tree: 1 breaking, 0 compatible`,
+        `${ref}: API changes from main to working tree: 1 breaking, 0 compatible`,
         'BREAKING public.products policy cheap for all: SELECT policy changed',
         '  which rows a request sees or may write changes',
         '  - CREATE POLICY "cheap for all" ON public.products',
@@ -162,6 +162,26 @@ describe('gantry diff', () => {
     const since = jsonObject(await diff('--base', 'HEAD~1', '--json')) as { changes: { kind: string; target: string }[] };
     expect(since.changes.map((c) => `${c.kind} ${c.target}`)).toEqual(['rls_changed public.products', 'policy_added public.products policy cheap for all']);
     await commit('cheaper');
+  });
+
+  it('compares from the merge-base: a branch behind main is not charged with what main changed since', async () => {
+    await git('checkout', '-q', '-b', 'behind');
+    await git('checkout', '-q', 'main');
+    await changeSchema('ALTER TABLE products ADD COLUMN weight numeric');
+    await commit('main adds weight');
+    await git('checkout', '-q', 'behind');
+    const forkedAt = (await git('merge-base', 'main', 'HEAD')).trim().slice(0, 7);
+    // Compared with main's tip, the branch would "add back" the column: a change it never made.
+    const tip = await diff('--base', 'main', '--json');
+    expect(jsonObject(tip)).toMatchObject({ base: `main (merge-base ${forkedAt})`, changes: [], summary: { breaking: 0, compatible: 0 } });
+    expect((await diff('--fail-on-breaking')).stdout).toBe(`${ref}: no API changes from main (merge-base ${forkedAt}) to working tree\n`);
+    // The local database follows no branch: what main added is dropped by hand here.
+    await changeSchema('ALTER TABLE products DROP COLUMN weight; ALTER TABLE products ADD COLUMN colour_code text');
+    const own = jsonObject(await diff('--json')) as { changes: { kind: string; target: string; severity: string }[] };
+    expect(own.changes.map((c) => `${c.severity} ${c.kind} ${c.target}`)).toEqual(['compatible column_added public.products.colour_code']);
+    await git('checkout', '-q', '--', '.');
+    await git('checkout', '-q', 'main');
+    await db.query('ALTER TABLE products DROP COLUMN colour_code; ALTER TABLE products ADD COLUMN weight numeric');
   });
 
   it('an unknown base revision is an error', async () => {
