@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { runsOutsideTransaction } from '../migrations/no-transaction.js';
 import { compareCodePoints } from '../model/sort.js';
 import { ApiDiffError } from './api-diff-error.js';
 
@@ -29,12 +31,11 @@ export interface LintFinding {
 
 /**
  * How Gantry runs squawk. `gantry migrate` runs each file in its own transaction, so the files
- * are linted as if wrapped in one. Left out: rules about style rather than hazards, and
+ * are linted as if wrapped in one (but those marked `-- gantry:no-transaction`). Left out: rules about style rather than hazards, and
  * `prefer-robust-stmts` (a file that fails is rolled back whole, so it reruns cleanly), and the
  * timeout rules (they fire on every ALTER of every file, large table or not).
  */
 export const squawkArguments: readonly string[] = [
-  '--assume-in-transaction',
   '--reporter=json',
   '--no-error-on-unmatched-pattern',
   `--exclude=${[
@@ -95,9 +96,18 @@ function squawkBinary(): string {
 
 /** squawk's findings on the given migration files, in file and line order. */
 export async function lintMigrations(files: readonly MigrationFile[]): Promise<LintFinding[]> {
+  const marked = await Promise.all(files.map(async (file) => runsOutsideTransaction(await fs.readFile(file.path, 'utf8'))));
+  const findings = [
+    ...(await runSquawk(files.filter((_, i) => !marked[i]), ['--assume-in-transaction'])),
+    ...(await runSquawk(files.filter((_, i) => marked[i]), [])),
+  ];
+  return findings.sort((a, b) => compareCodePoints(a.file, b.file) || a.line - b.line || a.column - b.column || compareCodePoints(a.rule, b.rule));
+}
+
+async function runSquawk(files: readonly MigrationFile[], extra: readonly string[]): Promise<LintFinding[]> {
   if (files.length === 0) return [];
   const names = new Map(files.map((file) => [path.resolve(file.path), file.name]));
-  const result = await run(squawkBinary(), [...squawkArguments, ...names.keys()], { maxBuffer: 1 << 26 }).catch(
+  const result = await run(squawkBinary(), [...extra, ...squawkArguments, ...names.keys()], { maxBuffer: 1 << 26 }).catch(
     (error: { code?: unknown; stdout?: string; stderr?: string }) => {
       // squawk exits 1 when it found something; its report is on stdout all the same.
       if (error.code === 1 && typeof error.stdout === 'string' && error.stdout.trim().startsWith('[')) return { stdout: error.stdout };

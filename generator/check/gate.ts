@@ -12,11 +12,17 @@ import { emitProject } from '../emit/project.js';
 import { readExposedSchemas } from '../emit/schema-snapshot.js';
 import { extensionFunctionPaths } from '../generate.js';
 import { introspectProject } from '../introspect/introspect.js';
+import { ApiDiffError } from '../api-diff/api-diff-error.js';
+import { readFileAtRevision, resolveBase, type ResolvedBase } from '../api-diff/load-description.js';
 import { displayPath } from '../migrations/apply.js';
-import { listLocalMigrations, type LocalMigration } from '../migrations/local-files.js';
+import { asSchemaFiles } from '../migrations/create.js';
+import { MigrationError } from '../migrations/errors.js';
+import { checkHistory, type HistoryBase, type HistoryProblem } from '../migrations/history-check.js';
+import { listLocalMigrations, projectMigrationsDir, type LocalMigration } from '../migrations/local-files.js';
+import { readSum, sumPath, writeSum } from '../migrations/sum-file.js';
 import { compareCodePoints } from '../model/sort.js';
 import { declaredSchemas } from '../settings/declared.js';
-import { driftFrom, readGenerated, type FileDrift } from '../write.js';
+import { driftFrom, readGenerated, writeGenerated, type FileDrift, type WriteResult } from '../write.js';
 
 /**
  * What the gate found for one project:
@@ -25,7 +31,8 @@ import { driftFrom, readGenerated, type FileDrift } from '../write.js';
  * - `no_generated_code`: migrations/<ref>/ has migrations, generated/<ref>/ no generated file (every file is in `drift` as added);
  * - `no_migrations`: generated/<ref>/ exists, migrations/<ref>/ holds no migration: nothing can vouch for the code;
  * - `migrations_fail`: a migration does not run on a fresh database (`error` says where).
- * `extensions` holds the typecheck problems of extensions/<ref>/ against the code generated here, whatever the status.
+ * `extensions` holds the typecheck problems of extensions/<ref>/ against the code generated here, whatever the status;
+ * `history` what is wrong with migrations/<ref>/ as gantry.sum and the base branch's gantry.sum record it.
  */
 export interface ProjectCheck {
   readonly ref: string;
@@ -34,6 +41,9 @@ export interface ProjectCheck {
   readonly drift: readonly FileDrift[];
   readonly extensions: readonly string[];
   readonly error: string | null;
+  readonly history: readonly HistoryProblem[];
+  /** The revision the history was checked against (`main`, `main (merge-base 1a2b3c4)`); null outside git. */
+  readonly historyBase: string | null;
 }
 
 /** Throwaway cluster settings: nothing built here outlives the check. */
@@ -109,7 +119,7 @@ async function generateFromMigrations(
 ): Promise<Map<string, string>> {
   const scratchRef = `check_${randomBytes(6).toString('hex')}`;
   const { platform } = scratch;
-  const record = await createProject(platform, { ref: scratchRef, schemaFiles: migrations.map((m) => ({ name: displayPath(m.path), sql: m.sql })) });
+  const record = await createProject(platform, { ref: scratchRef, schemaFiles: asSchemaFiles(migrations) });
   try {
     const client = taskClient(platform.cluster.urlFor(record.databaseName));
     await client.connect();
@@ -132,16 +142,31 @@ export function typecheckAgainst(config: GantryConfig, ref: string, files: Reado
   return typecheckExtensions({ extensionsDir: config.extensionsDir, ref, overrides });
 }
 
-async function checkProject(scratch: () => Promise<ScratchCluster>, config: GantryConfig, ref: string): Promise<ProjectCheck> {
+/** The commit the gate checks history against: the merge-base with the default branch; null outside git or before the first commit. */
+async function gateBase(config: GantryConfig): Promise<ResolvedBase | null> {
+  return resolveBase(config.migrationsDir, null).catch((error: unknown) => {
+    if (error instanceof ApiDiffError) return null;
+    throw error;
+  });
+}
+
+async function historyOf(config: GantryConfig, ref: string, migrations: readonly LocalMigration[], base: ResolvedBase | null): Promise<HistoryProblem[]> {
+  const atBase: HistoryBase | null = base && { ...base, sum: await readFileAtRevision(sumPath(config.migrationsDir, ref), base.commit) };
+  const folder = displayPath(projectMigrationsDir(config.migrationsDir, ref)).split(path.sep).join('/');
+  return checkHistory({ ref, folder, local: migrations, sum: await readSum(config.migrationsDir, ref), base: atBase, now: new Date() });
+}
+
+async function checkProject(scratch: () => Promise<ScratchCluster>, config: GantryConfig, ref: string, gitBase: ResolvedBase | null): Promise<ProjectCheck> {
   const migrations = await listLocalMigrations(config.migrationsDir, ref);
   const dir = path.join(config.generatedDir, ref);
-  const base = { ref, migrations: migrations.length, drift: [], extensions: [], error: null };
+  const history = migrations.length === 0 ? [] : await historyOf(config, ref, migrations, gitBase);
+  const base = { ref, migrations: migrations.length, drift: [], extensions: [], error: null, history, historyBase: gitBase?.label ?? null };
   if (migrations.length === 0) return { ...base, status: 'no_migrations' };
   let files: Map<string, string>;
   try {
     files = await generateFromMigrations(await scratch(), config, ref, migrations);
   } catch (error) {
-    if (error instanceof ProjectError && error.code === 'schema_failed') return { ...base, status: 'migrations_fail', error: error.message };
+    if ((error instanceof ProjectError && error.code === 'schema_failed') || error instanceof MigrationError) return { ...base, status: 'migrations_fail', error: error.message };
     throw error;
   }
   const drift = await driftFrom(dir, files);
@@ -153,16 +178,43 @@ async function checkProject(scratch: () => Promise<ScratchCluster>, config: Gant
 /**
  * The CI gate: each project (all the checkout holds, or `refs`) built from its migrations on one scratch cluster,
  * started once for all of them and only when some project has migrations, its code generated in memory and compared
- * byte for byte with generated/<ref>/, its extensions typechecked against that code. Nothing is written.
+ * byte for byte with generated/<ref>/, its extensions typechecked against that code, its history checked against
+ * gantry.sum and the base branch's (history-check.ts). Nothing is written.
  */
 export async function checkFromMigrations(config: GantryConfig, refs: readonly string[]): Promise<ProjectCheck[]> {
-  const cluster: { opened: Promise<ScratchCluster> | null } = { opened: null };
-  const scratch = (): Promise<ScratchCluster> => (cluster.opened ??= ScratchCluster.open(config));
-  try {
+  const gitBase = await gateBase(config);
+  return withScratch(config, async (scratch) => {
     const results: ProjectCheck[] = [];
-    for (const ref of refs) results.push(await checkProject(scratch, config, ref));
+    for (const ref of refs) results.push(await checkProject(scratch, config, ref, gitBase));
     return results;
+  });
+}
+
+/** Runs `work` with a scratch cluster that is started on first use, once, and closed afterwards. */
+async function withScratch<T>(config: GantryConfig, work: (scratch: () => Promise<ScratchCluster>) => Promise<T>): Promise<T> {
+  const cluster: { opened: Promise<ScratchCluster> | null } = { opened: null };
+  try {
+    return await work(() => (cluster.opened ??= ScratchCluster.open(config)));
   } finally {
     if (cluster.opened) await (await cluster.opened).close();
   }
+}
+
+/**
+ * `gen <ref> --from-migrations`: the gate's build, writing instead of comparing: generated/<ref>/ and gantry.sum
+ * made from migrations/<ref>/ alone on a scratch cluster, whatever the generated files hold (conflict markers
+ * mid-merge included) and whatever the local database holds. A migration that fails is the ProjectError it throws.
+ */
+export async function regenerateFromMigrations(config: GantryConfig, refs: readonly string[]): Promise<(WriteResult & { readonly ref: string; readonly sumWritten: boolean })[]> {
+  return withScratch(config, async (scratch) => {
+    const results = [];
+    for (const ref of refs) {
+      const migrations = await listLocalMigrations(config.migrationsDir, ref);
+      if (migrations.length === 0) throw new ProjectError('project_not_found', `${displayPath(projectMigrationsDir(config.migrationsDir, ref))} holds no migration to build ${ref} from`);
+      const files = await generateFromMigrations(await scratch(), config, ref, migrations);
+      const written = await writeGenerated(path.join(config.generatedDir, ref), files, { check: false });
+      results.push({ ref, ...written, sumWritten: await writeSum(config.migrationsDir, ref) });
+    }
+    return results;
+  });
 }

@@ -1,6 +1,8 @@
 import { lineDiff } from '../line-diff.js';
 import type { FileDrift } from '../write.js';
+import type { HistoryProblem } from '../migrations/history-check.js';
 import type { ProjectCheck } from './gate.js';
+import type { LocalState } from './local-state.js';
 
 /** Changed lines shown per file: enough to see what moved, never a whole document. */
 export const LINES_PER_FILE = 12;
@@ -24,6 +26,10 @@ export interface ReportedProject {
   readonly error: string | null;
   /** What to run or do about it; null when the project passes. */
   readonly remedy: string | null;
+  /** What is wrong with the schema history, each with its own remedy. */
+  readonly history: readonly HistoryProblem[];
+  /** The revision the history was checked against; null outside git. */
+  readonly history_base: string | null;
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -43,13 +49,26 @@ function summary(check: ProjectCheck): string {
   }
 }
 
-function remedy(check: ProjectCheck): string | null {
+/** What brings generated/<ref>/ in line with the migrations, given where the local database stands. */
+function regenerate(ref: string, local: LocalState): string {
+  switch (local) {
+    case 'other_branch':
+      return `run: npx gantry db reset ${ref} --yes   (the local database ran migrations this branch does not have: it is rebuilt from this branch's migrations and seed.sql, keys and settings kept, and the code regenerated)`;
+    case 'pending':
+      return `run: npx gantry migrate ${ref}   (the local database lacks migrations of this branch: it applies them and regenerates)`;
+    case 'in_sync':
+    case 'no_project':
+      return `run: npx gantry gen ${ref} --from-migrations   (writes generated/${ref}/ as this check builds it, from migrations/${ref}/ alone)`;
+  }
+}
+
+function remedy(check: ProjectCheck, local: LocalState): string | null {
   switch (check.status) {
     case 'up_to_date':
       return check.extensions.length > 0 ? `fix extensions/${check.ref}/ for the schema its migrations give` : null;
     case 'differs':
     case 'no_generated_code':
-      return `run: npx gantry gen ${check.ref}`;
+      return regenerate(check.ref, local);
     case 'no_migrations':
       return `commit the schema as migrations (npx gantry migration import ${check.ref} DIR, or npx gantry migration new ${check.ref} NAME), or delete generated/${check.ref}/ if the project is gone`;
     case 'migrations_fail':
@@ -57,7 +76,8 @@ function remedy(check: ProjectCheck): string | null {
   }
 }
 
-export function reportProject(check: ProjectCheck): ReportedProject {
+/** The gate's answer for one project; `local` (local-state.ts) decides the remedy for code that differs. */
+export function reportProject(check: ProjectCheck, local: LocalState = 'no_project'): ReportedProject {
   const files = check.drift.map((d) => ({
     path: d.path,
     change: d.change,
@@ -71,7 +91,9 @@ export function reportProject(check: ProjectCheck): ReportedProject {
     files,
     extensions: check.extensions,
     error: check.error,
-    remedy: remedy(check),
+    remedy: remedy(check, local),
+    history: check.history,
+    history_base: check.historyBase,
   };
 }
 
@@ -100,11 +122,21 @@ export function reportText(projects: readonly ReportedProject[]): string {
       lines.push(...project.extensions.map((problem) => `  ${problem}`));
     }
     if (project.remedy !== null) lines.push(`  ${project.remedy}`);
+    if (project.history.length > 0) {
+      const against = project.history_base === null ? '' : ` (against ${project.history_base})`;
+      lines.push(`${project.ref}: schema history: ${plural(project.history.length, 'problem')}${against}`);
+      for (const problem of project.history) lines.push(`  ${problem.message}`, `    ${problem.remedy}`);
+    }
   }
   return lines.join('\n');
 }
 
-/** Whether the gate passes: every project up to date and every extension typechecks. */
+/** Whether one project passes: its code up to date, its extensions typecheck, its history intact. */
+export function projectPasses(project: ReportedProject): boolean {
+  return project.status === 'up_to_date' && project.extensions.length === 0 && project.history.length === 0;
+}
+
+/** Whether the gate passes: every project passes. */
 export function gatePasses(projects: readonly ReportedProject[]): boolean {
-  return projects.length > 0 && projects.every((p) => p.status === 'up_to_date' && p.extensions.length === 0);
+  return projects.length > 0 && projects.every(projectPasses);
 }

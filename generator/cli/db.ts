@@ -9,6 +9,7 @@ import { displayPath } from '../migrations/apply.js';
 import { resetProjectDatabase } from '../migrations/create.js';
 import { MigrationError } from '../migrations/errors.js';
 import { projectMigrationsDir, readSeed, SEED_FILE } from '../migrations/local-files.js';
+import { isProduction } from '../migrations/production.js';
 import { tablesWithRows } from '../migrations/user-rows.js';
 import { withAppliedSettings } from '../settings/apply.js';
 import { CliError, type Output } from './output.js';
@@ -19,7 +20,7 @@ const USAGE = 'usage: gantry db reset <ref> [--yes]';
  * `gantry db reset <ref> [--yes]`: the project database rebuilt from migrations/<ref>/ and seed.sql,
  * the registry (keys, settings) untouched, the code regenerated. Without --yes it refuses when any
  * user table or auth.users holds a row: the rule is simple and errs on the safe side (a database
- * holding only what the seed wrote also needs --yes).
+ * holding only what the seed wrote also needs --yes). A database marked production is never reset.
  */
 export async function dbCommand(args: string[], out: Output): Promise<void> {
   const [sub, ...rest] = args;
@@ -31,6 +32,12 @@ export async function dbCommand(args: string[], out: Output): Promise<void> {
   try {
     const record = await platform.getProject(ref);
     if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
+    if (await isProduction(platform.pool, record.databaseName)) {
+      throw new MigrationError(
+        'database_is_production',
+        `${ref}: the database is marked production (gantry migrate --production); db reset never drops it, with or without --yes`,
+      );
+    }
     if (!values.yes) {
       const client = taskClient(platform.cluster.urlFor(record.databaseName));
       await client.connect();

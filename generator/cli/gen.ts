@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';
 import { assertValidRef } from '../../runtime/platform/bootstrap.js';
 import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
-import { checkFromMigrations, committedProjects, typecheckAgainst } from '../check/gate.js';
-import { gatePasses, reportProject, reportText } from '../check/report.js';
+import { checkFromMigrations, committedProjects, regenerateFromMigrations, typecheckAgainst } from '../check/gate.js';
+import { localStates } from '../check/local-state.js';
+import { gatePasses, projectPasses, reportProject, reportText } from '../check/report.js';
 import { generateProject } from '../generate.js';
 import { planDeclared } from '../settings/apply.js';
 import { driftLines } from '../settings/declared.js';
@@ -30,10 +31,14 @@ async function checkCommand(config: GantryConfig, refs: readonly string[], out: 
   if (wanted.length === 0) {
     throw new CliError('no_projects', `no project to check: neither ${config.generatedDir} nor ${config.migrationsDir} holds a project folder`);
   }
-  const projects = (await checkFromMigrations(config, wanted)).map(reportProject);
+  const checks = await checkFromMigrations(config, wanted);
+  // Only code that differs needs to know where the local database stands: a passing gate never looks.
+  const stale = checks.filter((c) => c.status === 'differs' || c.status === 'no_generated_code').map((c) => c.ref);
+  const local = await localStates(config, stale);
+  const projects = checks.map((c) => reportProject(c, local.get(c.ref)));
   const seconds = Math.round((performance.now() - started) / 100) / 10;
   const passes = gatePasses(projects);
-  const failing = projects.filter((p) => p.status !== 'up_to_date' || p.extensions.length > 0).length;
+  const failing = projects.filter((p) => !projectPasses(p)).length;
   const verdict = passes ? 'passes' : `fails: ${failing} of ${projects.length} project(s)`;
   out.result(
     { check: true, source: 'migrations', passes, seconds, projects },
@@ -44,7 +49,26 @@ gen --check ${verdict} (built from migrations in ${seconds} s)`,
 }
 
 /**
- * `gantry gen <ref> | --all`, `gen --check [<ref>]` (from migrations: checkCommand), `gen <ref> | --all --check --live`
+ * `gen <ref> ... | --all --from-migrations`: generated/<ref>/ and gantry.sum written from migrations/<ref>/ on a scratch
+ * cluster, as the gate builds them (`--all`: every project the checkout holds); no registry, no local database.
+ */
+async function fromMigrationsCommand(config: GantryConfig, refs: readonly string[], all: boolean, out: Output): Promise<number> {
+  if (all === (refs.length > 0)) throw new CliError('usage', 'usage: gantry gen <ref> ... | --all --from-migrations');
+  const results = await regenerateFromMigrations(config, all ? await committedProjects(config) : refs);
+  const text = results.map((r) =>
+    r.changed.length + r.removed.length === 0 && !r.sumWritten
+      ? `${r.ref}: up to date`
+      : `${r.ref}: written from migrations (${r.changed.length} file(s) written, ${r.removed.length} removed${r.sumWritten ? ', gantry.sum written' : ''})${r.diff === '' ? '' : `\n${r.diff}`}`,
+  );
+  out.result(
+    { from_migrations: true, projects: results.map((r) => ({ ref: r.ref, changed: r.changed, removed: r.removed, sum_written: r.sumWritten })) },
+    text.join('\n'),
+  );
+  return 0;
+}
+
+/**
+ * `gantry gen <ref> | --all`, `gen <ref> | --all --from-migrations`, `gen --check [<ref>]` (from migrations: checkCommand), `gen <ref> | --all --check --live`
  * (against the live databases of the registry). Returns the exit code: 1 when a check finds drift, or when a
  * project's extensions do not typecheck against its generated types.
  */
@@ -52,9 +76,13 @@ export async function genCommand(args: string[], out: Output): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, all: { type: 'boolean' }, check: { type: 'boolean' }, live: { type: 'boolean' } },
+    options: { json: { type: 'boolean' }, all: { type: 'boolean' }, check: { type: 'boolean' }, live: { type: 'boolean' }, 'from-migrations': { type: 'boolean' } },
   });
   const check = values.check ?? false;
+  if (values['from-migrations']) {
+    if (check || values.live) throw new CliError('usage', '--from-migrations writes; gen --check already builds from migrations');
+    return fromMigrationsCommand(loadConfig(), positionals, values.all === true, out);
+  }
   if (values.live && !check) throw new CliError('usage', '--live goes with --check: usage: gantry gen <ref> | --all --check --live');
   if (check && !values.live) {
     if (values.all) throw new CliError('usage', 'usage: gantry gen --check [<ref> ...] (every project without a ref)');
@@ -63,7 +91,7 @@ export async function genCommand(args: string[], out: Output): Promise<number> {
   // `gen --check --live` alone checks every project; a bare `gen` must name what it rewrites.
   const all = values.all === true || (check && positionals.length === 0);
   if (positionals.length > 1 || (all ? positionals.length !== 0 : positionals.length !== 1)) {
-    throw new CliError('usage', 'usage: gantry gen <ref> | --all | --check [<ref> ...] | <ref> | --all --check --live');
+    throw new CliError('usage', 'usage: gantry gen <ref> | --all | <ref> ... | --all --from-migrations | --check [<ref> ...] | <ref> | --all --check --live');
   }
   const platform = await Platform.open(loadConfig());
   try {

@@ -12,6 +12,8 @@ import { generateProject } from '../generate.js';
 import { applyMigrations, displayPath } from '../migrations/apply.js';
 import { createProjectWithHistory } from '../migrations/create.js';
 import { MigrationError } from '../migrations/errors.js';
+import { isProduction, markProduction } from '../migrations/production.js';
+import { writeSum } from '../migrations/sum-file.js';
 import { listLocalMigrations, migrationChecksum, migrationNameFrom, nextVersions, writeMigration, type LocalMigration } from '../migrations/local-files.js';
 import { compareGenerated, readGenerated } from '../write.js';
 import type { ApiReport } from '../api-diff/api-report.js';
@@ -22,7 +24,7 @@ import { renderText } from '../api-diff/render-text.js';
 import { withAppliedSettings } from '../settings/apply.js';
 import { CliError, type Output } from './output.js';
 
-const USAGE = 'usage: gantry migrate <ref> [FILE.sql] [--force] | migrate --all [--force]';
+const USAGE = 'usage: gantry migrate <ref> [FILE.sql] [--force] [--production] | migrate --all [--force] [--production]';
 
 async function readFileArgument(file: string): Promise<string> {
   try {
@@ -37,18 +39,27 @@ async function readFileArgument(file: string): Promise<string> {
  * transaction sees it (same connection), and extensions/<ref>/ typechecked against it; a problem rolls
  * the migration back, so a running host never meets a schema its extension does not compile against.
  */
-function extensionGate(platform: Platform, record: ProjectRecord): (client: pg.ClientBase, migration: LocalMigration) => Promise<void> {
-  return async (client, migration) => {
+function extensionGate(platform: Platform, record: ProjectRecord): (client: pg.ClientBase, migration: LocalMigration, inTransaction: boolean) => Promise<void> {
+  return async (client, migration, inTransaction) => {
     if (extensionFiles(platform.config.extensionsDir, record.ref).length === 0) return;
-    const { files } = await generateProject(platform, record, { check: true, client, inTransaction: true });
+    const { files } = await generateProject(platform, record, { check: true, client, inTransaction });
     const problems = typecheckAgainst(platform.config, record.ref, files ?? new Map());
     if (problems.length === 0) return;
+    const outcome = inTransaction
+      ? 'rolled back, nothing recorded'
+      : `it ran outside a transaction, so it stays applied, not recorded; once the extension compiles, record it: npx gantry migration repair ${record.ref} ${migration.version} --status applied`;
     throw new MigrationError(
       'extensions_broken',
-      `${displayPath(migration.path)} breaks extensions/${record.ref}/; rolled back, nothing recorded:\n${problems.join('\n')}\n` +
+      `${displayPath(migration.path)} breaks extensions/${record.ref}/; ${outcome}:\n${problems.join('\n')}\n` +
         `fix the extension in the same change (or apply anyway with --force)`,
     );
   };
+}
+
+/** How one project is migrated: `--force` (past a broken extension) and `--production` (mark the database first). */
+interface MigrateOptions {
+  readonly force: boolean;
+  readonly production: boolean;
 }
 
 /** The API change report (as `gantry diff` prints it) from the code before the run to the code after it, with the lint of the files applied. */
@@ -81,12 +92,13 @@ interface Migrated {
  * A project gantry.toml declares and the registry does not hold (a fresh clone, a first deploy): created
  * from its committed history, every migration run and recorded in the transaction that creates it.
  */
-async function createDeclared(platform: Platform, ref: string): Promise<Migrated> {
+async function createDeclared(platform: Platform, ref: string, options: MigrateOptions): Promise<Migrated> {
   const { record, migrations } = await createProjectWithHistory(platform, { ref, schemaFiles: [] });
+  if (options.production) await markDatabase(platform, record);
   const { changed, removed } = await generateProject(platform, record);
   const names = migrations.map((m) => `${m.version}_${m.name}`);
   return {
-    value: { ref, created: true, applied: migrations.map((m) => ({ version: m.version, name: m.name })), missing_locally: [], changed, removed, report: null },
+    value: { ref, created: true, applied: migrations.map((m) => ({ version: m.version, name: m.name })), missing_locally: [], production: options.production, changed, removed, report: null },
     text: [`created ${ref} (declared in gantry.toml) from ${names.length} migration(s)${names.length > 0 ? `: ${names.join(', ')}` : ''}`, `regenerated ${changed.length} file(s), removed ${removed.length}`].join('\n'),
   };
 }
@@ -100,16 +112,23 @@ function missingProject(platform: Platform, ref: string): CliError {
   );
 }
 
+/** Marks the project database as production (production.ts): kept in the database, seen from every host. */
+async function markDatabase(platform: Platform, record: ProjectRecord): Promise<void> {
+  const client = taskClient(platform.cluster.urlFor(record.databaseName));
+  await client.connect();
+  await markProduction(client, record.databaseName).finally(() => client.end());
+}
+
 /**
  * One project's migrate: every pending migration of migrations/<ref>/, in version order, each in its
  * own transaction and refused when it breaks extensions/<ref>/ (unless `force`); with `file`, first
  * copied into the folder as the newest version (removed again when it fails). Then regenerates.
  */
-async function migrateProject(platform: Platform, ref: string, file: string | undefined, force: boolean): Promise<Migrated> {
+async function migrateProject(platform: Platform, ref: string, file: string | undefined, options: MigrateOptions): Promise<Migrated> {
   const sql = file === undefined ? null : await readFileArgument(file);
   const record = await platform.getProject(ref);
   if (!record) {
-    if (file === undefined && platform.config.configFile?.projects.some((p) => p.ref === ref)) return createDeclared(platform, ref);
+    if (file === undefined && platform.config.configFile?.projects.some((p) => p.ref === ref)) return createDeclared(platform, ref, options);
     throw missingProject(platform, ref);
   }
   const { migrationsDir } = platform.config;
@@ -129,8 +148,15 @@ async function migrateProject(platform: Platform, ref: string, file: string | un
   await client.connect();
   let applied: readonly LocalMigration[];
   let missing: readonly string[];
+  let production: boolean;
   try {
-    const result = await applyMigrations(client, local, force ? {} : { beforeCommit: extensionGate(platform, record) });
+    if (options.production) await markProduction(client, record.databaseName);
+    const result = await applyMigrations(client, local, {
+      ref,
+      folder: path.join(migrationsDir, ref),
+      production: (production = await isProduction(client, record.databaseName)),
+      ...(options.force ? {} : { beforeRecord: extensionGate(platform, record) }),
+    });
     applied = result.applied;
     missing = result.missingLocally.map((m) => m.version);
   } catch (error) {
@@ -139,6 +165,7 @@ async function migrateProject(platform: Platform, ref: string, file: string | un
   } finally {
     await client.end();
   }
+  await writeSum(migrationsDir, ref);
   await generateProject(platform, record);
   const after = await readGenerated(dir);
   const generated = compareGenerated(before, after);
@@ -147,6 +174,7 @@ async function migrateProject(platform: Platform, ref: string, file: string | un
   const lines = [
     applied.length === 0 ? `${ref}: no pending migrations` : `migrated ${ref}: applied ${names.join(', ')}`,
     `regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`,
+    ...(options.production ? [`${ref}: the database is marked production: migrate never offers to reset it, db reset refuses it`] : []),
     ...(missing.length > 0 ? [`recorded but not in ${displayPath(path.join(migrationsDir, ref))}: ${missing.join(', ')}`] : []),
     ...(report ? ['', renderText(report)] : []),
   ];
@@ -156,6 +184,7 @@ async function migrateProject(platform: Platform, ref: string, file: string | un
       ...(file !== undefined ? { migrated: file, version: added!.version, path: added!.path } : {}),
       applied: applied.map((m) => ({ version: m.version, name: m.name })),
       missing_locally: missing,
+      production,
       changed: generated.changed,
       removed: generated.removed,
       report,
@@ -173,21 +202,23 @@ async function allRefs(platform: Platform): Promise<string[]> {
 /**
  * `gantry migrate <ref> [FILE.sql] [--force]` and `gantry migrate --all [--force]` (a deploy's step: every
  * project gantry.toml declares, each created from its history when the database has none yet).
+ * `--production` first marks each database as production (kept in the database: later runs from any
+ * host see it), which migrate never offers to reset and db reset refuses.
  */
 export async function migrateCommand(args: string[], out: Output): Promise<void> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, force: { type: 'boolean' }, all: { type: 'boolean' } } });
-  const force = values.force ?? false;
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, force: { type: 'boolean' }, all: { type: 'boolean' }, production: { type: 'boolean' } } });
+  const options = { force: values.force ?? false, production: values.production ?? false };
   if (values.all ? positionals.length !== 0 : !positionals[0] || positionals.length > 2) throw new CliError('usage', USAGE);
   if (!values.all) assertValidRef(positionals[0]!);
   const platform = await Platform.open(loadConfig());
   try {
     if (!values.all) {
-      const { value, text } = await withAppliedSettings(platform, positionals[0]!, await migrateProject(platform, positionals[0]!, positionals[1], force));
+      const { value, text } = await withAppliedSettings(platform, positionals[0]!, await migrateProject(platform, positionals[0]!, positionals[1], options));
       out.result(value, text);
       return;
     }
     const results: Migrated[] = [];
-    for (const ref of await allRefs(platform)) results.push(await withAppliedSettings(platform, ref, await migrateProject(platform, ref, undefined, force)));
+    for (const ref of await allRefs(platform)) results.push(await withAppliedSettings(platform, ref, await migrateProject(platform, ref, undefined, options)));
     out.result({ projects: results.map((r) => r.value) }, results.length === 0 ? 'no projects to migrate' : results.map((r) => r.text).join('\n\n'));
   } finally {
     await platform.close();

@@ -9,6 +9,7 @@ import { MigrationError } from '../migrations/errors.js';
 import { ensureHistoryTable, forgetMigration, readHistory, recordMigration } from '../migrations/history.js';
 import { assertMigrationName, copyMigrations, listLocalMigrations, listMigrationsIn, nextVersions, writeMigration } from '../migrations/local-files.js';
 import { migrationStatus } from '../migrations/status.js';
+import { writeSum } from '../migrations/sum-file.js';
 import { CliError, type Output } from './output.js';
 
 const USAGE = 'usage: gantry migration new <ref> <name> | list <ref> | repair <ref> <version> --status applied|reverted | import <ref> DIR';
@@ -45,6 +46,7 @@ export async function migrationCommand(args: string[], out: Output): Promise<voi
       assertMigrationName(argument);
       const [version] = nextVersions(new Date(), (await listLocalMigrations(migrationsDir, ref)).map((m) => m.version), 1);
       const written = await writeMigration(migrationsDir, ref, version!, argument, '');
+      await writeSum(migrationsDir, ref);
       out.result({ path: written.path, version: written.version }, displayPath(written.path));
       return;
     }
@@ -87,6 +89,7 @@ export async function migrationCommand(args: string[], out: Output): Promise<voi
       const found = await listMigrationsIn(argument);
       if (found.length === 0) throw new MigrationError('migration_not_found', `no <version>_<name>.sql files in ${argument}`);
       const imported = await copyMigrations(migrationsDir, ref, found);
+      await writeSum(migrationsDir, ref);
       const text = [
         `${ref}: imported ${imported.length} of ${found.length} migration(s) from ${argument} into ${displayPath(path.join(migrationsDir, ref))}`,
         `run: npx gantry migrate ${ref}   (versions the project database has recorded in supabase_migrations.schema_migrations count as applied)`,

@@ -4,6 +4,8 @@ import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js
 import { displayPath } from './apply.js';
 import { ensureHistoryTable, recordMigration } from './history.js';
 import { copyMigrations, listLocalMigrations, migrationChecksum, migrationNameFrom, nextVersions, type LocalMigration } from './local-files.js';
+import { assertMarkedFiles, runsOutsideTransaction } from './no-transaction.js';
+import { writeSum } from './sum-file.js';
 
 /** Inside the transaction that ran them: the history table, holding every one of `migrations`. */
 function recordAll(migrations: readonly LocalMigration[]): (client: pg.ClientBase) => Promise<void> {
@@ -13,8 +15,10 @@ function recordAll(migrations: readonly LocalMigration[]): (client: pg.ClientBas
   };
 }
 
-function asSchemaFiles(migrations: readonly LocalMigration[]): SchemaFile[] {
-  return migrations.map((m) => ({ name: displayPath(m.path), sql: m.sql }));
+/** Migrations as the files a new database is built from, a marked file (no-transaction.ts) checked and run on its own. */
+export function asSchemaFiles(migrations: readonly LocalMigration[]): SchemaFile[] {
+  assertMarkedFiles(migrations, displayPath);
+  return migrations.map((m) => ({ name: displayPath(m.path), sql: m.sql, outsideTransaction: runsOutsideTransaction(m.sql) }));
 }
 
 /**
@@ -44,6 +48,7 @@ export async function createProjectWithHistory(
     finish: recordAll(migrations),
   });
   const copied = await copyMigrations(migrationsDir, options.ref, added);
+  await writeSum(migrationsDir, options.ref);
   return { record, migrations: [...local, ...copied] };
 }
 
@@ -56,5 +61,6 @@ export async function resetProjectDatabase(platform: Platform, record: ProjectRe
   const migrations = await listLocalMigrations(platform.config.migrationsDir, record.ref);
   const files = [...asSchemaFiles(migrations), ...(seed ? [seed] : [])];
   await recreateDatabase(platform, record, files, recordAll(migrations));
+  await writeSum(platform.config.migrationsDir, record.ref);
   return migrations;
 }

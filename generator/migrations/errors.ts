@@ -5,6 +5,9 @@ export type MigrationErrorCode =
   | 'duplicate_migration_version'
   | 'migration_exists'
   | 'migration_modified'
+  | 'history_diverged'
+  | 'database_is_production'
+  | 'no_transaction_statements'
   | 'migration_not_found'
   | 'extensions_broken'
   | 'database_not_empty';

@@ -27,6 +27,11 @@ export interface SchemaFile {
   /** As the user named it: shown in errors. */
   readonly name: string;
   readonly sql: string;
+  /**
+   * Runs on its own, outside any transaction (a migration marked `-- gantry:no-transaction`, holding one statement
+   * PostgreSQL refuses inside one, such as CREATE INDEX CONCURRENTLY): what ran before it commits first.
+   */
+  readonly outsideTransaction?: boolean;
 }
 
 const sqlDir = path.join(import.meta.dirname, 'sql');
@@ -96,6 +101,16 @@ export async function runSchemaFiles(client: pg.ClientBase, files: readonly Sche
       throw schemaError(file, null, pgError);
     }
     await client.query('RELEASE SAVEPOINT gantry_schema_file');
+  }
+}
+
+/** Runs one file with no transaction around it (SchemaFile.outsideTransaction); a failure names the file and line. */
+export async function runOutsideTransaction(client: pg.ClientBase, file: SchemaFile): Promise<void> {
+  try {
+    await client.query(file.sql);
+  } catch (error) {
+    const pgError = error as PgErrorFields;
+    throw schemaError(file, pgError.position ? lineOf(file.sql, Number(pgError.position)) : null, pgError);
   }
 }
 
@@ -202,8 +217,9 @@ export async function recreateDatabase(
 }
 
 /**
- * Runs SQL files on a project database in one transaction: all of them, or nothing;
- * `finish` runs last in the same transaction.
+ * Runs SQL files on a project database in one transaction: all of them, or nothing; `finish`
+ * runs last in the same transaction. A file that runs outside a transaction splits it: what ran
+ * before it is committed, the file runs alone, a new transaction takes the rest.
  */
 export async function applySchemaFiles(
   platform: Platform,
@@ -215,7 +231,15 @@ export async function applySchemaFiles(
   await client.connect();
   try {
     await client.query('BEGIN');
-    await runSchemaFiles(client, files);
+    for (const file of files) {
+      if (!file.outsideTransaction) {
+        await runSchemaFiles(client, [file]);
+        continue;
+      }
+      await client.query('COMMIT');
+      await runOutsideTransaction(client, file);
+      await client.query('BEGIN');
+    }
     await finish?.(client);
     await client.query('COMMIT');
   } catch (error) {

@@ -64,7 +64,8 @@ async function newMigration(ref: string, name: string, sql: string): Promise<{ p
 describe('project create and migration new', () => {
   it('create records its schema files as the first migrations; new adds an empty, later-versioned file', async () => {
     const keys = await createProject(inst, ['--schema', SHOP_SQL]);
-    const files = await fs.readdir(migrationsOf(keys.ref));
+    const [sum, ...files] = (await fs.readdir(migrationsOf(keys.ref))).sort().reverse();
+    expect(sum).toBe('gantry.sum');
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^\d{14}_shop\.sql$/);
     const shopSql = await fs.readFile(SHOP_SQL, 'utf8');
@@ -79,6 +80,12 @@ describe('project create and migration new', () => {
     expect(created.version > first!.version).toBe(true);
     expect(created.path).toBe(path.join(migrationsOf(keys.ref), `${created.version}_add_stock.sql`));
     expect(await fs.readFile(created.path, 'utf8')).toBe('');
+    // gantry.sum: a line per migration file, the new empty one included, with the checksum migrate records.
+    expect((await fs.readFile(path.join(migrationsOf(keys.ref), 'gantry.sum'), 'utf8')).split('\n').slice(1)).toEqual([
+      `${first!.version} shop ${migrationChecksum(shopSql)}`,
+      `${created.version} add_stock ${migrationChecksum('')}`,
+      '',
+    ]);
     expect((await list(keys.ref)).map((m) => [m.name, m.state])).toEqual([['shop', 'applied'], ['add_stock', 'pending']]);
 
     const bad = await cli(['migration', 'new', keys.ref, 'add stock', '--json'], inst.env);
@@ -89,7 +96,7 @@ describe('project create and migration new', () => {
   it('the first start applied migrations/demo/ and recorded it', async () => {
     const builtIn = await fs.readdir(path.join(repoRoot, 'migrations/demo'));
     expect((await fs.readdir(migrationsOf('demo'))).sort()).toEqual(builtIn.sort());
-    expect((await list('demo')).map((m) => [`${m.version}_${m.name}.sql`, m.state])).toEqual(builtIn.sort().map((f) => [f, 'applied']));
+    expect((await list('demo')).map((m) => [`${m.version}_${m.name}.sql`, m.state])).toEqual(builtIn.filter((f) => f.endsWith('.sql')).sort().map((f) => [f, 'applied']));
   });
 });
 
@@ -155,6 +162,7 @@ describe('gantry migrate <ref>', () => {
     await cliOk(['migration', 'repair', keys.ref, last.version, '--status', 'applied'], inst.env);
     await fs.rm(path.join(migrationsOf(keys.ref), `${last.version}_colour.sql`));
     expect((await list(keys.ref)).at(-1)).toMatchObject({ version: last.version, name: 'colour', state: 'missing-locally', local_checksum: null });
+    await cliOk(['migration', 'repair', keys.ref, last.version, '--status', 'reverted'], inst.env);
   });
 
   it('FILE.sql (the earlier contract) becomes the newest version, applied; a failing one leaves no file behind', async () => {
@@ -197,6 +205,105 @@ describe('gantry migrate <ref>', () => {
     await cliOk(['migration', 'repair', old.ref, file!.version, '--status', 'applied'], inst.env);
     expect((await list(old.ref)).map((m) => m.state)).toEqual(['applied']);
     expect(jsonObject(await cliOk(['migrate', old.ref, '--json'], inst.env))).toMatchObject({ applied: [] });
+  });
+});
+
+describe('gantry migrate: the local database and git branches', () => {
+  it('refuses a database migrated on another branch, naming db reset; the reset makes migrate pass', async () => {
+    const keys = await createProject(inst, ['--schema', SHOP_SQL]);
+    // Branch A: a migration applied, then the checkout switches to branch B, which has another one.
+    const a = await newMigration(keys.ref, 'colour', 'ALTER TABLE products ADD COLUMN colour text;\n');
+    await cliOk(['migrate', keys.ref], inst.env);
+    await fs.rm(a.path);
+    const b = await newMigration(keys.ref, 'weight', 'ALTER TABLE products ADD COLUMN weight numeric;\n');
+    const generatedBefore = await fs.readFile(path.join(inst.generatedDir, keys.ref, 'tables/products.ts'), 'utf8');
+
+    const refused = await cli(['migrate', keys.ref, '--json'], inst.env);
+    expect(refused.code).toBe(1);
+    expect(jsonObject(refused)).toEqual({
+      error: {
+        code: 'history_diverged',
+        message: [
+          `${a.version}_colour: applied to the database, not in ${migrationsOf(keys.ref)}`,
+          "the local database was migrated from other files than this branch's (another branch's, or a file edited since it ran)",
+          `rebuild it from this branch's migrations and seed.sql, keeping keys and settings (its rows are lost): npx gantry db reset ${keys.ref} --yes`,
+        ].join('\n'),
+      },
+    });
+    // Nothing applied, nothing regenerated from a schema holding the other branch's column.
+    expect(await fs.readFile(path.join(inst.generatedDir, keys.ref, 'tables/products.ts'), 'utf8')).toBe(generatedBefore);
+    expect((await list(keys.ref)).find((m) => m.version === b.version)?.state).toBe('pending');
+
+    const reset = await cli(['db', 'reset', keys.ref, '--yes'], inst.env);
+    expect([reset.code, reset.stderr]).toEqual([0, '']);
+    expect(jsonObject(await cliOk(['migrate', keys.ref, '--json'], inst.env))).toMatchObject({ applied: [], missing_locally: [], production: false });
+    expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'applied']);
+    const columns = await psql<{ column_name: string }>(keys.ref, "SELECT column_name FROM information_schema.columns WHERE table_name = 'products' ORDER BY ordinal_position");
+    expect(columns.map((c) => c.column_name)).toEqual(['id', 'name', 'price', 'weight']);
+    expect((await getProject(keys, 'rest/v1/products?select=id,weight&id=eq.1')).body).toEqual([{ id: 1, weight: null }]);
+  });
+
+  it('a database marked production (migrate --production) keeps the mark across processes, is never reset, and is told why', async () => {
+    const keys = await createProject(inst, ['--schema', SHOP_SQL]);
+    const a = await newMigration(keys.ref, 'colour', 'ALTER TABLE products ADD COLUMN colour text;\n');
+    const marked = await cli(['migrate', keys.ref, '--production', '--json'], inst.env);
+    expect(marked.code).toBe(0);
+    expect(jsonObject(marked)).toMatchObject({ applied: [{ version: a.version }], production: true });
+    expect(await psql(keys.ref, "SELECT current_setting('gantry.environment', true) AS mark")).toEqual([{ mark: 'production' }]);
+
+    // An older commit deployed: a recorded version without its file is left alone and reported.
+    await fs.rm(a.path);
+    expect(jsonObject(await cliOk(['migrate', keys.ref, '--json'], inst.env))).toMatchObject({ applied: [], missing_locally: [a.version], production: true });
+
+    await fs.writeFile(a.path, 'ALTER TABLE products ADD COLUMN colour varchar(20);\n');
+    const edited = await cli(['migrate', keys.ref, '--json'], inst.env);
+    expect(edited.code).toBe(1);
+    const error = (jsonObject(edited) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('migration_modified');
+    expect(error.message.split('\n').at(-1)).toBe(
+      `${keys.ref}'s database is marked production, so it is never reset: an applied migration must not change; restore the file as it was applied and add a new migration, or record the edit deliberately with \`gantry migration repair ${keys.ref} <version> --status applied\``,
+    );
+
+    const reset = await cli(['db', 'reset', keys.ref, '--yes', '--json'], inst.env);
+    expect(reset.code).toBe(1);
+    expect(jsonObject(reset)).toEqual({
+      error: { code: 'database_is_production', message: `${keys.ref}: the database is marked production (gantry migrate --production); db reset never drops it, with or without --yes` },
+    });
+    expect((await getProject(keys, 'rest/v1/products?select=id,colour&id=eq.1')).body).toEqual([{ id: 1, colour: null }]);
+  });
+});
+
+describe('gantry migrate: a file marked -- gantry:no-transaction', () => {
+  it('refuses a marked file of more than one statement before running anything', async () => {
+    const keys = await createProject(inst, ['--schema', SHOP_SQL]);
+    const twoStatements = await newMigration(keys.ref, 'two', '-- gantry:no-transaction\nCREATE INDEX CONCURRENTLY a_idx ON products (name);\nCREATE INDEX CONCURRENTLY b_idx ON products (price);\n');
+    const refused = await cli(['migrate', keys.ref, '--json'], inst.env);
+    expect(refused.code).toBe(1);
+    expect(jsonObject(refused)).toEqual({
+      error: {
+        code: 'no_transaction_statements',
+        message: `${twoStatements.path}: a file marked -- gantry:no-transaction runs without a transaction and must hold exactly one statement, not 2; put the others in a migration of their own`,
+      },
+    });
+    expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'pending']);
+  });
+
+  it('runs CREATE INDEX CONCURRENTLY on its own, records it after, lints it as such; db reset builds it too', async () => {
+    const keys = await createProject(inst, ['--schema', SHOP_SQL]);
+    const index = await newMigration(keys.ref, 'name_index', '-- gantry:no-transaction\n-- builds without blocking writes\nCREATE INDEX CONCURRENTLY products_name_idx ON products (name);\n');
+    const run = await cli(['migrate', keys.ref, '--json'], inst.env);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const printed = jsonObject(run) as { applied: unknown[]; report: { lint: { files: string[]; findings: { rule: string }[] } } };
+    expect(printed.applied).toEqual([{ version: index.version, name: 'name_index' }]);
+    expect(printed.report.lint).toEqual({ files: [index.path], findings: [] });
+    const valid = "SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'products_name_idx'";
+    expect(await psql(keys.ref, valid)).toEqual([{ relname: 'products_name_idx', indisvalid: true }]);
+    expect((await list(keys.ref)).map((m) => [m.version === index.version ? 'index' : 'shop', m.state])).toEqual([['shop', 'applied'], ['index', 'applied']]);
+
+    const reset = await cli(['db', 'reset', keys.ref, '--yes'], inst.env);
+    expect([reset.code, reset.stderr]).toEqual([0, '']);
+    expect(await psql(keys.ref, valid)).toEqual([{ relname: 'products_name_idx', indisvalid: true }]);
+    expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'applied']);
   });
 });
 
