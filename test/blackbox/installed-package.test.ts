@@ -300,6 +300,48 @@ describe('gantry installed in a team repository', () => {
     expect(gate.stdout).toContain(`${ref}: up to date\n`);
     expect(gate.stdout).toMatch(/gen --check passes/);
     await fs.rm(clone, { recursive: true, force: true });
+  });
+
+  it('two branches each adding a migration merge, resolved by the one documented command, and the gate catches an edited merged migration', async () => {
+    const commit = (message: string) => ok('git', ['-c', 'user.email=team@example.com', '-c', 'user.name=team', 'commit', '-qm', message], app);
+    const addColumn = async (branch: string, column: string): Promise<void> => {
+      await ok('git', ['checkout', '-q', '-b', branch, 'main'], app);
+      const added = JSON.parse((await npxGantry(['migration', 'new', ref, `add_${column}`, '--json'], app)).stdout) as { path: string };
+      await fs.writeFile(added.path, `ALTER TABLE notes ADD COLUMN ${column} text;\n`);
+      await npxGantry(['migrate', ref], app, devEnv());
+      await ok('git', ['add', '-A'], app);
+      await commit(`add ${column}`);
+    };
+    await addColumn('add-a', 'a');
+    // The local database now has branch add-a's column: branch add-b starts from main's schema again.
+    await ok('git', ['checkout', '-q', 'main'], app);
+    await npxGantry(['db', 'reset', ref, '--yes'], app, devEnv());
+    await addColumn('add-b', 'b');
+
+    await ok('git', ['checkout', '-q', 'main'], app);
+    await ok('git', ['merge', '-q', 'add-a'], app);
+    const merge = await run('git', ['-c', 'user.email=team@example.com', '-c', 'user.name=team', 'merge', '-q', 'add-b'], app);
+    expect(merge.code).toBe(1);
+    // Only generated files conflict: the migrations are two new files, and gantry.sum merges by union.
+    const conflicted = (await ok('git', ['diff', '--name-only', '--diff-filter=U'], app)).stdout.trim().split('\n');
+    expect(conflicted.length).toBeGreaterThan(0);
+    expect(conflicted.every((file) => file.startsWith(`generated/${ref}/`))).toBe(true);
+    await npxGantry(['gen', ref, '--from-migrations'], app, devEnv());
+    await ok('git', ['add', '-A'], app);
+    await commit('merge add-b');
+    const gate = await npxGantry(['gen', '--check'], app, devEnv());
+    expect(gate.stdout).toContain(`${ref}: up to date\n`);
+    const types = await fs.readFile(path.join(app, 'generated', ref, 'database.types.ts'), 'utf8');
+    expect(types).toMatch(/\ba: string \| null;[\s\S]*\bb: string \| null;/);
+
+    // An edit of a migration already merged into main: the gate refuses it, naming the file.
+    const [applied] = (await fs.readdir(path.join(app, 'migrations', ref))).filter((name) => name.endsWith('_add_a.sql'));
+    await fs.appendFile(path.join(app, 'migrations', ref, applied!), 'CREATE INDEX ON notes (a);\n');
+    const edited = await run(path.join(app, 'node_modules/.bin/gantry'), ['gen', '--check'], app, devEnv());
+    expect(edited.code).toBe(1);
+    expect(edited.stdout).toContain(applied);
+    await ok('git', ['checkout', '--', 'migrations'], app);
+
     // The production release below creates the project again from its history, as on a new database.
     // `project delete` also removes generated/<ref>/, which the repository keeps: git restores it.
     await npxGantry(['project', 'delete', ref], app, devEnv());
@@ -323,8 +365,8 @@ describe('gantry installed in a team repository', () => {
     const env = { ...built.env, DATABASE_URL: inject('databaseUrl'), HOST: '127.0.0.1', PORT: String(port), CALLS_PORT: String(callsPort), LOG_LEVEL: 'warn' };
     const gantry = (args: readonly string[]): Promise<CliResult> => ok(...asUnprivileged([path.join(built.workdir, 'node_modules/.bin/gantry'), ...args]), built.workdir, env);
 
-    const migrated = await gantry(['migrate', '--all']);
-    expect(migrated.stdout).toContain(`created ${ref} (declared in gantry.toml) from 1 migration(s): ${notesVersion}_notes\n`);
+    const migrated = await gantry(['migrate', '--all', '--production']);
+    expect(migrated.stdout).toContain(`created ${ref} (declared in gantry.toml) from 3 migration(s): ${notesVersion}_notes, `);
 
     const [command, args] = asUnprivileged(built.cmd.map((word, i) => (i === 0 ? path.join(built.workdir, word) : word)));
     const server = spawn(command, args, { cwd: built.workdir, env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -339,7 +381,7 @@ describe('gantry installed in a team repository', () => {
       const headers = { apikey: keys.service_key, 'content-type': 'application/json' };
 
       const created = await fetch(rest, { method: 'POST', headers: { ...headers, Prefer: 'return=representation' }, body: JSON.stringify({ title: '  héllo  ' }) });
-      expect([created.status, await created.json()]).toEqual([201, [{ id: 1, title: 'héllo', title_bytes: 6 }]]);
+      expect([created.status, await created.json()]).toEqual([201, [{ id: 1, title: 'héllo', title_bytes: 6, a: null, b: null }]]);
       const refused = await fetch(rest, { method: 'POST', headers, body: JSON.stringify({ title: '   ' }) });
       expect([refused.status, await refused.json()]).toEqual([422, { code: 'title_required', message: 'A note needs a title', details: null, hint: null }]);
       const read = await fetch(`${rest}?select=title,title_bytes`, { headers });
