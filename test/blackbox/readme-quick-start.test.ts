@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { docsExample } from '../helpers/docs-examples.js';
@@ -16,12 +18,22 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 240_000 });
 
 const execFileAsync = promisify(execFile);
 let server: Server;
+/**
+ * Where the blocks run: a folder inside this repository (so `npx gantry` and the block's imports resolve as in
+ * the repository) holding a copy of its gantry.toml, which makes it the project root: the block's
+ * `project config demo --set` writes the demo's setting into that copy, not into the committed file.
+ */
+let root: string;
 
 beforeAll(async () => {
+  await fs.mkdir(path.join(repoRoot, 'test-output'), { recursive: true });
+  root = await fs.mkdtemp(path.join(repoRoot, 'test-output', 'readme-'));
+  await fs.copyFile(path.join(repoRoot, 'gantry.toml'), path.join(root, 'gantry.toml'));
   server = await servedInstallation();
 });
 afterAll(async () => {
   await shutDown(server);
+  await fs.rm(root, { recursive: true, force: true });
 });
 
 /** The README's blocks as one script for this installation: its server already runs, on its own port. */
@@ -35,7 +47,7 @@ function quickStart(): string {
 describe('README: Trying the demo project', () => {
   it('the curl and supabase-js examples print the published posts, the sum, and the new user\'s todo', async () => {
     const { stdout } = await execFileAsync('bash', ['-euo', 'pipefail', '-c', quickStart()], {
-      cwd: repoRoot,
+      cwd: root,
       env: { ...process.env, ...server.inst.env },
     });
     // curl prints the answers without a newline: the posts' JSON array, then the sum; then what config and node print.
@@ -53,5 +65,6 @@ describe('README: Trying the demo project', () => {
     expect(printed).toContain("title: 'Notes on the Analytical Engine',\n    authors: { name: 'Ada Lovelace' }\n");
     expect(printed).toContain("{ title: 'Bernoulli numbers', authors: { name: 'Ada Lovelace' } }\n]\n");
     expect(printed).toMatch(/^reader\d+@example\.com \[ \{ task: 'read the docs', done: false \} \]$/m);
+    expect(await fs.readFile(path.join(root, 'gantry.toml'), 'utf8')).toContain('\n[projects.demo.settings]\n"auth.autoconfirm" = true\n');
   });
 });

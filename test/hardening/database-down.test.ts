@@ -82,7 +82,8 @@ describe('PostgreSQL of DATABASE_URL goes down and comes back', () => {
     const [hostHealth, callsHealth] = await Promise.all(bases.map((base) => fetch(`${base}/health`)));
     expect([hostHealth!.status, hostHealth!.headers.get('retry-after'), await hostHealth!.json()]).toEqual([503, '1',
       { status: 'unavailable', checks: { database: 'unavailable', queue: 'unavailable' }, projects: 1 }]);
-    expect([callsHealth!.status, await callsHealth!.json()]).toEqual([503, { status: 'unavailable', checks: { database: 'unavailable', queue: 'unavailable' } }]);
+    expect([callsHealth!.status, await callsHealth!.json()]).toEqual([503, {
+      status: 'unavailable', checks: { database: 'unavailable', queue: 'unavailable' }, speech: { engines: [], chosen_by: 'setting' } }]);
     for (const base of bases) expect((await fetch(`${base}/health/live`)).status).toBe(200);
 
     await pgCtl(['start', '-D', cluster.dataDir!, '-l', path.join(dbHome, 'pg.log'), '-w', '-o',
