@@ -59,11 +59,14 @@ export function codeSync(platform: Platform, stale: StaleCodeNotice = () => {}):
   const { generatedDir } = platform.config;
   return {
     sync: async (record, client) => {
-      if (!(await tracksFilesUnder(path.join(generatedDir, record.ref)))) {
-        return (await generateProject(platform, record, { unlessCurrent: true, client })).fingerprint;
-      }
+      // Compared first, written only after: git is asked only about code that would change.
       const result = await generateProject(platform, record, { unlessCurrent: true, client, check: true });
       if (result.changed.length + result.removed.length === 0) return result.fingerprint;
+      const dir = path.join(generatedDir, record.ref);
+      if (!(await tracksFilesUnder(dir))) {
+        await writeGenerated(dir, result.files!, { check: false });
+        return result.fingerprint;
+      }
       stale(
         record.ref,
         `generated/${record.ref}/ is tracked by git and was not generated from the schema of this database (${result.changed.length + result.removed.length} file(s) differ): ` +

@@ -87,14 +87,19 @@ export async function writeGenerated(
     for (const relative of changed) {
       const target = path.join(dir, relative);
       await fs.mkdir(path.dirname(target), { recursive: true });
-      const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-      await fs.writeFile(temporary, files.get(relative) as string);
-      await fs.rename(temporary, target);
+      await replaceFile(target, files.get(relative) as string);
     }
     for (const relative of removed) await fs.rm(path.join(dir, relative), { force: true });
     for (const sub of ['tables', 'rpc']) await fs.rmdir(path.join(dir, sub)).catch(() => undefined);
   }
   return { changed, removed, diff: report.join('\n') };
+}
+
+/** Replaces the file in one rename, so a reader (a host loading the code, another command) never sees half of it. */
+export async function replaceFile(file: string, text: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await fs.writeFile(temporary, text);
+  await fs.rename(temporary, file);
 }
 
 /** The generated files under `dir` (relative path -> text). */

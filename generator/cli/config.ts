@@ -5,7 +5,8 @@ import { CONFIG_FILE_NAME } from '../../runtime/config-file.js';
 import { loadConfig } from '../../runtime/config.js';
 import { REF_PATTERN } from '../../runtime/platform/bootstrap.js';
 import { importSupabaseConfig } from '../settings/supabase-import.js';
-import { replaceFile, settingLine, setSettingInText } from '../settings/toml-edit.js';
+import { settingLine, setSettingInText } from '../settings/toml-edit.js';
+import { replaceFile } from '../write.js';
 import { CliError, type Output } from './output.js';
 
 const USAGE = 'usage: gantry config import <ref> [supabase/config.toml]';

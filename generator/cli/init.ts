@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONFIG_FILE_NAME, findConfigFile, parseConfigFile } from '../../runtime/config-file.js';
-import { REF_PATTERN } from '../../runtime/platform/bootstrap.js';
+import { assertValidRef } from '../../runtime/platform/bootstrap.js';
 import { CONFIG_HEADER, initFiles, projectTable, type InitFile } from '../init/plan.js';
 import { CliError, type Output } from './output.js';
 
@@ -87,9 +87,7 @@ export async function initCommand(args: string[], out: Output): Promise<void> {
   const { positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
   if (positionals.length > 1) throw new CliError('usage', USAGE);
   const [ref] = positionals;
-  if (ref !== undefined && !REF_PATTERN.test(ref)) {
-    throw new CliError('invalid_ref', `invalid project ref ${JSON.stringify(ref.slice(0, 60))}: it must match ${REF_PATTERN.source}`);
-  }
+  if (ref !== undefined) assertValidRef(ref);
   const found = findConfigFile(process.cwd());
   const configPath = found ?? path.join(process.cwd(), CONFIG_FILE_NAME);
   const root = path.dirname(configPath);

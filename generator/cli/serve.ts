@@ -29,8 +29,8 @@ function reportCluster(log: Logger, event: ClusterEvent): void {
 async function createDeclared(platform: Platform, ref: string, log: Logger): Promise<ProjectRecord> {
   log.info({ ref }, 'creating a project gantry.toml declares');
   try {
-    const { migrationsDir, root } = platform.config;
-    const committed = path.join(root, 'migrations');
+    const { migrationsDir, root, configFile } = platform.config;
+    const committed = path.join(root, configFile?.paths.migrations ?? 'migrations');
     if (path.resolve(committed) !== path.resolve(migrationsDir) && (await listLocalMigrations(migrationsDir, ref)).length === 0) {
       await copyMigrations(migrationsDir, ref, await listLocalMigrations(committed, ref));
     }

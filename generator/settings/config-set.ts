@@ -5,7 +5,8 @@ import { isSecretSetting, parseSetting, SettingsError, type SettingAssignment } 
 import { CliError } from '../cli/output.js';
 import { configureProject, type ConfigResult } from '../cli/project-config.js';
 import { envReference, secretLiteralError } from './declared.js';
-import { replaceFile, settingLine, setSettingInText } from './toml-edit.js';
+import { settingLine, setSettingInText } from './toml-edit.js';
+import { replaceFile } from '../write.js';
 
 /** One `--set KEY=VALUE` as the file records it and as the registry takes it. */
 interface FileAssignment {

@@ -1,5 +1,3 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { parseConfigFile, type ConfigFile, type FileSettingValue } from '../../runtime/config-file.js';
 import { CliError } from '../cli/output.js';
 
@@ -88,11 +86,4 @@ function checkEdit(before: string, after: string, file: string, ref: string, key
   const othersSame = old.projects.every((p) => p.ref === ref || same(p.settings, settingsOf(edited, p.ref)));
   const noneAdded = edited.projects.every((p) => p.ref === ref || old.projects.some((o) => o.ref === p.ref));
   if (!same(expected, got) || !othersSame || !noneAdded) throw refuse();
-}
-
-/** Replaces the file in one rename, so a reader never sees half of it. */
-export async function replaceFile(file: string, text: string): Promise<void> {
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  await fs.writeFile(temporary, text);
-  await fs.rename(temporary, file);
 }
