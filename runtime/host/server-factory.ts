@@ -4,7 +4,6 @@ import { createAuthRouter } from '../auth/router.js';
 import { loadOpenApiDocuments } from '../docs/document.js';
 import { createDocsRouter } from '../docs/router.js';
 import { createRestHandler } from '../rest/server.js';
-import { sendJson } from '../http/json-response.js';
 import { createFunctionsHandler } from '../extensions/functions.js';
 import { declaredHookTables, ExtensionLoadError, loadExtension } from '../extensions/loader.js';
 import { extensionUnavailableError, type UnavailableExtension } from '../extensions/unavailable.js';
@@ -13,12 +12,13 @@ import type { ProjectDefinition } from '../rest/routes.js';
 import { writeError } from '../rest/respond.js';
 import { functionPaths, withFunctionPaths } from '../extensions/openapi.js';
 import { CORS_HEADERS } from './cors.js';
+import { sendHostError } from './envelope.js';
 import { generatedFingerprint, loadGeneratedDefinition } from './project-loader.js';
 import type { ServerFactory } from './project-directory.js';
 
 function notFound(ref: string) {
   return (req: Request, res: Response) => {
-    sendJson(res, 404, { message: `no route for ${req.method} ${req.path} in project "${ref}"`, code: 'PGRST125', details: null, hint: null });
+    sendHostError(res, 404, 'PGRST125', `no route for ${req.method} ${req.path} in project "${ref}"`);
   };
 }
 

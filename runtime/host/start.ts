@@ -7,7 +7,8 @@ import { ConfigError } from '../config-error.js';
 import { createCallsApp, startCallsService } from '../calls/app.js';
 import { deferContinue } from '../http/expect-continue.js';
 import type { Platform } from '../platform/platform.js';
-import { createHostApp, type InFlight } from './app.js';
+import { createHostApp } from './app.js';
+import { RequestEnvelope, type InFlight } from './envelope.js';
 import { createReadiness, healthRoutes } from './health.js';
 import { answerClientError } from './client-error.js';
 import { sendJson } from '../http/json-response.js';
@@ -118,9 +119,10 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   const extensions = new ExtensionWatcher(config.extensionsDir, (ref) => {
     if (loaded.refs().includes(ref)) void loaded.reload(ref);
   }, log);
-  hostApp = createHostApp(loaded, log, inFlight, readiness);
+  const envelope = new RequestEnvelope(log, inFlight);
+  hostApp = createHostApp(loaded, envelope, readiness);
   trustProxy(hostApp, platform.config.trustProxy);
-  restFastPath = createRestFastPath(loaded, log, inFlight);
+  restFastPath = createRestFastPath(loaded, envelope);
 
   let closing: Promise<void> | null = null;
   const close = async (): Promise<void> => {
