@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/json-response.js';
+import { requestIdOf } from '../http/request-id.js';
+import { enterRequest } from '../http/request-scope.js';
 import { PLATFORM_DATABASE, type Platform } from '../platform/platform.js';
 import { authenticate } from './auth.js';
 import type { CallsContext } from './context.js';
@@ -82,7 +84,8 @@ export async function startCallsService(platform: Platform, options: CallsServic
   };
 }
 
-function requestId(): string {
+/** The call-analysis API's own ids, when the client sent none it could keep. */
+function newRequestId(): string {
   return `req_${randomBytes(12).toString('hex')}`;
 }
 
@@ -100,12 +103,13 @@ export function createCallsApp(service: CallsService): Express {
   app.set('query parser', 'simple');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const id = requestId();
+    const id = requestIdOf(req, newRequestId);
+    enterRequest({ id });
     const started = process.hrtime.bigint();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     res.once('close', () => {
-      ctx.log.info({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'calls request');
+      ctx.log.info({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, request_id: id }, 'calls request');
     });
     next();
   });
@@ -130,7 +134,7 @@ export function createCallsApp(service: CallsService): Express {
   });
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const id = (res.locals.requestId as string | undefined) ?? requestId();
+    const id = (res.locals.requestId as string | undefined) ?? newRequestId();
     if (res.headersSent) {
       res.destroy();
       return;

@@ -2,15 +2,24 @@ import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { CallsSettings } from './settings.js';
+import { currentRequestId, runInRequest } from '../http/request-scope.js';
+
+function requestIdField(): { requestId?: string } {
+  const requestId = currentRequestId();
+  return requestId === null ? {} : { requestId };
+}
 
 export const ANALYZE_QUEUE = 'calls-analyze';
 export const DELIVER_QUEUE = 'calls-webhook-deliver';
 
+/** `requestId`: the request that caused the job, which its outbound calls carry (absent on jobs queued before it was kept). */
 export interface AnalyzeJob {
   readonly callId: string;
+  readonly requestId?: string;
 }
 export interface DeliverJob {
   readonly deliveryId: string;
+  readonly requestId?: string;
 }
 
 export type JobHandler<T> = (job: PgBoss.JobWithMetadata<T>, signal: AbortSignal) => Promise<void>;
@@ -67,12 +76,12 @@ export class CallsQueue {
 
   /** In the caller's transaction; `id` = the call's id, so a second send of the same call is a no-op. */
   async enqueueAnalysis(client: pg.ClientBase, callId: string): Promise<void> {
-    await this.boss.send(ANALYZE_QUEUE, { callId } satisfies AnalyzeJob, { ...this.#retry(this.settings.jobExpireSeconds), id: callId, db: inClient(client) });
+    await this.boss.send(ANALYZE_QUEUE, { callId, ...requestIdField() } satisfies AnalyzeJob, { ...this.#retry(this.settings.jobExpireSeconds), id: callId, db: inClient(client) });
   }
 
   /** A delivery job only re-runs when its process died mid-POST; failed POSTs are rescheduled by the delivery code. */
   async enqueueDelivery(client: pg.ClientBase, deliveryId: string, startAfter?: Date): Promise<void> {
-    await this.boss.send(DELIVER_QUEUE, { deliveryId } satisfies DeliverJob, {
+    await this.boss.send(DELIVER_QUEUE, { deliveryId, ...requestIdField() } satisfies DeliverJob, {
       ...this.#retry(this.settings.webhookTimeoutSeconds + 30),
       db: inClient(client),
       ...(startAfter ? { startAfter } : {}),
@@ -92,7 +101,8 @@ export class CallsQueue {
         await this.boss.work<T>(queue, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: this.settings.pollSeconds }, async ([job]) => {
           this.#active++;
           try {
-            await handler(job!, this.#stopping.signal);
+            // The job runs as part of the request that queued it: its log lines and outbound calls carry that id.
+            await runInRequest((job!.data as { requestId?: string } | null)?.requestId, () => handler(job!, this.#stopping.signal));
           } finally {
             this.#active--;
           }

@@ -25,6 +25,7 @@ const EXPOSE_HEADERS = [
   'X-Supabase-Api-Version',
   'X-Total-Count',
   'X-Sb-Error-Code',
+  'X-Request-Id',
 ].join(', ');
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';

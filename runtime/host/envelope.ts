@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { sendJson } from '../http/json-response.js';
+import { requestIdOf } from '../http/request-id.js';
+import { enterRequest } from '../http/request-scope.js';
 import { applyCors, isCorsPreflight, setCorsHeaders } from './cors.js';
 
 /** Tracks requests in flight so shutdown can wait for them. */
@@ -57,12 +59,17 @@ export class RequestEnvelope {
   }
 
   /**
-   * One access line per request: method, path without the query string (it can hold an apikey),
-   * status and duration. Below `info` nothing of the line is built.
+   * The request's id (the client's `X-Request-Id` when acceptable) on the answer and, through the
+   * request scope, on every log line and outbound call of the request; one access line per request:
+   * method, path without the query string (it can hold an apikey), status and duration. Below
+   * `info` nothing of the line is built.
    */
   private track(req: IncomingMessage, res: ServerResponse): void {
     const { inFlight, log } = this;
     inFlight.count++;
+    const id = requestIdOf(req);
+    res.setHeader('X-Request-Id', id);
+    enterRequest({ id });
     if (!log.isLevelEnabled('info')) {
       // A response closes once: `on` spares `once`'s wrapper.
       res.on('close', () => inFlight.count--);
@@ -76,6 +83,7 @@ export class RequestEnvelope {
         path: (req.url ?? '').split('?')[0],
         status: res.statusCode,
         ms: Number(process.hrtime.bigint() - started) / 1e6,
+        request_id: id,
       }, 'request');
     });
   }

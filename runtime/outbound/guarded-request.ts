@@ -5,6 +5,7 @@ import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { addressBlockReason, type AddressPolicy } from './address-policy.js';
 import { blockedError } from './errors.js';
 import { bareHost } from './outbound-url.js';
+import { requestIdHeader } from '../http/request-scope.js';
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -99,7 +100,8 @@ export function guardedRequest(url: URL, init: GuardedRequestInit, options: Guar
       port: url.port || undefined,
       path: `${url.pathname}${url.search}`,
       method: init.method,
-      headers: init.headers,
+      // The id of the request that caused this call (a hook, an SMS, a webhook), so both sides' logs meet.
+      headers: { ...requestIdHeader(), ...init.headers },
       // A connection of its own: nothing pooled outlives the request or is shared between tenants.
       agent: false,
       lookup: guardedLookup(options.resolve ?? systemResolver, options),

@@ -92,6 +92,10 @@ describe('events and delivery', () => {
     expect(transcript).toEqual({ status: 'unavailable', reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES, /v1/speech/settings)', language: 'en' });
     expect(completed.data).toEqual({ ...call, result: metrics, transcript, insights });
     expect(failed.data).toMatchObject({ id: bad.body.id, status: 'failed', error: { code: 'download_failed', status: 502 } });
+    // Each event's POST carries the id of the request that submitted its call, stored with the queued jobs.
+    const requestIdOf = (type: string) => hooks.find((hook) => verified(endpoint.secret, hook).type === type)!.headers['x-request-id'];
+    expect([requestIdOf('call.analysis.completed'), requestIdOf('call.analysis.failed')]).toEqual([ok.headers.get('x-request-id'), bad.headers.get('x-request-id')]);
+    expect(ok.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
     for (const hook of hooks) {
       expect(hook.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{24}$/);
       expect(hook.headers['content-type']).toBe('application/json');
@@ -117,6 +121,7 @@ describe('events and delivery', () => {
     });
     const hooks = await eventually(async () => (hooksAt('/flaky').length >= 3 ? hooksAt('/flaky') : null), 15_000, 'three attempts');
     expect(new Set(hooks.map((hook) => hook.headers['webhook-id'])).size).toBe(1);
+    expect(hooks.map((hook) => hook.headers['x-request-id'])).toEqual([1, 2, 3].map(() => checkIn.headers.get('x-request-id')));
     const event = verified(endpoint.secret, hooks[2]!);
     expect(event).toEqual({ type: 'attendance.check_in.created', timestamp: expect.any(String), data: checkIn.body });
     const log = await eventually(async () => {
