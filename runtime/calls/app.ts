@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import { accessLine, matchedRoutePath } from '../http/access-line.js';
 import { sendJson } from '../http/json-response.js';
 import { requestIdOf } from '../http/request-id.js';
 import { enterRequest } from '../http/request-scope.js';
@@ -104,12 +105,17 @@ export function createCallsApp(service: CallsService): Express {
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const id = requestIdOf(req, newRequestId);
-    enterRequest({ id });
+    const fields = { ref: '', api: 'calls', request_id: id };
+    enterRequest({ id, logFields: () => fields });
     const started = process.hrtime.bigint();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     res.once('close', () => {
-      ctx.log.info({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, request_id: id }, 'calls request');
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // Every calls route is mounted at /v1 (the document's own path names it already).
+      const matched = matchedRoutePath(req);
+      const route = matched === undefined ? '*' : matched.startsWith('/v1/') ? matched : `/v1${matched}`;
+      ctx.log.info(accessLine({ ref: '', api: 'calls', method: req.method, route, status: res.statusCode, seconds, requestId: id }), 'calls request');
     });
     next();
   });

@@ -44,6 +44,7 @@ export function createHostApp(directory: ProjectDirectory, envelope: RequestEnve
       envelope.notFound(res, `project "${req.params.ref}" not found`);
       return;
     }
+    envelope.served(req);
     project.handler(req, res, next);
   });
 

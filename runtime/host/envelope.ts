@@ -1,14 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { accessLine, matchedRoutePath } from '../http/access-line.js';
 import { sendJson } from '../http/json-response.js';
 import { requestIdOf } from '../http/request-id.js';
-import { enterRequest } from '../http/request-scope.js';
+import { enterRequest, type RequestScope } from '../http/request-scope.js';
 import { applyCors, isCorsPreflight, setCorsHeaders } from './cors.js';
+import { refinedRoute, requestRoute, type ApiName } from './request-route.js';
 
 /** Tracks requests in flight so shutdown can wait for them. */
 export interface InFlight {
   count: number;
 }
+
+/** What the envelope reports of each finished request (metrics); called once per response. */
+export type RequestObserver = (api: ApiName, ref: string, status: number, seconds: number) => void;
 
 /** The host's own errors in the data API's error shape (PostgREST's `{message, code, details, hint}`). */
 export function sendHostError(res: ServerResponse, status: number, code: string, message: string): void {
@@ -16,29 +21,63 @@ export function sendHostError(res: ServerResponse, status: number, code: string,
 }
 
 /**
+ * One request to the host. `ref` is '' until the project is known to exist: refs are labels of
+ * metrics, and a path naming projects that do not exist must not make new ones.
+ */
+class HostRequest implements RequestScope {
+  ref: string;
+  #fields: Readonly<Record<string, unknown>> | null = null;
+  constructor(
+    readonly id: string,
+    readonly api: ApiName,
+    readonly pathRef: string,
+    readonly route: string,
+    known: boolean,
+    readonly started: bigint,
+  ) {
+    this.ref = known ? pathRef : '';
+  }
+
+  logFields(): Readonly<Record<string, unknown>> {
+    return (this.#fields ??= { ref: this.ref, api: this.api, request_id: this.id });
+  }
+}
+
+const expressRequests = new WeakMap<IncomingMessage, HostRequest>();
+
+/**
  * What every request to the host passes through, on both HTTP stacks (node:http for the data API,
- * express for the rest): counted in flight until its response closes (shutdown waits for them), one
- * access line, CORS, and the 404 and 500 answers.
+ * express for the rest): counted in flight until its response closes (shutdown waits for them), its
+ * id (the client's `X-Request-Id` when acceptable) on the answer and — through the request scope — on
+ * every log line and outbound call of the request, one access line, CORS, and the 404 and 500 answers.
  */
 export class RequestEnvelope {
   constructor(
     private readonly log: Logger,
     private readonly inFlight: InFlight,
+    private readonly observe: RequestObserver | null = null,
   ) {}
 
   /** The express stack's entry: CORS headers set on the response. True when it answered (a preflight). */
   enter(req: IncomingMessage, res: ServerResponse): boolean {
-    this.track(req, res);
+    const { api, ref, route } = requestRoute(req.url ?? '');
+    expressRequests.set(req, this.track(req, res, api, ref, route, false));
     return applyCors(req, res);
   }
 
   /**
-   * The data API fast path's entry: its handler writes CORS_HEADERS with its own in one writeHead
-   * (server-factory.ts), so only a preflight is answered here. True when it answered.
+   * The data API fast path's entry, for a project it serves: its handler writes CORS_HEADERS with its
+   * own in one writeHead (server-factory.ts), so only a preflight is answered here. True when it answered.
    */
-  enterFast(req: IncomingMessage, res: ServerResponse): boolean {
-    this.track(req, res);
+  enterFast(req: IncomingMessage, res: ServerResponse, ref: string, route: string): boolean {
+    this.track(req, res, 'rest', ref, route, true);
     return isCorsPreflight(req) && applyCors(req, res);
+  }
+
+  /** The express stack found the project the request names: from now on its ref is a label. */
+  served(req: IncomingMessage): void {
+    const scope = expressRequests.get(req);
+    if (scope) scope.ref = scope.pathRef;
   }
 
   notFound(res: ServerResponse, message = 'not found'): void {
@@ -58,33 +97,25 @@ export class RequestEnvelope {
     else sendHostError(res, 500, 'XX000', 'internal server error');
   }
 
-  /**
-   * The request's id (the client's `X-Request-Id` when acceptable) on the answer and, through the
-   * request scope, on every log line and outbound call of the request; one access line per request:
-   * method, path without the query string (it can hold an apikey), status and duration. Below
-   * `info` nothing of the line is built.
-   */
-  private track(req: IncomingMessage, res: ServerResponse): void {
-    const { inFlight, log } = this;
+  private track(req: IncomingMessage, res: ServerResponse, api: ApiName, ref: string, route: string, known: boolean): HostRequest {
+    const { inFlight, log, observe } = this;
     inFlight.count++;
     const id = requestIdOf(req);
     res.setHeader('X-Request-Id', id);
-    enterRequest({ id });
-    if (!log.isLevelEnabled('info')) {
-      // A response closes once: `on` spares `once`'s wrapper.
-      res.on('close', () => inFlight.count--);
-      return;
-    }
-    const started = process.hrtime.bigint();
+    const scope = new HostRequest(id, api, ref, route, known, process.hrtime.bigint());
+    enterRequest(scope);
+    const logged = log.isLevelEnabled('info');
+    // A response closes once: `on` spares `once`'s wrapper.
     res.on('close', () => {
       inFlight.count--;
-      log.info({
-        method: req.method,
-        path: (req.url ?? '').split('?')[0],
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-        request_id: id,
-      }, 'request');
+      if (!logged && observe === null) return;
+      const seconds = Number(process.hrtime.bigint() - scope.started) / 1e9;
+      observe?.(scope.api, scope.ref, res.statusCode, seconds);
+      if (logged) {
+        const route = refinedRoute(scope.route, matchedRoutePath(req));
+        log.info(accessLine({ ref: scope.ref, api: scope.api, method: req.method, route, status: res.statusCode, seconds, requestId: scope.id }), 'request');
+      }
     });
+    return scope;
   }
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestEnvelope } from './envelope.js';
 import type { ProjectDirectory } from './project-directory.js';
+import { restRoute } from './request-route.js';
 
 const PROJECT_PREFIX = '/v1/';
 const REST_PREFIX = '/rest/v1';
@@ -20,9 +21,10 @@ export function createRestFastPath(directory: ProjectDirectory, envelope: Reques
     const q = url.indexOf('?', start);
     const path = url.slice(start, q < 0 ? undefined : q);
     if (path !== '' && !path.startsWith('/')) return false;
-    const rest = directory.get(url.slice(PROJECT_PREFIX.length, slash))?.rest;
+    const ref = url.slice(PROJECT_PREFIX.length, slash);
+    const rest = directory.get(ref)?.rest;
     if (!rest) return false;
-    if (envelope.enterFast(req, res)) return true;
+    if (envelope.enterFast(req, res, ref, restRoute(path))) return true;
     rest(req, res, path === '' ? '/' : path, q < 0 ? '' : url.slice(q + 1)).catch((error: unknown) => envelope.failed(res, error));
     return true;
   };

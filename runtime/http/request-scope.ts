@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What code running for a request can learn about it without being handed the request. */
 export interface RequestScope {
   readonly id: string;
+  /** The fields every log line of the request carries besides the id (the host's: ref and api). */
+  logFields?(): Readonly<Record<string, unknown>>;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();
@@ -18,6 +20,10 @@ export function enterRequest(scope: RequestScope): void {
 /** Runs `fn` as part of a request made earlier (a queued job carries its request's id). */
 export function runInRequest<T>(id: string | null | undefined, fn: () => T): T {
   return id ? storage.run({ id }, fn) : fn();
+}
+
+export function currentRequest(): RequestScope | undefined {
+  return storage.getStore();
 }
 
 export function currentRequestId(): string | null {

@@ -105,12 +105,14 @@ export async function startTestHost(
     env?: Record<string, string>;
     /** In place of the generator's code sync, e.g. one that counts introspections. */
     code?: (platform: Platform) => CodeSync;
+    /** The host's logger (default: silent). */
+    log?: Logger;
   } = {},
 ): Promise<TestHost> {
   const env = options.env ?? (await testEnv(overrides));
   const platform = await Platform.open(loadConfig(env));
   const host = await startHost(platform, {
-    log: createLogger('silent'),
+    log: options.log ?? createLogger('silent'),
     runtime,
     projectIdleMs: options.projectIdleMs,
     code: (options.code ?? codeSync)(platform),

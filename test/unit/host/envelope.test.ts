@@ -49,12 +49,13 @@ const tea = (_envelope: RequestEnvelope, res: http.ServerResponse): void => {
 };
 
 describe('RequestEnvelope', () => {
-  it('counts the request in flight until it closes and logs one line without the query string at info', async () => {
+  it('counts the request in flight until it closes and logs one line with the route template, without the path or query string, at info', async () => {
     const { lines, during, after } = await serveOne('info' satisfies Level, 'enter', tea);
     expect([during, after]).toEqual([1, 0]);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ msg: 'request', method: 'GET', path: '/v1/x/rest/v1/todos', status: 418 });
-    expect(typeof lines[0]!.ms).toBe('number');
+    expect(lines[0]).toMatchObject({ msg: 'request', ref: '', api: 'rest', method: 'GET', route: '/v1/:ref/rest/v1/:relation', status: 418 });
+    expect(typeof lines[0]!.duration_ms).toBe('number');
+    expect(lines[0]!.request_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('counts the request but logs nothing below info', async () => {
