@@ -75,6 +75,12 @@ export interface GantryConfig {
    * data API, admin pools and schema watches of every project together.
    */
   readonly dbMaxConnections: number;
+  /**
+   * ADMIN_PORT: the admin listener (metrics, liveness, readiness, project status), off when unset, as
+   * PostgREST's admin server; on ADMIN_HOST, loopback unless set, never on the public port.
+   */
+  readonly adminPort: number | null;
+  readonly adminHost: string;
 }
 
 function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -176,5 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     migrationsDir: folder(env, root, configFile, 'migrations'),
     trustProxy: readTrustProxy(env),
     dbMaxConnections: readConnectionBudget(env),
+    adminPort: env.ADMIN_PORT === undefined || env.ADMIN_PORT === '' ? null : readPort(env, 'ADMIN_PORT', 0),
+    adminHost: env.ADMIN_HOST || '127.0.0.1',
   };
 }

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ConnectionBudgetError } from '../db/connection-budget.js';
+import { metrics } from '../metrics.js';
 import type { AuthDeps } from './auth-deps.js';
 import { API_VERSION_2024, API_VERSION_HEADER, AuthError, authErrorBody, authErrors, wantsVersionedErrors } from './errors.js';
 import { hitRateLimit, type RateLimitBucket } from './rate-limits.js';
@@ -63,7 +64,10 @@ export function queryString(req: Request, name: string): string | undefined {
 
 export async function enforceRateLimit(req: Request, deps: AuthDeps, bucket: RateLimitBucket): Promise<void> {
   const verdict = await hitRateLimit(deps.ctx.adminPool, bucket, clientIp(req) ?? 'unknown', deps.rateLimits[bucket], deps.now());
-  if (!verdict.allowed) throw authErrors.rateLimited(verdict.retryAfterSeconds);
+  if (!verdict.allowed) {
+    metrics.rateLimited(deps.ctx.ref, bucket);
+    throw authErrors.rateLimited(verdict.retryAfterSeconds);
+  }
 }
 
 /** Runs work after the response, logging instead of failing: mail must not reveal or delay anything. */

@@ -3,6 +3,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Logger } from 'pino';
 import { accessLine, matchedRoutePath } from '../http/access-line.js';
 import { sendJson } from '../http/json-response.js';
+import { countRequest } from '../metrics.js';
 import { requestIdOf } from '../http/request-id.js';
 import { enterRequest } from '../http/request-scope.js';
 import { PLATFORM_DATABASE, type Platform } from '../platform/platform.js';
@@ -112,6 +113,7 @@ export function createCallsApp(service: CallsService): Express {
     res.setHeader('X-Request-Id', id);
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      countRequest('calls', '', req.method, false, res.statusCode, seconds);
       // Every calls route is mounted at /v1 (the document's own path names it already).
       const matched = matchedRoutePath(req);
       const route = matched === undefined ? '*' : matched.startsWith('/v1/') ? matched : `/v1${matched}`;

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { CallsSettings } from './settings.js';
 import { currentRequestId, runInRequest } from '../http/request-scope.js';
+import { metrics } from '../metrics.js';
 
 function requestIdField(): { requestId?: string } {
   const requestId = currentRequestId();
@@ -100,16 +101,23 @@ export class CallsQueue {
       ids.push(
         await this.boss.work<T>(queue, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: this.settings.pollSeconds }, async ([job]) => {
           this.#active++;
+          const started = performance.now();
           try {
             // The job runs as part of the request that queued it: its log lines and outbound calls carry that id.
             await runInRequest((job!.data as { requestId?: string } | null)?.requestId, () => handler(job!, this.#stopping.signal));
           } finally {
+            metrics.jobRan(queue, (performance.now() - started) / 1000);
             this.#active--;
           }
         }),
       );
     }
     this.#workers.set(queue, ids);
+  }
+
+  /** Jobs waiting in a queue (created or retrying), for the queue-depth gauge. */
+  depth(queue: string): Promise<number> {
+    return this.boss.getQueueSize(queue);
   }
 
   /** Resolves when the queue's own connections reach its tables: the job queue's part of readiness. */

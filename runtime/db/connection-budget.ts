@@ -170,6 +170,11 @@ export class ConnectionBudget {
     return (this.held.get(owner) ?? 0) > Math.floor(this.max / active);
   }
 
+  /** The permits one owner (a project) holds now. */
+  heldBy(owner: string): number {
+    return this.held.get(owner) ?? 0;
+  }
+
   stats(): BudgetStats {
     return { inUse: this.inUse, waiting: this.waitingCount, owners: this.held.size };
   }

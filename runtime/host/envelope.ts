@@ -5,15 +5,13 @@ import { sendJson } from '../http/json-response.js';
 import { requestIdOf } from '../http/request-id.js';
 import { enterRequest, type RequestScope } from '../http/request-scope.js';
 import { applyCors, isCorsPreflight, setCorsHeaders } from './cors.js';
-import { refinedRoute, requestRoute, type ApiName } from './request-route.js';
+import { countRequest } from '../metrics.js';
+import { refinedRoute, requestRoute, RPC_ROUTE, type ApiName } from './request-route.js';
 
 /** Tracks requests in flight so shutdown can wait for them. */
 export interface InFlight {
   count: number;
 }
-
-/** What the envelope reports of each finished request (metrics); called once per response. */
-export type RequestObserver = (api: ApiName, ref: string, status: number, seconds: number) => void;
 
 /** The host's own errors in the data API's error shape (PostgREST's `{message, code, details, hint}`). */
 export function sendHostError(res: ServerResponse, status: number, code: string, message: string): void {
@@ -55,7 +53,6 @@ export class RequestEnvelope {
   constructor(
     private readonly log: Logger,
     private readonly inFlight: InFlight,
-    private readonly observe: RequestObserver | null = null,
   ) {}
 
   /** The express stack's entry: CORS headers set on the response. True when it answered (a preflight). */
@@ -98,7 +95,7 @@ export class RequestEnvelope {
   }
 
   private track(req: IncomingMessage, res: ServerResponse, api: ApiName, ref: string, route: string, known: boolean): HostRequest {
-    const { inFlight, log, observe } = this;
+    const { inFlight, log } = this;
     inFlight.count++;
     const id = requestIdOf(req);
     res.setHeader('X-Request-Id', id);
@@ -108,9 +105,8 @@ export class RequestEnvelope {
     // A response closes once: `on` spares `once`'s wrapper.
     res.on('close', () => {
       inFlight.count--;
-      if (!logged && observe === null) return;
       const seconds = Number(process.hrtime.bigint() - scope.started) / 1e9;
-      observe?.(scope.api, scope.ref, res.statusCode, seconds);
+      countRequest(scope.api, scope.ref, req.method, scope.route === RPC_ROUTE, res.statusCode, seconds);
       if (logged) {
         const route = refinedRoute(scope.route, matchedRoutePath(req));
         log.info(accessLine({ ref: scope.ref, api: scope.api, method: req.method, route, status: res.statusCode, seconds, requestId: scope.id }), 'request');

@@ -16,6 +16,7 @@ import { REF_PATTERN } from '../platform/bootstrap.js';
 import { migrateProject, projectMigrationsPending } from '../platform/migrations.js';
 import { buildKeyring } from '../auth/keyring.js';
 import { taskClient } from '../db/pool-errors.js';
+import { forgetProject, metrics } from '../metrics.js';
 
 export interface ServedProject {
   readonly ctx: ProjectContext;
@@ -23,6 +24,8 @@ export interface ServedProject {
   readonly fingerprint: string | null;
   /** The data API, for the host's fast path that bypasses express; null without generated code. */
   readonly rest: RestHandler | null;
+  /** `gantry.schema_version` when the project was last loaded (the admin listener's status). */
+  readonly schemaVersion?: string;
 }
 
 /**
@@ -163,7 +166,11 @@ export class ProjectDirectory {
     const record = await this.platform.getProject(ref);
     if (!record) {
       this.lastUsed.delete(ref);
-      if (this.served.delete(ref)) this.log.info({ ref }, 'project dropped');
+      if (this.served.delete(ref)) {
+        metrics.projectUnloaded('dropped');
+        this.log.info({ ref }, 'project dropped');
+      }
+      forgetProject(ref);
       await this.watcher?.unwatch(ref);
       await this.pools.close(ref);
       await this.checks.remove(ref);
@@ -172,9 +179,12 @@ export class ProjectDirectory {
     let ctx: ProjectContext;
     let server: Awaited<ReturnType<ServerFactory>>;
     let prepared: { readonly version: string; readonly introspected: boolean };
+    let checkSeconds: number;
     try {
       ctx = this.contextFor(record);
+      const checkStarted = performance.now();
       prepared = await this.prepare(ctx, record);
+      checkSeconds = (performance.now() - checkStarted) / 1000;
       server = await this.factory(ctx, this.served.get(ref) ?? null);
       // Last, so that a load holds one connection at a time; a change made since `version` was read wakes the watch.
       await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName), prepared.version);
@@ -187,7 +197,8 @@ export class ProjectDirectory {
       throw error;
     }
     const { handler, fingerprint, rest } = server;
-    this.served.set(ref, { ctx, handler, fingerprint, rest });
+    metrics.projectLoaded(ref, this.served.has(ref), prepared.introspected, checkSeconds);
+    this.served.set(ref, { ctx, handler, fingerprint, rest, schemaVersion: prepared.version });
     this.lastUsed.set(ref, Date.now());
     this.log.info({ ref, fingerprint, introspected: prepared.introspected }, 'project served');
   }
@@ -289,6 +300,7 @@ export class ProjectDirectory {
       if (at > before || this.pending.has(ref)) continue;
       this.unload(ref);
       this.pools.retire(ref);
+      metrics.projectUnloaded('idle');
       this.log.info({ ref }, 'project unloaded (idle)');
     }
   }
@@ -312,6 +324,7 @@ export class ProjectDirectory {
     this.unload(ref);
     // Retired, not closed: a request handed the project just before still runs on its pools.
     this.pools.retire(ref);
+    metrics.projectUnloaded('budget');
     this.log.info({ ref, for: forRef }, 'project unloaded (connection budget)');
   }
 

@@ -16,10 +16,12 @@ const PROJECT_PREFIX = '/v1/';
 
 const HOST_ROUTES: ReadonlySet<string> = new Set(['/health', '/health/live']);
 
+export const RPC_ROUTE = '/v1/:ref/rest/v1/rpc/:function';
+
 /** The data API's template from the path below `/rest/v1`. */
 export function restRoute(rest: string): string {
   if (rest === '' || rest === '/') return '/v1/:ref/rest/v1/';
-  return rest.startsWith('/rpc/') ? '/v1/:ref/rest/v1/rpc/:function' : '/v1/:ref/rest/v1/:relation';
+  return rest.startsWith('/rpc/') ? RPC_ROUTE : '/v1/:ref/rest/v1/:relation';
 }
 
 /** Which API a host request is for, its ref and route template, from the path alone (pure; no query string). */

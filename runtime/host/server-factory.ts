@@ -13,6 +13,7 @@ import { writeError } from '../rest/respond.js';
 import { functionPaths, withFunctionPaths } from '../extensions/openapi.js';
 import { CORS_HEADERS } from './cors.js';
 import { sendHostError } from './envelope.js';
+import { metrics } from '../metrics.js';
 import { generatedFingerprint, loadGeneratedDefinition } from './project-loader.js';
 import type { ServerFactory } from './project-directory.js';
 
@@ -60,6 +61,7 @@ export function createServerFactory(
       else lastHooked.delete(definition.ref);
       return { extension, unavailable: null };
     } catch (error) {
+      if (error instanceof ExtensionLoadError) metrics.extensionLoadFailed(definition.ref);
       if (!(error instanceof ExtensionLoadError) || served?.fingerprint === fingerprint) throw error;
       const hooked = (await declaredHookTables(extensionsDir, definition.ref, runtime)) ?? lastHooked.get(definition.ref);
       const unavailable: UnavailableExtension = hooked ?? { schema: definition.project.schemas[0] ?? 'public', tables: null };

@@ -19,10 +19,15 @@ import { ProjectDirectory, type CodeSync } from './project-directory.js';
 import { createRestFastPath } from './rest-fast-path.js';
 import { createServerFactory } from './server-factory.js';
 import { ExtensionWatcher } from './extension-watcher.js';
+import { createAdminServer } from './admin.js';
+import { collectProcessMetrics, gaugeAtScrape } from '../metrics.js';
+import { ANALYZE_QUEUE, DELIVER_QUEUE, type CallsQueue } from '../calls/queue.js';
 
 export interface RunningHost {
   readonly baseUrl: string;
   readonly apiUrl: string;
+  /** The admin listener's URL (ADMIN_PORT), null when it is off. */
+  readonly adminUrl: string | null;
   readonly directory: ProjectDirectory;
   /** Stops accepting, lets in-flight requests finish, closes pools. */
   close(): Promise<void>;
@@ -37,6 +42,24 @@ export interface StartOptions {
   readonly projectIdleMs?: number;
   /** Given: a project's generated code is brought in line with its live schema before it is served (missing code, DDL). */
   readonly code?: CodeSync;
+}
+
+/** Pool, budget, project and queue gauges, read at scrape time (nothing on the request path). */
+function registerGauges(directory: ProjectDirectory, budget: ConnectionBudget, queue: CallsQueue): void {
+  collectProcessMetrics();
+  gaugeAtScrape('gantry_projects_loaded', 'Projects this host serves now', [], (set) => set({}, directory.refs().length));
+  gaugeAtScrape('gantry_connection_budget', 'The connection budget (DB_MAX_CONNECTIONS): permits in use, waiting, in all', ['state'], (set) => {
+    const stats = budget.stats();
+    set({ state: 'in_use' }, stats.inUse);
+    set({ state: 'waiting' }, stats.waiting);
+    set({ state: 'capacity' }, budget.capacity);
+  });
+  gaugeAtScrape('gantry_project_connections', 'Budget permits (PostgreSQL connections) each loaded project holds', ['ref'], (set) => {
+    for (const ref of directory.refs()) set({ ref }, budget.heldBy(ref));
+  });
+  gaugeAtScrape('gantry_calls_queue_depth', 'Call-analysis jobs waiting, by queue', ['queue'], async (set) => {
+    for (const name of [ANALYZE_QUEUE, DELIVER_QUEUE]) set({ queue: name }, await queue.depth(name));
+  });
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {
@@ -121,12 +144,17 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   }, log);
   const envelope = new RequestEnvelope(log, inFlight);
   hostApp = createHostApp(loaded, envelope, readiness);
+  registerGauges(loaded, budget, calls.context.queue);
+  const adminServer = config.adminPort === null ? null : createAdminServer({ directory: loaded, readiness, connectionsOf: (ref) => budget.heldBy(ref) });
+  const adminPort = adminServer && (await listen(adminServer, config.adminPort!, config.adminHost));
   trustProxy(hostApp, platform.config.trustProxy);
   restFastPath = createRestFastPath(loaded, envelope);
 
   let closing: Promise<void> | null = null;
   const close = async (): Promise<void> => {
     const drainUntil = Date.now() + (options.drainTimeoutMs ?? 10_000);
+    adminServer?.close();
+    adminServer?.closeAllConnections();
     const stopped = Promise.all([hostServer, callsServer].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     hostServer.closeIdleConnections();
     callsServer.closeIdleConnections();
@@ -146,6 +174,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   return {
     baseUrl,
     apiUrl: urlOf(config.host, callsPort),
+    adminUrl: adminPort === null ? null : urlOf(config.adminHost, adminPort),
     directory: loaded,
     close: () => (closing ??= close()),
   };

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import * as runtime from '../../runtime/index.js';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';

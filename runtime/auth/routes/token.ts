@@ -17,6 +17,9 @@ import { findUserByEmail, findUserById, findUserByPhone, isBanned, updateUser } 
 import { formatPhone } from '../phone-number.js';
 import { phoneEnabled } from '../phone-otp.js';
 import { isBlank } from './signup.js';
+import { metrics } from '../../metrics.js';
+
+const GRANT_KINDS: ReadonlySet<string> = new Set(['password', 'refresh_token', 'pkce', 'id_token', 'web3']);
 
 const PASSWORD_HOOK_REJECTION = 'Further password verification attempts will be rejected.';
 
@@ -154,13 +157,24 @@ export function registerToken(router: Router, deps: AuthDeps): void {
         const body = bodyOf(req);
         const grantType = queryString(req, 'grant_type') ?? (typeof body.grant_type === 'string' ? body.grant_type : undefined);
         const ip = clientIp(req);
+        const grant = async (): Promise<object> => {
+          if (grantType === 'password') return passwordGrant(deps, body, ip);
+          if (grantType === 'refresh_token') return refreshGrant(deps, body, ip);
+          if (grantType === 'pkce') return pkceGrant(deps, body, ip);
+          if (grantType === 'id_token') return idTokenGrant(deps, req, body, ip);
+          if (grantType === 'web3') throw authErrors.disabled(422, 'web3_provider_disabled', 'Web3 provider is disabled');
+          throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');
+        };
+        // The kind is a label only when it is a grant this API knows: a client cannot make new series.
+        const kind = grantType !== undefined && GRANT_KINDS.has(grantType) ? grantType : 'other';
         let session: object;
-        if (grantType === 'password') session = await passwordGrant(deps, body, ip);
-        else if (grantType === 'refresh_token') session = await refreshGrant(deps, body, ip);
-        else if (grantType === 'pkce') session = await pkceGrant(deps, body, ip);
-        else if (grantType === 'id_token') session = await idTokenGrant(deps, req, body, ip);
-        else if (grantType === 'web3') throw authErrors.disabled(422, 'web3_provider_disabled', 'Web3 provider is disabled');
-        else throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');
+        try {
+          session = await grant();
+        } catch (error) {
+          metrics.signIn(deps.ctx.ref, kind, 'failure');
+          throw error;
+        }
+        metrics.signIn(deps.ctx.ref, kind, 'success');
         res.status(200).json(session);
       },
       503,

@@ -7,6 +7,7 @@ import { checkOutboundUrl } from '../../outbound/outbound-url.js';
 import type { DeliverJob } from '../queue.js';
 import { nextAttemptDelayMs, outcomeOf, retryAfterMs } from './schedule.js';
 import { webhookHeaders } from './signing.js';
+import { metrics } from '../../metrics.js';
 
 const SNIPPET_BYTES = 1024;
 
@@ -102,6 +103,7 @@ export async function runDeliveryJob(ctx: CallsContext, job: PgBoss.Job<DeliverJ
   const result = await post(ctx, row, cancel);
   const durationMs = Date.now() - startedAt.getTime();
   const outcome = outcomeOf(result.statusCode);
+  metrics.webhookAttempt(outcome);
   const error = result.error ?? (outcome === 'succeeded' ? null : `HTTP ${result.statusCode}`);
   const scheduled = outcome === 'failed' ? nextAttemptDelayMs(ctx.settings.webhookRetrySchedule, attempt) : null;
   const delay = scheduled === null ? null : Math.max(scheduled, retryAfterMs(result.statusCode, result.retryAfter) ?? 0);

@@ -44,12 +44,12 @@ describe('log lines', () => {
   it('access lines have one shape with the route template, never the path or query string', async () => {
     written.length = 0;
     await send('/rest/v1/notes?id=eq.12345&select=body', { headers: { 'x-request-id': 'log-rest' } });
-    await send('/auth/v1/admin/users/5b3c0c0e-8d1e-4c8e-9d55-111111111111', { headers: { 'x-request-id': 'log-auth', apikey: project.keys.service_role_key, authorization: `Bearer ${project.keys.service_role_key}` } });
+    await send('/auth/v1/admin/users/5b3c0c0e-8d1e-4c8e-9d55-111111111111', { headers: { 'x-request-id': 'log-auth', apikey: project.keys.service_key, authorization: `Bearer ${project.keys.service_key}` } });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const access = lines().filter((line) => line.msg === 'request');
     expect(access.map(({ time: _time, level: _level, duration_ms, ...rest }) => ({ ...rest, duration: typeof duration_ms }))).toEqual([
       { msg: 'request', ref: project.record.ref, api: 'rest', method: 'GET', route: '/v1/:ref/rest/v1/:relation', status: 200, request_id: 'log-rest', duration: 'number' },
-      { msg: 'request', ref: project.record.ref, api: 'auth', method: 'GET', route: '/v1/:ref/auth/v1/admin/users/:id', status: 401, request_id: 'log-auth', duration: 'number' },
+      { msg: 'request', ref: project.record.ref, api: 'auth', method: 'GET', route: '/v1/:ref/auth/v1/admin/users/:id', status: 404, request_id: 'log-auth', duration: 'number' },
     ]);
     expect(written.join('')).not.toContain('12345');
     expect(written.join('')).not.toContain('5b3c0c0e');
