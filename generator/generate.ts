@@ -29,7 +29,7 @@ export async function generateProject(
 ): Promise<WriteResult & { readonly files?: ReadonlyMap<string, string>; readonly fingerprint: string }> {
   const dir = path.join(platform.config.generatedDir, record.ref);
   // A host passes a connection it already holds (one of its budget's) rather than opening another.
-  const own = options.client ? null : taskClient(platform.cluster.urlFor(record.databaseName));
+  const own = options.client ? null : taskClient(platform.projectUrl(record));
   await own?.connect();
   const client = options.client ?? own!;
   try {

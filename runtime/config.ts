@@ -3,6 +3,7 @@ import { MIN_BUDGET } from './db/connection-budget.js';
 import { readCallsSettings, type CallsSettings } from './calls/settings.js';
 import { ConfigError } from './config-error.js';
 import { findConfigFile, readConfigFile, type ConfigFile } from './config-file.js';
+import { readClusterDeclarations, type ClusterDeclaration } from './platform/cluster-config.js';
 
 /** Every environment variable of the outside contract, read in one place. */
 export interface GantryConfig {
@@ -81,6 +82,8 @@ export interface GantryConfig {
    */
   readonly adminPort: number | null;
   readonly adminHost: string;
+  /** The further clusters project databases may live on (GANTRY_CLUSTERS); the main cluster is not among them. */
+  readonly clusters: readonly ClusterDeclaration[];
 }
 
 function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -184,5 +187,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     dbMaxConnections: readConnectionBudget(env),
     adminPort: env.ADMIN_PORT === undefined || env.ADMIN_PORT === '' ? null : readPort(env, 'ADMIN_PORT', 0),
     adminHost: env.ADMIN_HOST || '127.0.0.1',
+    clusters: readClusterDeclarations(env, MIN_BUDGET),
   };
 }

@@ -6,6 +6,7 @@ import type { GantryConfig } from '../../runtime/config.js';
 import { taskClient } from '../../runtime/db/pool-errors.js';
 import { typecheckExtensions } from '../../runtime/extensions/typecheck.js';
 import { createProject, deleteProject, ProjectError, REF_PATTERN } from '../../runtime/platform/bootstrap.js';
+import { DEFAULT_CLUSTER } from '../../runtime/platform/cluster-config.js';
 import { DEFAULT_EXPOSED_SCHEMAS } from '../../runtime/platform/exposed-schemas.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { emitProject } from '../emit/project.js';
@@ -119,9 +120,10 @@ async function generateFromMigrations(
 ): Promise<Map<string, string>> {
   const scratchRef = `check_${randomBytes(6).toString('hex')}`;
   const { platform } = scratch;
-  const record = await createProject(platform, { ref: scratchRef, schemaFiles: asSchemaFiles(migrations) });
+  // On the main cluster, the scratch one's or DATABASE_URL's: never placed on a cluster of GANTRY_CLUSTERS.
+  const record = await createProject(platform, { ref: scratchRef, schemaFiles: asSchemaFiles(migrations), cluster: DEFAULT_CLUSTER });
   try {
-    const client = taskClient(platform.cluster.urlFor(record.databaseName));
+    const client = taskClient(platform.projectUrl(record));
     await client.connect();
     try {
       const schemas = declaredSchemas(config.configFile, ref, process.env) ?? (await committedSchemas(config, ref));

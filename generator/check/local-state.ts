@@ -29,7 +29,7 @@ export async function localStates(config: GantryConfig, refs: readonly string[])
     for (const ref of refs) {
       const record = await platform.getProject(ref);
       if (!record) continue;
-      const client = taskClient(platform.cluster.urlFor(record.databaseName));
+      const client = taskClient(platform.projectUrl(record));
       await client.connect();
       const history = await readHistory(client).finally(() => client.end());
       const status = migrationStatus(await listLocalMigrations(config.migrationsDir, ref), history);

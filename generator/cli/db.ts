@@ -39,7 +39,7 @@ export async function dbCommand(args: string[], out: Output): Promise<void> {
       );
     }
     if (!values.yes) {
-      const client = taskClient(platform.cluster.urlFor(record.databaseName));
+      const client = taskClient(platform.projectUrl(record));
       await client.connect();
       const full = await tablesWithRows(client).finally(() => client.end());
       if (full.length > 0) {

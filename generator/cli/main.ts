@@ -5,7 +5,7 @@ const USAGE = `usage: gantry <command>
   init [<ref>]                            write gantry.toml, the project's folders, .gitignore/.gitattributes lines,
                                           npm scripts and a CI workflow into this repository (idempotent)
   serve                                   run the project host and the call-analysis API
-  project create <ref> [--schema F.sql ...] [--autoconfirm] [--signing-alg HS256|ES256|RS256]
+  project create <ref> [--schema F.sql ...] [--autoconfirm] [--signing-alg HS256|ES256|RS256] [--cluster NAME]
   project list | keys <ref> | delete <ref> | config <ref> --set KEY=VALUE
   project keys rotate <ref> [--grace SECONDS] [--alg ES256|RS256]
   migrate <ref> [F.sql] [--force]         apply pending migrations (F.sql: added as the newest first), regenerate

@@ -114,7 +114,7 @@ function missingProject(platform: Platform, ref: string): CliError {
 
 /** Marks the project database as production (production.ts): kept in the database, seen from every host. */
 async function markDatabase(platform: Platform, record: ProjectRecord): Promise<void> {
-  const client = taskClient(platform.cluster.urlFor(record.databaseName));
+  const client = taskClient(platform.projectUrl(record));
   await client.connect();
   await markProduction(client, record.databaseName).finally(() => client.end());
 }
@@ -144,7 +144,7 @@ async function migrateProject(platform: Platform, ref: string, file: string | un
   // was before the migration reports the migration's effect whoever wrote each file first.
   const dir = path.join(platform.config.generatedDir, ref);
   const before = await readGenerated(dir);
-  const client = taskClient(platform.cluster.urlFor(record.databaseName));
+  const client = taskClient(platform.projectUrl(record));
   await client.connect();
   let applied: readonly LocalMigration[];
   let missing: readonly string[];

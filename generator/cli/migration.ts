@@ -20,7 +20,7 @@ async function withProjectDatabase<T>(ref: string, work: (client: import('pg').C
   try {
     const record = await platform.getProject(ref);
     if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
-    const client = taskClient(platform.cluster.urlFor(record.databaseName));
+    const client = taskClient(platform.projectUrl(record));
     await client.connect();
     try {
       return await work(client, record, platform);

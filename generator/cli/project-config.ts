@@ -17,7 +17,7 @@ export interface ConfigResult {
 }
 
 async function requireSchemas(platform: Platform, record: ProjectRecord, schemas: readonly string[]): Promise<void> {
-  const client = taskClient(platform.cluster.urlFor(record.databaseName));
+  const client = taskClient(platform.projectUrl(record));
   await client.connect();
   try {
     const missing = await missingSchemas(client, schemas);

@@ -45,6 +45,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       grace: { type: 'string' },
       alg: { type: 'string' },
       'signing-alg': { type: 'string' },
+      cluster: { type: 'string' },
     },
   });
   const ref = positionals[0];
@@ -58,18 +59,28 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       const schemaFiles = await readSchemaFiles(values.schema ?? []);
       const keys = await withPlatform(async (platform) => {
         const { createProjectWithHistory } = await import('../migrations/create.js');
-        const { record } = await createProjectWithHistory(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined, signingAlg });
+        // An unknown --cluster is refused before anything is created.
+        if (values.cluster !== undefined) platform.clusterNamed(values.cluster);
+        const { record } = await createProjectWithHistory(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined, signingAlg, cluster: values.cluster });
         const { generateProject } = await import('../generate.js');
         await generateProject(platform, record);
-        return projectKeys(config, record);
+        return { ...projectKeys(config, record), cluster: record.cluster };
       });
-      out.result(keys, `created project ${keys.ref}\n  url:         ${keys.url}\n  anon_key:    ${keys.anon_key}\n  service_key: ${keys.service_key}`);
+      out.result(keys, `created project ${keys.ref} on cluster ${keys.cluster}\n  url:         ${keys.url}\n  anon_key:    ${keys.anon_key}\n  service_key: ${keys.service_key}`);
       return;
     }
     case 'list': {
       const projects = await withPlatform((platform) => platform.listProjects());
-      const list = projects.map((p) => ({ ref: p.ref, url: projectKeys(config, p).url, created_at: p.createdAt.toISOString(), settings: displaySettings(p.settings) }));
-      out.result({ projects: list }, list.length ? list.map((p) => `${p.ref}\t${p.url}`).join('\n') : 'no projects');
+      const list = projects.map((p) => ({
+        ref: p.ref,
+        url: projectKeys(config, p).url,
+        created_at: p.createdAt.toISOString(),
+        settings: displaySettings(p.settings),
+        cluster: p.cluster,
+        moving_to: p.movingTo,
+        moved_from: p.movedFrom,
+      }));
+      out.result({ projects: list }, list.length ? list.map((p) => `${p.ref}\t${p.url}\t${p.cluster}`).join('\n') : 'no projects');
       return;
     }
     case 'keys': {
@@ -114,7 +125,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
   }
 }
 
-const CREATE_USAGE = 'usage: gantry project create <ref> [--schema FILE.sql ...] [--autoconfirm] [--signing-alg HS256|ES256|RS256]';
+const CREATE_USAGE = 'usage: gantry project create <ref> [--schema FILE.sql ...] [--autoconfirm] [--signing-alg HS256|ES256|RS256] [--cluster NAME]';
 
 function createSigningAlg(raw: string | undefined): AccessTokenAlg | undefined {
   if (raw === undefined || isAccessTokenAlg(raw)) return raw;

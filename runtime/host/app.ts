@@ -5,6 +5,7 @@ import { toApiError } from '../rest/errors.js';
 import { sendHostError, type RequestEnvelope } from './envelope.js';
 import { healthRoutes, type ReadinessReport } from './health.js';
 import { ProjectUnavailableError, type ProjectDirectory, type ServedProject } from './project-directory.js';
+import { answerPaused, runsWhilePaused } from './move-pause.js';
 
 /**
  * The project host: `/health` (readiness) and `/health/live`, and every project at `/v1/<ref>` dispatched to the
@@ -45,6 +46,10 @@ export function createHostApp(directory: ProjectDirectory, envelope: RequestEnve
       return;
     }
     envelope.served(req);
+    if (directory.isPaused(req.params.ref) && !runsWhilePaused(req.method, req.path)) {
+      answerPaused(res, req.params.ref);
+      return;
+    }
     project.handler(req, res, next);
   });
 

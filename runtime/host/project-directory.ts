@@ -8,7 +8,7 @@ import { PROJECTS_CHANNEL } from '../platform/platform.js';
 import type { ProjectContext } from '../platform/project-context.js';
 import { budgetedClient } from '../db/budgeted-client.js';
 import { ConnectionBudgetError } from '../db/connection-budget.js';
-import type { ProjectPools } from './pools.js';
+import type { ClusterPools } from './cluster-pools.js';
 import { readSchemaVersion, SchemaWatcher } from './schema-watcher.js';
 import { checkHolds, SchemaCheckStore } from './schema-checks.js';
 import type { RestHandler } from '../rest/server.js';
@@ -85,17 +85,19 @@ export class ProjectDirectory {
   private readonly idleSweep: NodeJS.Timeout;
   /** What each project's code was last found in line with, kept across unloads and restarts. */
   private readonly checks: SchemaCheckStore;
+  /** Projects being moved to another cluster (the registry's `moving_to`): their writes wait. */
+  private readonly paused = new Set<string>();
 
   constructor(
     private readonly platform: Platform,
-    private readonly pools: ProjectPools,
+    private readonly pools: ClusterPools,
     private readonly factory: ServerFactory,
     private readonly log: Logger,
     private readonly code: CodeSync | null = null,
     private readonly config: GantryConfig = platform.config,
     options: { readonly idleMs?: number } = {},
   ) {
-    this.watcher = code ? new SchemaWatcher((ref) => void this.reload(ref), log, (ref) => budgetedClient(pools.budget, ref)) : null;
+    this.watcher = code ? new SchemaWatcher((ref) => void this.reload(ref), log, (ref) => budgetedClient(pools.budgetFor(ref), ref)) : null;
     this.checks = new SchemaCheckStore(path.join(config.gantryHome, 'schema-checks'));
     this.idleMs = options.idleMs ?? PROJECT_IDLE_MS;
     this.idleSweep = setInterval(() => this.unloadIdle(), Math.min(this.idleMs, 60_000));
@@ -123,6 +125,11 @@ export class ProjectDirectory {
       throw new ProjectUnavailableError(ref);
     }
     return this.served.get(ref);
+  }
+
+  /** Whether the project's writes are paused: it is being moved, its data copied from a database that takes no writes. */
+  isPaused(ref: string): boolean {
+    return this.paused.has(ref);
   }
 
   refs(): string[] {
@@ -164,6 +171,9 @@ export class ProjectDirectory {
 
   private async apply(ref: string): Promise<void> {
     const record = await this.platform.getProject(ref);
+    // First, before the (slower) reload: a move waits for every host to stop writing.
+    if (record?.movingTo) this.paused.add(ref);
+    else this.paused.delete(ref);
     if (!record) {
       this.lastUsed.delete(ref);
       if (this.served.delete(ref)) {
@@ -181,13 +191,16 @@ export class ProjectDirectory {
     let prepared: { readonly version: string; readonly introspected: boolean };
     let checkSeconds: number;
     try {
-      ctx = this.contextFor(record);
+      // Moved to another cluster: the watch on the old database ends; its pools retire as the new ones open.
+      const serving = this.pools.clusterServing(ref);
+      if (serving !== undefined && serving !== record.cluster) await this.watcher?.unwatch(ref);
+      ctx = await this.contextFor(record);
       const checkStarted = performance.now();
       prepared = await this.prepare(ctx, record);
       checkSeconds = (performance.now() - checkStarted) / 1000;
       server = await this.factory(ctx, this.served.get(ref) ?? null);
       // Last, so that a load holds one connection at a time; a change made since `version` was read wakes the watch.
-      await this.watcher?.watch(ref, this.platform.cluster.urlFor(record.databaseName), prepared.version);
+      await this.watcher?.watch(ref, this.platform.projectUrl(record), prepared.version);
     } catch (error) {
       // A project that was never served keeps no schema watch and no connection after a failed first load.
       if (!this.served.has(ref)) {
@@ -211,7 +224,7 @@ export class ProjectDirectory {
   private async prepare(ctx: ProjectContext, record: ProjectRecord): Promise<{ version: string; introspected: boolean }> {
     // The admin pool may go through a transaction-mode pooler: it can see that nothing is pending,
     // but applying holds a session advisory lock, so that takes a direct connection of its own.
-    if (await projectMigrationsPending(ctx.adminPool)) await this.migrate(ctx.ref, record.databaseName);
+    if (await projectMigrationsPending(ctx.adminPool)) await this.migrate(record);
     const client = await ctx.adminPool.connect();
     try {
       const version = await readSchemaVersion(client);
@@ -230,21 +243,21 @@ export class ProjectDirectory {
     }
   }
 
-  private async migrate(ref: string, databaseName: string): Promise<void> {
-    const client = taskClient(this.platform.cluster.urlFor(databaseName));
+  private async migrate(record: ProjectRecord): Promise<void> {
+    const client = taskClient(this.platform.projectUrl(record));
     await client.connect();
     try {
       const applied = await migrateProject(client);
-      if (applied.length > 0) this.log.info({ ref, applied }, 'project database migrated');
+      if (applied.length > 0) this.log.info({ ref: record.ref, applied }, 'project database migrated');
     } finally {
       await client.end();
     }
   }
 
-  private contextFor(record: ProjectRecord): ProjectContext {
-    const pools = this.pools.get(record.ref, {
-      api: this.platform.authenticatorUrl(record.databaseName),
-      admin: this.platform.cluster.pooledUrlFor(record.databaseName),
+  private async contextFor(record: ProjectRecord): Promise<ProjectContext> {
+    const pools = this.pools.get(record.ref, record.cluster, {
+      api: await this.platform.apiUrlFor(record),
+      admin: this.platform.clusterOf(record).pooledUrlFor(record.databaseName),
     });
     return {
       ref: record.ref,
@@ -314,10 +327,13 @@ export class ProjectDirectory {
    * otherwise wait on each other until their requests time out.
    */
   reclaim(forRef: string): void {
-    const candidates = [...this.lastUsed].filter(([ref]) => ref !== forRef && !this.pending.has(ref)).sort((a, b) => a[1] - b[1]);
+    // Only a project on the same cluster frees a connection of the budget forRef waits for.
+    const candidates = [...this.lastUsed]
+      .filter(([ref]) => ref !== forRef && !this.pending.has(ref) && this.pools.shareBudget(ref, forRef))
+      .sort((a, b) => a[1] - b[1]);
     const victim = candidates.find(([ref]) => this.pools.isIdle(ref));
     if (!victim) {
-      this.pools.shedIdle();
+      this.pools.shedIdle(forRef);
       return;
     }
     const [ref] = victim;

@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestEnvelope } from './envelope.js';
 import type { ProjectDirectory } from './project-directory.js';
 import { restRoute } from './request-route.js';
+import { setCorsHeaders } from './cors.js';
+import { answerPaused, runsWhilePaused } from './move-pause.js';
 
 const PROJECT_PREFIX = '/v1/';
 const REST_PREFIX = '/rest/v1';
@@ -25,6 +27,11 @@ export function createRestFastPath(directory: ProjectDirectory, envelope: Reques
     const rest = directory.get(ref)?.rest;
     if (!rest) return false;
     if (envelope.enterFast(req, res, ref, restRoute(path))) return true;
+    if (directory.isPaused(ref) && !runsWhilePaused(req.method, REST_PREFIX)) {
+      setCorsHeaders(res);
+      answerPaused(res, ref);
+      return true;
+    }
     rest(req, res, path === '' ? '/' : path, q < 0 ? '' : url.slice(q + 1)).catch((error: unknown) => envelope.failed(res, error));
     return true;
   };

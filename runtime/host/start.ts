@@ -15,6 +15,8 @@ import { sendJson } from '../http/json-response.js';
 import { ConnectionBudget } from '../db/connection-budget.js';
 import { connectionBudgetLimits } from './budget-limits.js';
 import { ProjectPools } from './pools.js';
+import { ClusterPools } from './cluster-pools.js';
+import { DEFAULT_CLUSTER } from '../platform/cluster-config.js';
 import { ProjectDirectory, type CodeSync } from './project-directory.js';
 import { createRestFastPath } from './rest-fast-path.js';
 import { createServerFactory } from './server-factory.js';
@@ -131,10 +133,14 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   // Links in e-mails default to where the host really listens (PORT may be 0).
   const config: GantryConfig = platform.config.publicUrlSet ? platform.config : { ...platform.config, publicUrl: baseUrl };
 
-  // The directory decides which project gives its connections up; it needs the pools, which need the budget.
+  // The directory decides which project gives its connections up; it needs the pools, which need each cluster's budget.
   let reclaim = (_forRef: string): void => undefined;
-  const budget = new ConnectionBudget(connectionBudgetLimits(config.dbMaxConnections), (forRef) => reclaim(forRef));
-  const pools = new ProjectPools(budget, platform.config.preparedStatements);
+  const pools = new ClusterPools((cluster) => {
+    const declared = config.clusters.find((c) => c.name === cluster);
+    const budget = new ConnectionBudget(connectionBudgetLimits(declared?.maxConnections ?? config.dbMaxConnections), (forRef) => reclaim(forRef));
+    // Behind a pooler (a direct URL given) statements go unnamed, as DB_PREPARED_STATEMENTS defaults for the main cluster.
+    return new ProjectPools(budget, declared ? declared.directUrl === null : platform.config.preparedStatements);
+  }, DEFAULT_CLUSTER);
   const loaded = new ProjectDirectory(platform, pools, createServerFactory(config.generatedDir, options.runtime, log, config.extensionsDir), log, options.code ?? null, config, { idleMs: options.projectIdleMs });
   reclaim = (forRef) => loaded.reclaim(forRef);
   await loaded.start();
@@ -167,7 +173,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     await stopped;
     await calls.close();
     await extensions.close();
-    budget.close();
+    for (const budget of pools.budgets()) budget.close();
     await loaded.close();
   };
 

@@ -122,6 +122,8 @@ export interface CreateProjectOptions {
   readonly signingAlg?: AccessTokenAlg;
   /** Runs last in the transaction that runs the schema files: the generator records them as the project's first migrations. */
   readonly finish?: (client: pg.ClientBase) => Promise<void>;
+  /** The cluster its database is created on; default: placeProject's choice. */
+  readonly cluster?: string;
 }
 
 /**
@@ -135,7 +137,11 @@ export async function createProject(platform: Platform, options: CreateProjectOp
   if (await platform.getProject(ref)) throw new ProjectError('project_exists', `project "${ref}" already exists`);
 
   const databaseName = databaseNameFor(ref);
-  const admin = taskClient(platform.cluster.urlFor('postgres'));
+  const cluster = options.cluster ?? (await placeProject(platform));
+  // The API roles the bootstrap grants to exist on that cluster first.
+  await platform.apiLoginOn(cluster);
+  const target = { cluster, databaseName };
+  const admin = taskClient(platform.clusterNamed(cluster).urlFor('postgres'));
   await admin.connect();
   try {
     try {
@@ -147,11 +153,11 @@ export async function createProject(platform: Platform, options: CreateProjectOp
       throw error;
     }
     try {
-      await initialiseDatabase(platform, databaseName, options.schemaFiles, options.finish);
+      await initialiseDatabase(platform, target, options.schemaFiles, options.finish);
       const signingAlg = options.signingAlg ?? 'HS256';
       const settings = { 'auth.autoconfirm': options.autoconfirm ?? platform.config.authAutoconfirm, 'auth.signing_alg': signingAlg };
-      const register = `INSERT INTO projects (ref, database_name, jwt_secret, settings) VALUES ($1, $2, $3, $4) RETURNING ref`;
-      const params = [ref, databaseName, newSecret(), JSON.stringify(settings)];
+      const register = `INSERT INTO projects (ref, database_name, jwt_secret, settings, cluster) VALUES ($1, $2, $3, $4, $5) RETURNING ref`;
+      const params = [ref, databaseName, newSecret(), JSON.stringify(settings), cluster];
       if (signingAlg === 'HS256') {
         await platform.pool.query(register, params);
       } else {
@@ -159,7 +165,7 @@ export async function createProject(platform: Platform, options: CreateProjectOp
         const key = await generateSigningKey(signingAlg);
         await platform.pool.query(
           `WITH project AS (${register})
-           INSERT INTO project_signing_keys (ref, kid, alg, private_jwk, public_jwk, status) SELECT ref, $5, $6, $7, $8, 'current' FROM project`,
+           INSERT INTO project_signing_keys (ref, kid, alg, private_jwk, public_jwk, status) SELECT ref, $6, $7, $8, $9, 'current' FROM project`,
           [...params, key.kid, key.alg, JSON.stringify(key.privateJwk), JSON.stringify(key.publicJwk)],
         );
       }
@@ -176,16 +182,34 @@ export async function createProject(platform: Platform, options: CreateProjectOp
   return record;
 }
 
+/** Where a project database is: its cluster's name and the database's. */
+export type DatabaseLocation = Pick<ProjectRecord, 'cluster' | 'databaseName'>;
+
+/**
+ * The cluster a new project goes on when `--cluster` names none: the one holding the fewest
+ * projects (ties: the main cluster, then the declared order). Deterministic and cheap (one count
+ * from the registry), it spreads projects evenly, which is what bounds each cluster's disk and
+ * connections; a projects' recent load would place a burst of creations all on one cluster
+ * and changes with the time of day, so moving a busy project (`project move`) is the answer to load.
+ */
+export async function placeProject(platform: Platform): Promise<string> {
+  const names = platform.clusterNames();
+  if (names.length === 1) return names[0]!;
+  const { rows } = await platform.pool.query<{ cluster: string; n: number }>('SELECT cluster, count(*)::int AS n FROM projects GROUP BY cluster');
+  const counts = new Map(rows.map((row) => [row.cluster, row.n]));
+  return names.reduce((best, name) => ((counts.get(name) ?? 0) < (counts.get(best) ?? 0) ? name : best));
+}
+
 async function initialiseDatabase(
   platform: Platform,
-  databaseName: string,
+  target: DatabaseLocation,
   schemaFiles: readonly SchemaFile[],
   finish?: (client: pg.ClientBase) => Promise<void>,
 ): Promise<void> {
   const bootstrap = await Promise.all(
     bootstrapFiles.map(async (name) => ({ name, sql: await fs.readFile(path.join(sqlDir, name), 'utf8') })),
   );
-  await applySchemaFiles(platform, databaseName, [...bootstrap, ...schemaFiles], async (client) => {
+  await applySchemaFiles(platform, target, [...bootstrap, ...schemaFiles], async (client) => {
     await recordProjectMigrations(client);
     await finish?.(client);
   });
@@ -203,7 +227,7 @@ export async function recreateDatabase(
   schemaFiles: readonly SchemaFile[],
   finish?: (client: pg.ClientBase) => Promise<void>,
 ): Promise<void> {
-  const admin = taskClient(platform.cluster.urlFor('postgres'));
+  const admin = taskClient(platform.clusterOf(record).urlFor('postgres'));
   await admin.connect();
   try {
     const name = admin.escapeIdentifier(record.databaseName);
@@ -212,7 +236,7 @@ export async function recreateDatabase(
   } finally {
     await admin.end();
   }
-  await initialiseDatabase(platform, record.databaseName, schemaFiles, finish);
+  await initialiseDatabase(platform, record, schemaFiles, finish);
   await platform.pool.query('SELECT pg_notify($1, $2)', [PROJECTS_CHANNEL, record.ref]);
 }
 
@@ -223,11 +247,11 @@ export async function recreateDatabase(
  */
 export async function applySchemaFiles(
   platform: Platform,
-  databaseName: string,
+  target: DatabaseLocation,
   files: readonly SchemaFile[],
   finish?: (client: pg.ClientBase) => Promise<void>,
 ): Promise<void> {
-  const client = taskClient(platform.cluster.urlFor(databaseName));
+  const client = taskClient(platform.projectUrl(target));
   await client.connect();
   try {
     await client.query('BEGIN');
@@ -250,15 +274,21 @@ export async function applySchemaFiles(
   }
 }
 
-/** Drops the project database (closing its connections) and its registry row. */
+/** Drops the project database (closing its connections), an old one a move kept, and its registry row. */
 export async function deleteProject(platform: Platform, ref: string): Promise<void> {
   const record = await platform.getProject(ref);
   if (!record) throw new ProjectError('project_not_found', `project "${ref}" does not exist`);
-  const admin = taskClient(platform.cluster.urlFor('postgres'));
+  await platform.pool.query('DELETE FROM projects WHERE ref = $1', [ref]);
+  const kept = [record.movedFrom, record.movingTo].filter((name): name is string => name !== null);
+  for (const cluster of [record.cluster, ...kept]) await dropDatabase(platform, { cluster, databaseName: record.databaseName });
+}
+
+/** Drops a database of a cluster, closing its connections; none by that name is no error. */
+export async function dropDatabase(platform: Platform, target: DatabaseLocation): Promise<void> {
+  const admin = taskClient(platform.clusterNamed(target.cluster).urlFor('postgres'));
   await admin.connect();
   try {
-    await platform.pool.query('DELETE FROM projects WHERE ref = $1', [ref]);
-    await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(record.databaseName)} WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(target.databaseName)} WITH (FORCE)`);
   } finally {
     await admin.end();
   }

@@ -82,7 +82,8 @@ function derivedUrl(base: URL, database: string, login?: { readonly user: string
   return url.toString();
 }
 
-function externalCluster(databaseUrl: string, directUrl: string): Cluster {
+/** A cluster given by URL: `databaseUrl` (maybe a pooler) and `directUrl` (the same cluster without one). */
+export function externalCluster(databaseUrl: string, directUrl: string): Cluster {
   const pooled = new URL(databaseUrl);
   const direct = new URL(directUrl);
   return {

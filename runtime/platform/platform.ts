@@ -4,8 +4,10 @@ import path from 'node:path';
 import pg from 'pg';
 import type { GantryConfig } from '../config.js';
 import type { ProjectSettings } from './project-context.js';
-import { acquireCluster, type Cluster, type EmbeddedOptions } from './cluster.js';
+import { acquireCluster, externalCluster, type Cluster, type EmbeddedOptions } from './cluster.js';
+import { DEFAULT_CLUSTER, UnknownClusterError } from './cluster-config.js';
 import { surviveDroppedConnections, taskClient } from '../db/pool-errors.js';
+import type { Queryable } from '../db/transaction.js';
 import { migratePlatform } from './migrations.js';
 import { resolveSettings } from './settings.js';
 import type { StoredSigningKey } from '../auth/keyring.js';
@@ -22,6 +24,12 @@ export interface ProjectRecord {
   readonly createdAt: Date;
   /** Its asymmetric signing keys; none for a project that has only ever signed with its jwt_secret. */
   readonly signingKeys: readonly StoredSigningKey[];
+  /** The cluster its database lives on (DEFAULT_CLUSTER or a name GANTRY_CLUSTERS declares). */
+  readonly cluster: string;
+  /** The cluster it is being moved to: hosts pause its writes meanwhile. Null when no move runs. */
+  readonly movingTo: string | null;
+  /** After a move, the cluster that keeps its old database until `project move --confirm`. */
+  readonly movedFrom: string | null;
 }
 
 interface ProjectRow {
@@ -31,6 +39,9 @@ interface ProjectRow {
   settings: Record<string, unknown>;
   created_at: Date;
   signing_keys: Parameters<typeof toStoredKeys>[0];
+  cluster: string;
+  moving_to: string | null;
+  moved_from: string | null;
 }
 
 const PROJECT_COLUMNS = `p.*, ${SIGNING_KEYS_COLUMN}`;
@@ -47,6 +58,9 @@ function toRecord(row: ProjectRow): ProjectRecord {
     settings: resolveSettings({ ...implied, ...row.settings }),
     createdAt: row.created_at,
     signingKeys,
+    cluster: row.cluster,
+    movingTo: row.moving_to,
+    movedFrom: row.moved_from,
   };
 }
 
@@ -60,12 +74,23 @@ export function newSecret(): string {
  * cluster-wide roles. Opening it is idempotent and safe from concurrent processes.
  */
 export class Platform {
+  /** Every cluster by name, the main one as DEFAULT_CLUSTER: URLs only, nothing is connected until used. */
+  private readonly clusters: ReadonlyMap<string, Cluster>;
+  /** The API login of each cluster other than the main one, made sure of on first use. */
+  private readonly apiLogins = new Map<string, Promise<ApiLogin>>();
+
   private constructor(
     readonly config: GantryConfig,
+    /** The main cluster: the platform database (registry, queue) and the projects placed on DEFAULT_CLUSTER. */
     readonly cluster: Cluster,
     readonly pool: pg.Pool,
     private readonly apiLogin: ApiLogin,
-  ) {}
+  ) {
+    this.clusters = new Map([
+      [DEFAULT_CLUSTER, cluster],
+      ...config.clusters.map((c): [string, Cluster] => [c.name, externalCluster(c.url, c.directUrl ?? c.url)]),
+    ]);
+  }
 
   static async open(config: GantryConfig, options: EmbeddedOptions = {}): Promise<Platform> {
     const cluster = await acquireCluster(config, options);
@@ -75,7 +100,7 @@ export class Platform {
       const client = await pool.connect();
       try {
         await migratePlatform(client);
-        return new Platform(config, cluster, pool, await ensureApiRoles(client));
+        return new Platform(config, cluster, pool, await ensureApiRoles(client, client, ''));
       } finally {
         client.release();
       }
@@ -85,9 +110,61 @@ export class Platform {
     }
   }
 
-  /** URL the data API uses: the authenticator login role (see ensureApiRoles) on a project database, through the pooler if any. */
+  /** URL the data API uses: the authenticator login role (see ensureApiRoles) on a database of the main cluster, through the pooler if any. */
   authenticatorUrl(databaseName: string): string {
     return this.cluster.pooledUrlAs(databaseName, this.apiLogin.role, this.apiLogin.password);
+  }
+
+  /** The names of the clusters projects may live on, the main one first. */
+  clusterNames(): string[] {
+    return [...this.clusters.keys()];
+  }
+
+  /** The named cluster; `unknown_cluster` when the configuration does not declare it. */
+  clusterNamed(name: string): Cluster {
+    const cluster = this.clusters.get(name);
+    if (!cluster) throw new UnknownClusterError(name, this.clusterNames());
+    return cluster;
+  }
+
+  /** The cluster a project's database lives on. */
+  clusterOf(record: Pick<ProjectRecord, 'cluster'>): Cluster {
+    return this.clusterNamed(record.cluster);
+  }
+
+  /** The superuser on a project's database, a session of its own. */
+  projectUrl(record: Pick<ProjectRecord, 'cluster' | 'databaseName'>): string {
+    return this.clusterOf(record).urlFor(record.databaseName);
+  }
+
+  /**
+   * The login role the data API uses on a cluster, its API roles made sure of (once per process):
+   * the roles live in each cluster, their password in the registry.
+   */
+  apiLoginOn(name: string): Promise<ApiLogin> {
+    if (name === DEFAULT_CLUSTER) return Promise.resolve(this.apiLogin);
+    let login = this.apiLogins.get(name);
+    if (!login) {
+      const cluster = this.clusterNamed(name);
+      login = (async () => {
+        const client = taskClient(cluster.urlFor('postgres'));
+        await client.connect();
+        try {
+          return await ensureApiRoles(client, this.pool, `${name}/`);
+        } finally {
+          await client.end();
+        }
+      })();
+      login.catch(() => this.apiLogins.delete(name));
+      this.apiLogins.set(name, login);
+    }
+    return login;
+  }
+
+  /** URL the data API uses for a project: the authenticator on its database, on its cluster, through that cluster's pooler if any. */
+  async apiUrlFor(record: Pick<ProjectRecord, 'cluster' | 'databaseName'>): Promise<string> {
+    const login = await this.apiLoginOn(record.cluster);
+    return this.clusterOf(record).pooledUrlAs(record.databaseName, login.role, login.password);
   }
 
   async listProjects(): Promise<ProjectRecord[]> {
@@ -139,7 +216,7 @@ async function ensureDatabase(cluster: Cluster, name: string): Promise<void> {
 }
 
 /** The login role the data API connects as, and its password. */
-interface ApiLogin {
+export interface ApiLogin {
   readonly role: string;
   readonly password: string;
 }
@@ -149,13 +226,15 @@ interface ApiLogin {
  * once, on a login role nobody else can log in as: `authenticator` when the cluster had none
  * (or one without a password), else (a PostgREST or Supabase stack sharing the cluster owns it)
  * a `gantry_authenticator` of its own, granted the same API roles, so that credentials others
- * rely on are never changed.
+ * rely on are never changed. `client` is on the cluster the roles are for; `secrets` on the platform
+ * database, whose cluster_secrets keeps the password under `scope` (empty for the main cluster, `<name>/`
+ * for another).
  */
-async function ensureApiRoles(client: pg.PoolClient): Promise<ApiLogin> {
+async function ensureApiRoles(client: pg.ClientBase, secrets: Queryable, scope: string): Promise<ApiLogin> {
   await client.query('SELECT pg_advisory_lock(hashtext($1))', ['gantry.roles']);
   try {
     const login = async (role: string): Promise<ApiLogin | null> => {
-      const { rows } = await client.query<{ value: string }>('SELECT value FROM cluster_secrets WHERE name = $1', [`${role}_password`]);
+      const { rows } = await secrets.query<{ value: string }>('SELECT value FROM cluster_secrets WHERE name = $1', [`${scope}${role}_password`]);
       return rows[0] ? { role, password: rows[0].value } : null;
     };
     // An authenticator that can log in belongs to someone (a role without a password holds no credentials to keep).
@@ -172,7 +251,7 @@ async function ensureApiRoles(client: pg.PoolClient): Promise<ApiLogin> {
     }
     const { rows: alter } = await client.query<{ sql: string }>(`SELECT format('ALTER ROLE %I WITH LOGIN PASSWORD %L', $1::text, $2::text) AS sql`, [role, password]);
     await client.query(alter[0]!.sql);
-    await client.query('INSERT INTO cluster_secrets (name, value) VALUES ($1, $2)', [`${role}_password`, password]);
+    await secrets.query('INSERT INTO cluster_secrets (name, value) VALUES ($1, $2)', [`${scope}${role}_password`, password]);
     return { role, password };
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['gantry.roles']);

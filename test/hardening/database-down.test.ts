@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,10 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.js';
 import { taskClient } from '../../runtime/db/pool-errors.js';
 import { acquireCluster, type Cluster } from '../../runtime/platform/cluster.js';
-import { installedNativeDir } from '../../runtime/platform/cluster-placement.js';
 import { PROJECTS_CHANNEL } from '../../runtime/platform/platform.js';
-import { unprivilegedUser } from '../../runtime/platform/postgres-user.js';
 import { installation, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
+import { pgCtl } from '../helpers/second-cluster.js';
 
 /**
  * With DATABASE_URL, PostgreSQL is not the server's to restart: while it is down, /health
@@ -32,17 +30,6 @@ afterAll(async () => {
   await fs.rm(dbHome, { recursive: true, force: true });
   await removeInstallation(inst);
 });
-
-/** pg_ctl on the test's cluster, as the user it runs as: the database going away and coming back. */
-async function pgCtl(args: readonly string[]): Promise<void> {
-  const runAs = await unprivilegedUser();
-  const pgCtlPath = path.join(await installedNativeDir(), 'bin', 'pg_ctl');
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(pgCtlPath, args, { ...runAs, cwd: '/', stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl ${args[0]} exited ${code}`))));
-  });
-}
 
 /** Backends LISTENing on the project registry: the servers' registry listeners. */
 async function registryListeners(): Promise<number> {

@@ -56,13 +56,14 @@ export interface TestProject {
 /** Creates a throwaway project from SQL text; with `generate`, also its generated code. */
 export async function createTestProject(
   platform: Platform,
-  options: { sql?: string; ref?: string; autoconfirm?: boolean; host?: RunningHost; generate?: boolean; signingAlg?: AccessTokenAlg } = {},
+  options: { sql?: string; ref?: string; autoconfirm?: boolean; host?: RunningHost; generate?: boolean; signingAlg?: AccessTokenAlg; cluster?: string } = {},
 ): Promise<TestProject> {
   const record = await createProject(platform, {
     ref: options.ref ?? randomRef(),
     schemaFiles: options.sql ? [{ name: 'test.sql', sql: options.sql }] : [],
     autoconfirm: options.autoconfirm,
     signingAlg: options.signingAlg,
+    cluster: options.cluster,
   });
   if (options.generate) await generateProject(platform, record);
   const keys = projectKeys(platform.config, record);
