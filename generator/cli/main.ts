@@ -7,6 +7,9 @@ const USAGE = `usage: gantry <command>
   serve                                   run the project host and the call-analysis API
   project create <ref> [--schema F.sql ...] [--autoconfirm] [--signing-alg HS256|ES256|RS256] [--cluster NAME]
   project list | keys <ref> | delete <ref> | config <ref> --set KEY=VALUE
+  project move <ref> --to CLUSTER | move <ref> --confirm
+                                          copy a project's database to another cluster (writes paused meanwhile);
+                                          --confirm drops the old database the move kept
   project keys rotate <ref> [--grace SECONDS] [--alg ES256|RS256]
   migrate <ref> [F.sql] [--force]         apply pending migrations (F.sql: added as the newest first), regenerate
   migrate --all [--force]                 every project gantry.toml declares, each created from its history when missing

@@ -46,6 +46,8 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       alg: { type: 'string' },
       'signing-alg': { type: 'string' },
       cluster: { type: 'string' },
+      to: { type: 'string' },
+      confirm: { type: 'boolean' },
     },
   });
   const ref = positionals[0];
@@ -120,8 +122,13 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       out.result({ ref, settings, ...(generated ? { generated } : {}), ...(inFile ? { written: { file: file!.path, lines: written } } : {}) }, lines.join('\n'));
       return;
     }
+    case 'move': {
+      const { moveCommand } = await import('./project-move.js');
+      await moveCommand(ref, values, out);
+      return;
+    }
     default:
-      throw new CliError('usage', 'usage: gantry project create|list|keys|delete|config ...');
+      throw new CliError('usage', 'usage: gantry project create|list|keys|delete|config|move ...');
   }
 }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { createProject, recreateDatabase, type CreateProjectOptions, type SchemaFile } from '../../runtime/platform/bootstrap.js';
+import { createProject, initialiseDatabase, recreateDatabase, type CreateProjectOptions, type DatabaseLocation, type SchemaFile } from '../../runtime/platform/bootstrap.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 import { displayPath } from './apply.js';
 import { ensureHistoryTable, recordMigration } from './history.js';
@@ -63,4 +63,10 @@ export async function resetProjectDatabase(platform: Platform, record: ProjectRe
   await recreateDatabase(platform, record, files, recordAll(migrations));
   await writeSum(platform.config.migrationsDir, record.ref);
   return migrations;
+}
+
+/** A new, empty database (a move's target) built from migrations/<ref>/ as `db reset` builds one, without the seed. */
+export async function buildFromHistory(platform: Platform, target: DatabaseLocation, ref: string): Promise<void> {
+  const migrations = await listLocalMigrations(platform.config.migrationsDir, ref);
+  await initialiseDatabase(platform, target, asSchemaFiles(migrations), recordAll(migrations));
 }

@@ -171,9 +171,11 @@ export class ProjectDirectory {
 
   private async apply(ref: string): Promise<void> {
     const record = await this.platform.getProject(ref);
-    // First, before the (slower) reload: a move waits for every host to stop writing.
+    // First, before the (slower) reload: a move waits for every host to stop writing. The pause ends
+    // once the project is served from where the registry now has it (below): not before, or a write
+    // would reach the old, read-only database.
     if (record?.movingTo) this.paused.add(ref);
-    else this.paused.delete(ref);
+    else if (!record) this.paused.delete(ref);
     if (!record) {
       this.lastUsed.delete(ref);
       if (this.served.delete(ref)) {
@@ -212,6 +214,7 @@ export class ProjectDirectory {
     const { handler, fingerprint, rest } = server;
     metrics.projectLoaded(ref, this.served.has(ref), prepared.introspected, checkSeconds);
     this.served.set(ref, { ctx, handler, fingerprint, rest, schemaVersion: prepared.version });
+    if (!record.movingTo) this.paused.delete(ref);
     this.lastUsed.set(ref, Date.now());
     this.log.info({ ref, fingerprint, introspected: prepared.introspected }, 'project served');
   }

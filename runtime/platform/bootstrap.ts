@@ -200,7 +200,8 @@ export async function placeProject(platform: Platform): Promise<string> {
   return names.reduce((best, name) => ((counts.get(name) ?? 0) < (counts.get(best) ?? 0) ? name : best));
 }
 
-async function initialiseDatabase(
+/** A new, empty project database bootstrapped (auth schema, grants, event triggers) and given the schema files, in one transaction. */
+export async function initialiseDatabase(
   platform: Platform,
   target: DatabaseLocation,
   schemaFiles: readonly SchemaFile[],

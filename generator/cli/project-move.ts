@@ -1,0 +1,30 @@
+import { loadConfig } from '../../runtime/config.js';
+import { assertValidRef } from '../../runtime/platform/bootstrap.js';
+import { Platform } from '../../runtime/platform/platform.js';
+import { confirmMove, moveProject } from '../migrations/move.js';
+import { CliError, type Output } from './output.js';
+
+const USAGE = 'usage: gantry project move <ref> --to CLUSTER | gantry project move <ref> --confirm';
+
+/** `gantry project move <ref> --to CLUSTER` and `--confirm` (drop the old database the move kept). */
+export async function moveCommand(ref: string | undefined, options: { to?: string; confirm?: boolean }, out: Output): Promise<void> {
+  if (!ref || (options.to === undefined) === (options.confirm !== true)) throw new CliError('usage', USAGE);
+  assertValidRef(ref);
+  const platform = await Platform.open(loadConfig());
+  try {
+    const record = await platform.getProject(ref);
+    if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
+    if (options.confirm) {
+      const done = await confirmMove(platform, record);
+      out.result(done, `dropped ${ref}'s old database on cluster ${done.dropped.cluster}`);
+      return;
+    }
+    const report = await moveProject(platform, record, options.to!);
+    out.result(report, [
+      `moved ${ref} from cluster ${report.from} to ${report.to}: ${report.copied.rows} row(s) of ${report.copied.tables} table(s), writes paused ${report.paused_ms} ms`,
+      `the old database stays on cluster ${report.from}, read-only: gantry project move ${ref} --confirm drops it`,
+    ].join('\n'));
+  } finally {
+    await platform.close();
+  }
+}

@@ -1,0 +1,121 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moveProject } from '../../../generator/migrations/move.js';
+import { createProjectWithHistory } from '../../../generator/migrations/create.js';
+import { projectKeys } from '../../../runtime/platform/keys.js';
+import { randomRef, runCli, startTestHost, type TestHost } from '../../helpers/platform.js';
+import { startSecondCluster, type SecondCluster } from '../../helpers/second-cluster.js';
+
+/**
+ * A project moved from the suite's cluster to a second embedded one while writers insert rows through
+ * the data API (retrying on 503): every acknowledged row is on the new cluster afterwards, the
+ * interruption is a pause of writes, the old database is kept read-only until `--confirm`.
+ */
+let second: SecondCluster;
+let t: TestHost;
+
+beforeAll(async () => {
+  second = await startSecondCluster();
+  t = await startTestHost(second.env('eu'));
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+  await second?.release();
+});
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+interface Writer {
+  attempts: number;
+  acknowledged: number[];
+  refusals: string[];
+  retries: number;
+  /** When each acknowledgement came (ms since the epoch). */
+  ackTimes: number[];
+}
+
+describe('project move', () => {
+  it('moves a project under writes: no acknowledged row lost, writes paused for a bounded time', async () => {
+    // Created with its history in migrations/<ref>/, which the move builds the new database from.
+    const { record } = await createProjectWithHistory(t.platform, {
+      ref: randomRef(),
+      cluster: 'default',
+      schemaFiles: [{ name: 'items.sql', sql: `create table items (id bigint generated always as identity primary key, n int not null unique, note text);
+            insert into items (n, note) select -g, 'seeded' from generate_series(1, 500) g;` }],
+    });
+    const project = { record, keys: projectKeys(t.platform.config, record) };
+    const key = project.keys.service_key;
+    const headers = { apikey: key, Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Prefer: 'return=minimal' };
+    const url = `${t.host.baseUrl}/v1/${project.record.ref}/rest/v1/items`;
+    expect((await fetch(url, { headers })).status).toBe(200);
+
+    const writer: Writer = { attempts: 0, acknowledged: [], refusals: [], retries: 0, ackTimes: [] };
+    let next = 0;
+    let stop = false;
+    const write = async (): Promise<void> => {
+      while (!stop) {
+        const n = next++;
+        for (;;) {
+          writer.attempts++;
+          const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ n, note: `w${n}` }) });
+          if (res.status === 201) {
+            writer.acknowledged.push(n);
+            writer.ackTimes.push(Date.now());
+            break;
+          }
+          const body = await res.text();
+          if (res.status !== 503 || res.headers.get('retry-after') === null) {
+            writer.refusals.push(`${res.status} ${body}`);
+            break;
+          }
+          writer.retries++;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }
+    };
+    const writers = [write(), write()];
+    let report: Awaited<ReturnType<typeof moveProject>>;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      report = await moveProject(t.platform, project.record, 'eu');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+    } finally {
+      stop = true;
+      await Promise.all(writers);
+    }
+
+    const moved = (await t.platform.getProject(project.record.ref))!;
+    expect([moved.cluster, moved.movingTo, moved.movedFrom]).toEqual(['eu', null, 'default']);
+    const found = await query<{ n: number }>(second.cluster.urlFor(project.record.databaseName), 'SELECT n FROM items WHERE n >= 0 ORDER BY n');
+    const seeded = await query<{ count: number }>(second.cluster.urlFor(project.record.databaseName), 'SELECT count(*)::int AS count FROM items WHERE n < 0');
+    const gaps = writer.ackTimes.slice(1).map((at, i) => at - writer.ackTimes[i]!);
+    console.info(
+      `move ${report.from} -> ${report.to}: ${report.copied.rows} rows copied of ${report.copied.tables} tables, writes paused ${report.paused_ms} ms (registry); ` +
+        `writers: ${writer.attempts} attempts, ${writer.acknowledged.length} acknowledged, ${writer.retries} retried after 503, ` +
+        `${found.length} found afterwards; longest gap between acknowledged writes ${Math.max(...gaps)} ms`,
+    );
+    expect(writer.refusals).toEqual([]);
+    expect(writer.retries).toBeGreaterThan(0);
+    const foundSet = new Set(found.map((row) => row.n));
+    expect(writer.acknowledged.filter((n) => !foundSet.has(n))).toEqual([]);
+    expect(seeded[0]!.count).toBe(500);
+    expect(report.paused_ms).toBeLessThan(10_000);
+    // Writes after the switch reached the new cluster (the identity sequence was copied, or they would collide).
+    expect(writer.ackTimes.some((at) => at > Date.now() - 600)).toBe(true);
+
+    // The old database is kept, read-only, until --confirm drops it.
+    const old = t.platform.cluster.urlFor(project.record.databaseName);
+    expect((await query<{ ro: string }>(old, "SELECT current_setting('default_transaction_read_only') AS ro"))[0]!.ro).toBe('on');
+    const confirmed = await runCli(['project', 'move', project.record.ref, '--confirm', '--json'], t.env);
+    expect([confirmed.code, JSON.parse(confirmed.stdout)]).toEqual([0, { ref: project.record.ref, dropped: { cluster: 'default', databaseName: project.record.databaseName } }]);
+    expect(await query(t.platform.cluster.urlFor('postgres'), `SELECT 1 FROM pg_database WHERE datname = '${project.record.databaseName}'`)).toEqual([]);
+  }, 60_000);
+});
