@@ -16,9 +16,11 @@ import { Platform, type ProjectRecord } from '../runtime/platform/platform.js';
  * `npm run bench:scale [-- 1,100,1000]`: one host in this process over an embedded PostgreSQL with
  * max_connections=100 and the default DB_MAX_CONNECTIONS; for each project count, the host's RSS and
  * its connections to project databases idle, right after one request to every project, and once the
- * 30 s connection idle period has passed.
+ * 30 s connection idle period has passed. `-- 1000 2` spreads the projects over two such clusters (the
+ * second declared as GANTRY_CLUSTERS=second, projects placed by fewest projects) and counts each one's connections.
  */
 const STAGES = (process.argv[2] ?? '1,100,1000').split(',').map(Number);
+const CLUSTERS = Number(process.argv[3] ?? '1');
 const SQL = `create table item (id int primary key, label text); insert into item values (1, 'kettle'); grant select on item to anon;`;
 const SETTLE_MS = 65_000;
 
@@ -33,16 +35,19 @@ const mb = (bytes: number): string => `${Math.round(bytes / 1e6)} MB`;
 
 async function main(): Promise<void> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), 'gantry-scale-'));
-  const cluster = await acquireCluster(loadConfig({ GANTRY_HOME: path.join(home, 'cluster') }), {
-    settings: { max_connections: '100', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
-  });
-  const config = loadConfig({ DATABASE_URL: cluster.urlFor('postgres'), GANTRY_HOME: home, GANTRY_GENERATED_DIR: path.join(home, 'generated'), PORT: '0', CALLS_PORT: '0' });
+  const settings = { max_connections: '100', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
+  const clusters = await Promise.all(Array.from({ length: CLUSTERS }, (_, i) => acquireCluster(loadConfig({ GANTRY_HOME: path.join(home, `cluster${i}`) }), { settings })));
+  const cluster = clusters[0]!;
+  const declared = clusters.length > 1 ? { GANTRY_CLUSTERS: 'second', GANTRY_CLUSTER_SECOND_URL: clusters[1]!.urlFor('postgres') } : {};
+  const config = loadConfig({ DATABASE_URL: cluster.urlFor('postgres'), GANTRY_HOME: home, GANTRY_GENERATED_DIR: path.join(home, 'generated'), PORT: '0', CALLS_PORT: '0', ...declared });
   const platform = await Platform.open(config);
   const host = await startHost(platform, { log: createLogger('silent'), runtime, code: codeSync(platform) });
-  const monitor = new pg.Client(cluster.urlFor('postgres'));
-  await monitor.connect();
-  const connections = async (): Promise<number> =>
-    (await monitor.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname LIKE 'project\\_%' AND backend_type = 'client backend'`)).rows[0]!.n;
+  const monitors = clusters.map((c) => new pg.Client(c.urlFor('postgres')));
+  for (const monitor of monitors) await monitor.connect();
+  const perCluster = (): Promise<number[]> => Promise.all(monitors.map(async (monitor) =>
+    (await monitor.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname LIKE 'project\\_%' AND backend_type = 'client backend'`)).rows[0]!.n));
+  const connections = async (): Promise<string> => (await perCluster()).join(' + ');
+  let peaks = monitors.map(() => 0);
   const records: ProjectRecord[] = [];
   const rows: string[] = [];
   try {
@@ -57,32 +62,32 @@ async function main(): Promise<void> {
       });
       const created = Date.now() - started;
       const idle = await connections();
-      let peak = 0;
+      peaks = monitors.map(() => 0);
       const served = Date.now();
       await eachLimited(records, 8, async (record) => {
         const response = await fetch(`${host.baseUrl}/v1/${record.ref}/rest/v1/item`, { headers: { apikey: projectKeys(config, record).anon_key } });
         if (response.status !== 200) throw new Error(`${record.ref}: ${response.status} ${await response.text()}`);
         await response.arrayBuffer();
-        peak = Math.max(peak, await connections());
+        peaks = (await perCluster()).map((n, i) => Math.max(n, peaks[i]!));
       });
       const servedMs = Date.now() - served;
       const after = await connections();
       const rss = process.memoryUsage().rss;
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       const settled = await connections();
-      const line = `| ${stage} | ${mb(rss)} | ${idle} | ${after} (peak ${peak}) | ${settled} | ${Math.round(servedMs / stage)} ms | ${Math.round(created / 1000)} s |`;
+      const line = `| ${stage} | ${mb(rss)} | ${idle} | ${after} (peak ${peaks.join(' + ')}) | ${settled} | ${Math.round(servedMs / stage)} ms | ${Math.round(created / 1000)} s |`;
       rows.push(line);
       process.stdout.write(`${line}\n`);
     }
   } finally {
-    await monitor.end();
+    for (const monitor of monitors) await monitor.end();
     await host.close();
     await platform.close();
-    await cluster.release();
+    for (const c of clusters) await c.release();
     await fs.rm(home, { recursive: true, force: true });
   }
   process.stdout.write(
-    [`DB_MAX_CONNECTIONS=${config.dbMaxConnections}, max_connections=100`, '| projects | host RSS after requests | project connections idle | after one request to each | 65 s later | first request per project | creating them |', '|---:|---:|---:|---:|---:|---:|---:|', ...rows, ''].join('\n'),
+    [`DB_MAX_CONNECTIONS=${config.dbMaxConnections}, max_connections=100, ${CLUSTERS} cluster(s): connections per cluster`, '| projects | host RSS after requests | project connections idle | after one request to each | 65 s later | first request per project | creating them |', '|---:|---:|---:|---:|---:|---:|---:|', ...rows, ''].join('\n'),
   );
 }
 
