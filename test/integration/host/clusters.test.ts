@@ -75,9 +75,11 @@ describe('projects on several clusters', () => {
     expect(await placeProject(t.platform)).toBe('eu');
   });
 
-  it('refuses an unknown cluster with unknown_cluster, and lists each project with its cluster', async () => {
+  it('refuses an unknown cluster (create, move) with unknown_cluster, and lists each project with its cluster', async () => {
     const refused = await runCli(['project', 'create', randomRef(), '--cluster', 'mars', '--json'], t.env);
     expect([refused.code, JSON.parse(refused.stdout).error.code]).toEqual([1, 'unknown_cluster']);
+    const move = await runCli(['project', 'move', away.record.ref, '--to', 'mars', '--json'], t.env);
+    expect([move.code, JSON.parse(move.stdout).error.code]).toEqual([1, 'unknown_cluster']);
     const listed = await runCli(['project', 'list', '--json'], t.env);
     const projects = (JSON.parse(listed.stdout) as { projects: { ref: string; cluster: string }[] }).projects;
     expect(projects.filter((p) => p.ref === home.record.ref || p.ref === away.record.ref).map((p) => [p.ref, p.cluster]).sort())
