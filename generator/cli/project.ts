@@ -59,16 +59,17 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       assertValidRef(ref);
       const signingAlg = createSigningAlg(values['signing-alg']);
       const schemaFiles = await readSchemaFiles(values.schema ?? []);
-      const keys = await withPlatform(async (platform) => {
+      const created = await withPlatform(async (platform) => {
         const { createProjectWithHistory } = await import('../migrations/create.js');
         // An unknown --cluster is refused before anything is created.
         if (values.cluster !== undefined) platform.clusterNamed(values.cluster);
         const { record } = await createProjectWithHistory(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined, signingAlg, cluster: values.cluster });
         const { generateProject } = await import('../generate.js');
         await generateProject(platform, record);
-        return { ...projectKeys(config, record), cluster: record.cluster };
+        return { keys: projectKeys(config, record), cluster: record.cluster };
       });
-      out.result(keys, `created project ${keys.ref} on cluster ${keys.cluster}\n  url:         ${keys.url}\n  anon_key:    ${keys.anon_key}\n  service_key: ${keys.service_key}`);
+      // The JSON object is the contract's, exactly: `project list` tells the cluster.
+      out.result(created.keys, `created project ${created.keys.ref} on cluster ${created.cluster}\n  url:         ${created.keys.url}\n  anon_key:    ${created.keys.anon_key}\n  service_key: ${created.keys.service_key}`);
       return;
     }
     case 'list': {
