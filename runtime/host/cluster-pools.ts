@@ -16,7 +16,10 @@ export class ClusterPools {
   constructor(
     private readonly make: (cluster: string) => ProjectPools,
     private readonly fallback: string,
-  ) {}
+  ) {
+    // The main cluster's budget exists from the start (it opens nothing): its capacity is what the metrics report.
+    this.of(fallback);
+  }
 
   private of(cluster: string): ProjectPools {
     let pools = this.byCluster.get(cluster);

@@ -47,17 +47,18 @@ export interface StartOptions {
 }
 
 /** Pool, budget, project and queue gauges, read at scrape time (nothing on the request path). */
-function registerGauges(directory: ProjectDirectory, budget: ConnectionBudget, queue: CallsQueue): void {
+function registerGauges(directory: ProjectDirectory, pools: ClusterPools, queue: CallsQueue): void {
   collectProcessMetrics();
   gaugeAtScrape('gantry_projects_loaded', 'Projects this host serves now', [], (set) => set({}, directory.refs().length));
-  gaugeAtScrape('gantry_connection_budget', 'The connection budget (DB_MAX_CONNECTIONS): permits in use, waiting, in all', ['state'], (set) => {
-    const stats = budget.stats();
-    set({ state: 'in_use' }, stats.inUse);
-    set({ state: 'waiting' }, stats.waiting);
-    set({ state: 'capacity' }, budget.capacity);
+  gaugeAtScrape('gantry_connection_budget', 'The connection budgets (DB_MAX_CONNECTIONS, each cluster\'s): permits in use, waiting, in all, clusters together', ['state'], (set) => {
+    const budgets = pools.budgets();
+    const sum = (value: (budget: ConnectionBudget) => number): number => budgets.reduce((total, budget) => total + value(budget), 0);
+    set({ state: 'in_use' }, sum((budget) => budget.stats().inUse));
+    set({ state: 'waiting' }, sum((budget) => budget.stats().waiting));
+    set({ state: 'capacity' }, sum((budget) => budget.capacity));
   });
   gaugeAtScrape('gantry_project_connections', 'Budget permits (PostgreSQL connections) each loaded project holds', ['ref'], (set) => {
-    for (const ref of directory.refs()) set({ ref }, budget.heldBy(ref));
+    for (const ref of directory.refs()) set({ ref }, pools.budgetFor(ref).heldBy(ref));
   });
   gaugeAtScrape('gantry_calls_queue_depth', 'Call-analysis jobs waiting, by queue', ['queue'], async (set) => {
     for (const name of [ANALYZE_QUEUE, DELIVER_QUEUE]) set({ queue: name }, await queue.depth(name));
@@ -150,8 +151,8 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   }, log);
   const envelope = new RequestEnvelope(log, inFlight);
   hostApp = createHostApp(loaded, envelope, readiness);
-  registerGauges(loaded, budget, calls.context.queue);
-  const adminServer = config.adminPort === null ? null : createAdminServer({ directory: loaded, readiness, connectionsOf: (ref) => budget.heldBy(ref) });
+  registerGauges(loaded, pools, calls.context.queue);
+  const adminServer = config.adminPort === null ? null : createAdminServer({ directory: loaded, readiness, connectionsOf: (ref) => pools.budgetFor(ref).heldBy(ref) });
   const adminPort = adminServer && (await listen(adminServer, config.adminPort!, config.adminHost));
   trustProxy(hostApp, platform.config.trustProxy);
   restFastPath = createRestFastPath(loaded, envelope);
