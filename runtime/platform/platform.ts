@@ -150,7 +150,9 @@ export class Platform {
         const client = taskClient(cluster.urlFor('postgres'));
         await client.connect();
         try {
-          return await ensureApiRoles(client, this.pool, `${name}/`);
+          // Keyed by the server's identity, not the name: a name pointed at another server gets that server's login.
+          const { rows } = await client.query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()');
+          return await ensureApiRoles(client, this.pool, `${rows[0]!.id}/`);
         } finally {
           await client.end();
         }
@@ -227,8 +229,8 @@ export interface ApiLogin {
  * (or one without a password), else (a PostgREST or Supabase stack sharing the cluster owns it)
  * a `gantry_authenticator` of its own, granted the same API roles, so that credentials others
  * rely on are never changed. `client` is on the cluster the roles are for; `secrets` on the platform
- * database, whose cluster_secrets keeps the password under `scope` (empty for the main cluster, `<name>/`
- * for another).
+ * database, whose cluster_secrets keeps the password under `scope` (empty for the main cluster, the
+ * server's `<system identifier>/` for another).
  */
 async function ensureApiRoles(client: pg.ClientBase, secrets: Queryable, scope: string): Promise<ApiLogin> {
   await client.query('SELECT pg_advisory_lock(hashtext($1))', ['gantry.roles']);
