@@ -61,7 +61,8 @@ describe('gen --check --live typechecks extensions', () => {
       .replace('SELECT id, slug, status', 'SELECT id, handle AS slug, status')
       .replace('OR slug = ANY', 'OR handle = ANY');
     await writeExtension(host, ref, fix);
-    const fixed = await runCli(['gen', '--check', '--live', ref], host.env);
-    expect([fixed.code, fixed.stdout.trim()]).toEqual([0, `${ref}: up to date`]);
+    // The queries' text changed, so their types too: `gen` writes extension-queries.ts anew, and the extension checks.
+    const fixed = await runCli(['gen', ref], host.env);
+    expect([fixed.code, fixed.stdout.split('\n')[0], fixed.stdout.includes('extensions do not typecheck')]).toEqual([0, `${ref}: written`, false]);
   });
 });
