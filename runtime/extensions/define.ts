@@ -17,9 +17,10 @@ export interface ExtensionUser {
 export interface ExtensionContext {
   /**
    * A statement in the request's transaction, as the request's role under row-level security;
-   * interpolated values are bind parameters. It rolls back with the request.
+   * interpolated values are bind parameters. It rolls back with the request. Gantry's own typecheck gives each
+   * template its row and parameter types (`R`, `P`) from PostgreSQL's Describe of its text (docs/extensions.md).
    */
-  sql<R extends object = Record<string, unknown>>(strings: TemplateStringsArray, ...values: unknown[]): Promise<R[]>;
+  sql<R extends object = Record<string, unknown>, P extends unknown[] = unknown[]>(strings: TemplateStringsArray, ...values: P): Promise<R[]>;
   /** The request's verified JWT claims (`request.jwt.claims`). */
   readonly claims: Readonly<Record<string, unknown>>;
   readonly user: ExtensionUser;

@@ -5,7 +5,7 @@ import { BundleEvaluationError, evaluateBundle, type SourceLocation } from '../p
 import type { ProjectDefinition } from '../rest/routes.js';
 import { isExtension, type Extension } from './define.js';
 import { queryInputProblem } from './query-input.js';
-import { typecheckExtensions } from './typecheck.js';
+import { QUERY_TYPES_FILE, typecheckExtensions } from './typecheck.js';
 import { CodedError } from '../coded-error.js';
 
 /** An extension the host refuses to load: its compiler diagnostics, or what went wrong evaluating it. */
@@ -39,7 +39,7 @@ function site(extensionsDir: string, location: SourceLocation): string {
 
 /**
  * Loads `extensions/<ref>/index.ts` for a project whose generated definition is loaded:
- * typechecked against the generated types, evaluated as generated code is, its hooks'
+ * typechecked against the generated types (of `generatedDir`, its queries' too), evaluated as generated code is, its hooks'
  * tables checked against the definition. Null when the project has no extension. Throws
  * ExtensionLoadError: the host then keeps the version of the project it serves.
  */
@@ -47,11 +47,12 @@ export async function loadExtension(
   extensionsDir: string,
   definition: ProjectDefinition,
   runtime: Readonly<Record<string, unknown>>,
+  generatedDir: string,
 ): Promise<ExtensionModule | null> {
   const { ref } = definition;
   const entry = path.join(extensionsDir, ref, 'index.ts');
   if (!(await fs.stat(entry).then(() => true, () => false))) return null;
-  const problems = typecheckExtensions({ extensionsDir, ref });
+  const problems = typecheckExtensions({ extensionsDir, ref, queryTypes: path.join(generatedDir, ref, QUERY_TYPES_FILE) });
   if (problems.length > 0) throw new ExtensionLoadError(ref, `extensions/${ref} does not typecheck:\n${problems.join('\n')}`, problems);
   let bundle: Awaited<ReturnType<typeof evaluateBundle>>;
   try {

@@ -56,7 +56,7 @@ export function createServerFactory(
   async function extensionFor(definition: ProjectDefinition, fingerprint: string | null, served: { readonly fingerprint: string | null } | null) {
     if (!extensionsDir) return { extension: null, unavailable: null };
     try {
-      const extension = await loadExtension(extensionsDir, definition, runtime);
+      const extension = await loadExtension(extensionsDir, definition, runtime, generatedDir);
       if (extension) lastHooked.set(definition.ref, { schema: extension.extension.schema, tables: new Set(Object.keys(extension.extension.tables)) });
       else lastHooked.delete(definition.ref);
       return { extension, unavailable: null };
