@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
+import type ts from 'typescript';
 import { taskClient } from '../runtime/db/pool-errors.js';
 import { isExtension } from '../runtime/extensions/define.js';
 import { functionPaths } from '../runtime/extensions/openapi.js';
@@ -10,6 +11,8 @@ import type { CodeSync } from '../runtime/host/project-directory.js';
 import { generatedFingerprint } from '../runtime/host/project-loader.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
 import { emitProject } from './emit/project.js';
+import type { SqlCheck } from './extension-sql/check-queries.js';
+import { withQueryTypes } from './extension-sql/query-types.js';
 import { tracksFilesUnder } from './git/tracked.js';
 import { introspectProject } from './introspect/introspect.js';
 import { schemaFingerprint } from './model/fingerprint.js';
@@ -26,7 +29,7 @@ export async function generateProject(
   platform: Platform,
   record: ProjectRecord,
   options: { check?: boolean; unlessCurrent?: boolean; client?: pg.ClientBase; inTransaction?: boolean } = {},
-): Promise<WriteResult & { readonly files?: ReadonlyMap<string, string>; readonly fingerprint: string }> {
+): Promise<WriteResult & { readonly files?: ReadonlyMap<string, string>; readonly fingerprint: string; readonly sql?: SqlCheck; readonly program?: ts.Program | null }> {
   const dir = path.join(platform.config.generatedDir, record.ref);
   // A host passes a connection it already holds (one of its budget's) rather than opening another.
   const own = options.client ? null : taskClient(platform.cluster.urlFor(record.databaseName));
@@ -38,8 +41,16 @@ export async function generateProject(
     if (options.unlessCurrent && (await generatedFingerprint(platform.config.generatedDir, record.ref)) === fingerprint) {
       return { changed: [], removed: [], diff: '', fingerprint };
     }
-    const files = emitProject(model, { ref: record.ref, functionPaths: await extensionFunctionPaths(platform.config.extensionsDir, record.ref) });
-    return { ...(await writeGenerated(dir, files, { check: options.check ?? false })), files, fingerprint };
+    const emitted = emitProject(model, { ref: record.ref, functionPaths: await extensionFunctionPaths(platform.config.extensionsDir, record.ref) });
+    const { files, sql, program } = await withQueryTypes(client, emitted, {
+      ref: record.ref,
+      extensionsDir: platform.config.extensionsDir,
+      generatedDir: platform.config.generatedDir,
+      model,
+      extraSearchPath: record.settings['api.extra_search_path'],
+      inTransaction: options.inTransaction ?? false,
+    });
+    return { ...(await writeGenerated(dir, files, { check: options.check ?? false })), files, fingerprint, sql, program };
   } finally {
     await own?.end();
   }

@@ -43,7 +43,8 @@ export default defineExtension<Database>()({
       output: t.object({ id: t.integer(), title: t.string(), status: t.enum(['draft', 'published', 'archived']) }),
       async handler({ post_id }, ctx) {
         // Row-level security applies: only a role that may update posts (the service role, in the demo) finds the draft.
-        const [post] = await ctx.sql<{ id: string; title: string; status: 'draft' | 'published' | 'archived' }>`
+        // Typed from PostgreSQL's Describe of the query (generated/demo/extension-queries.ts): id is int8, a string from node-postgres.
+        const [post] = await ctx.sql`
           UPDATE public.posts SET status = 'published' WHERE id = ${post_id} AND status = 'draft' RETURNING id, title, status`;
         if (!post) throw new ExtensionError(404, 'draft_not_found', `No draft post ${post_id} that you may publish`);
         return { id: Number(post.id), title: post.title, status: post.status };

@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type ts from 'typescript';
 import type { GantryConfig } from '../../runtime/config.js';
 import { taskClient } from '../../runtime/db/pool-errors.js';
-import { typecheckExtensions } from '../../runtime/extensions/typecheck.js';
+import { QUERY_TYPES_FILE, typecheckExtensions } from '../../runtime/extensions/typecheck.js';
 import { createProject, deleteProject, ProjectError, REF_PATTERN } from '../../runtime/platform/bootstrap.js';
 import { DEFAULT_EXPOSED_SCHEMAS } from '../../runtime/platform/exposed-schemas.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { emitProject } from '../emit/project.js';
+import { withQueryTypes, type WithQueryTypes } from '../extension-sql/query-types.js';
 import { readExposedSchemas } from '../emit/schema-snapshot.js';
 import { extensionFunctionPaths } from '../generate.js';
 import { introspectProject } from '../introspect/introspect.js';
@@ -31,7 +33,8 @@ import { driftFrom, readGenerated, writeGenerated, type FileDrift, type WriteRes
  * - `no_generated_code`: migrations/<ref>/ has migrations, generated/<ref>/ no generated file (every file is in `drift` as added);
  * - `no_migrations`: generated/<ref>/ exists, migrations/<ref>/ holds no migration: nothing can vouch for the code;
  * - `migrations_fail`: a migration does not run on a fresh database (`error` says where).
- * `extensions` holds the typecheck problems of extensions/<ref>/ against the code generated here, whatever the status;
+ * `extensions` holds the problems of extensions/<ref>/ against the code generated here, whatever the status: its queries
+ * PostgreSQL refuses, then its typecheck's; `notCheckable` the uses of the query API whose SQL is built at run time (warnings);
  * `history` what is wrong with migrations/<ref>/ as gantry.sum and the base branch's gantry.sum record it.
  */
 export interface ProjectCheck {
@@ -40,6 +43,7 @@ export interface ProjectCheck {
   readonly migrations: number;
   readonly drift: readonly FileDrift[];
   readonly extensions: readonly string[];
+  readonly notCheckable: readonly string[];
   readonly error: string | null;
   readonly history: readonly HistoryProblem[];
   /** The revision the history was checked against (`main`, `main (merge-base 1a2b3c4)`); null outside git. */
@@ -116,7 +120,7 @@ async function generateFromMigrations(
   config: GantryConfig,
   ref: string,
   migrations: readonly LocalMigration[],
-): Promise<Map<string, string>> {
+): Promise<WithQueryTypes> {
   const scratchRef = `check_${randomBytes(6).toString('hex')}`;
   const { platform } = scratch;
   const record = await createProject(platform, { ref: scratchRef, schemaFiles: asSchemaFiles(migrations) });
@@ -126,7 +130,15 @@ async function generateFromMigrations(
     try {
       const schemas = declaredSchemas(config.configFile, ref, process.env) ?? (await committedSchemas(config, ref));
       const model = await introspectProject(client, { schemas });
-      return emitProject(model, { ref, functionPaths: await extensionFunctionPaths(config.extensionsDir, ref) });
+      const files = emitProject(model, { ref, functionPaths: await extensionFunctionPaths(config.extensionsDir, ref) });
+      return await withQueryTypes(client, files, {
+        ref,
+        extensionsDir: config.extensionsDir,
+        generatedDir: config.generatedDir,
+        model,
+        extraSearchPath: record.settings['api.extra_search_path'],
+        inTransaction: false,
+      });
     } finally {
       await client.end();
     }
@@ -135,11 +147,14 @@ async function generateFromMigrations(
   }
 }
 
-/** The extensions of `ref` typechecked against `files` as if they were generated/<ref>/. */
-export function typecheckAgainst(config: GantryConfig, ref: string, files: ReadonlyMap<string, string>): string[] {
+/**
+ * The extensions of `ref` typechecked against `files` as if they were generated/<ref>/, each query with its types from
+ * their `extension-queries.ts`; `program` is the extension's program built against the same files, when there is one.
+ */
+export function typecheckAgainst(config: GantryConfig, ref: string, files: ReadonlyMap<string, string>, program?: ts.Program | null): string[] {
   const dir = path.join(config.generatedDir, ref);
   const overrides = new Map([...files].map(([file, text]) => [path.join(dir, file), text]));
-  return typecheckExtensions({ extensionsDir: config.extensionsDir, ref, overrides });
+  return typecheckExtensions({ extensionsDir: config.extensionsDir, ref, overrides, queryTypes: path.join(dir, QUERY_TYPES_FILE), ...(program ? { program } : {}) });
 }
 
 /** The commit the gate checks history against: the merge-base with the default branch; null outside git or before the first commit. */
@@ -160,19 +175,20 @@ async function checkProject(scratch: () => Promise<ScratchCluster>, config: Gant
   const migrations = await listLocalMigrations(config.migrationsDir, ref);
   const dir = path.join(config.generatedDir, ref);
   const history = migrations.length === 0 ? [] : await historyOf(config, ref, migrations, gitBase);
-  const base = { ref, migrations: migrations.length, drift: [], extensions: [], error: null, history, historyBase: gitBase?.label ?? null };
+  const base = { ref, migrations: migrations.length, drift: [], extensions: [], notCheckable: [], error: null, history, historyBase: gitBase?.label ?? null };
   if (migrations.length === 0) return { ...base, status: 'no_migrations' };
-  let files: Map<string, string>;
+  let generated: WithQueryTypes;
   try {
-    files = await generateFromMigrations(await scratch(), config, ref, migrations);
+    generated = await generateFromMigrations(await scratch(), config, ref, migrations);
   } catch (error) {
     if ((error instanceof ProjectError && error.code === 'schema_failed') || error instanceof MigrationError) return { ...base, status: 'migrations_fail', error: error.message };
     throw error;
   }
+  const { files, sql, program } = generated;
   const drift = await driftFrom(dir, files);
   const committed = (await readGenerated(dir)).size > 0;
   const status = !committed ? 'no_generated_code' : drift.length > 0 ? 'differs' : 'up_to_date';
-  return { ...base, status, drift, extensions: typecheckAgainst(config, ref, files) };
+  return { ...base, status, drift, extensions: [...sql.problems, ...typecheckAgainst(config, ref, files, program)], notCheckable: sql.notCheckable };
 }
 
 /**
@@ -211,7 +227,7 @@ export async function regenerateFromMigrations(config: GantryConfig, refs: reado
     for (const ref of refs) {
       const migrations = await listLocalMigrations(config.migrationsDir, ref);
       if (migrations.length === 0) throw new ProjectError('project_not_found', `${displayPath(projectMigrationsDir(config.migrationsDir, ref))} holds no migration to build ${ref} from`);
-      const files = await generateFromMigrations(await scratch(), config, ref, migrations);
+      const { files } = await generateFromMigrations(await scratch(), config, ref, migrations);
       const written = await writeGenerated(path.join(config.generatedDir, ref), files, { check: false });
       results.push({ ref, ...written, sumWritten: await writeSum(config.migrationsDir, ref) });
     }

@@ -23,6 +23,8 @@ export interface ReportedProject {
   readonly migrations: number;
   readonly files: readonly ReportedFile[];
   readonly extensions: readonly string[];
+  /** Uses of the extension's query API whose SQL is built at run time: warnings, the gate still passes. */
+  readonly not_checkable: readonly string[];
   readonly error: string | null;
   /** What to run or do about it; null when the project passes. */
   readonly remedy: string | null;
@@ -90,6 +92,7 @@ export function reportProject(check: ProjectCheck, local: LocalState = 'no_proje
     migrations: check.migrations,
     files,
     extensions: check.extensions,
+    not_checkable: check.notCheckable,
     error: check.error,
     remedy: remedy(check, local),
     history: check.history,
@@ -120,6 +123,10 @@ export function reportText(projects: readonly ReportedProject[]): string {
     if (project.extensions.length > 0) {
       lines.push(`${project.ref}: extensions do not typecheck`);
       lines.push(...project.extensions.map((problem) => `  ${problem}`));
+    }
+    if (project.not_checkable.length > 0) {
+      lines.push(`${project.ref}: warning: ${project.not_checkable.length} query site(s) not checkable`);
+      lines.push(...project.not_checkable.map((site) => `  ${site}`));
     }
     if (project.remedy !== null) lines.push(`  ${project.remedy}`);
     if (project.history.length > 0) {

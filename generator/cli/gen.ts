@@ -99,11 +99,20 @@ export async function genCommand(args: string[], out: Output): Promise<number> {
     const results = [];
     for (const record of records) {
       const result = await generateProject(platform, record, { check });
-      const extensions = typecheckAgainst(platform.config, record.ref, result.files ?? new Map());
+      const extensions = [...(result.sql?.problems ?? []), ...typecheckAgainst(platform.config, record.ref, result.files ?? new Map(), result.program)];
+      const notCheckable = result.sql?.notCheckable ?? [];
       const plan = check ? await planDeclared(platform, record.ref, process.env, false) : null;
       // The plan's assignments hold resolved secrets: the report carries only what differs, shown safely.
       const settings = plan && { changes: plan.changes, database_only: plan.databaseOnly };
-      results.push({ ref: record.ref, changed: result.changed, removed: result.removed, diff: result.diff, extensions, ...(settings ? { settings } : {}) });
+      results.push({
+        ref: record.ref,
+        changed: result.changed,
+        removed: result.removed,
+        diff: result.diff,
+        extensions,
+        ...(notCheckable.length > 0 ? { not_checkable: notCheckable } : {}),
+        ...(settings ? { settings } : {}),
+      });
     }
     const drift = results.filter((r) => r.changed.length + r.removed.length + (r.settings?.changes.length ?? 0) > 0);
     const broken = results.filter((r) => r.extensions.length > 0);
@@ -113,6 +122,7 @@ export async function genCommand(args: string[], out: Output): Promise<number> {
           ? `${r.ref}: up to date`
           : `${r.ref}: ${check ? 'differs' : 'written'}\n${r.diff}`)
         + (r.extensions.length > 0 ? `\n${r.ref}: extensions do not typecheck\n${r.extensions.join('\n')}` : '')
+        + (r.not_checkable ? `\n${r.ref}: warning: ${r.not_checkable.length} query site(s) not checkable\n${r.not_checkable.join('\n')}` : '')
         + (r.settings ? driftLines(r.ref, r.settings.changes, r.settings.database_only).map((line) => `\n${line}`).join('') : ''),
       )
       .join('\n');

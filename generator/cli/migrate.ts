@@ -37,14 +37,21 @@ async function readFileArgument(file: string): Promise<string> {
 
 /**
  * Before a migration commits: the project's code generated into memory from the schema as the open
- * transaction sees it (same connection), and extensions/<ref>/ typechecked against it; a problem rolls
- * the migration back, so a running host never meets a schema its extension does not compile against.
+ * transaction sees it (same connection), the extension's queries described by PostgreSQL on that connection,
+ * and extensions/<ref>/ typechecked against the code and the queries' types; a problem rolls the migration
+ * back, so a running host never meets a schema its extension or its SQL does not fit. A query site whose SQL
+ * is built at run time is passed to `warn`.
  */
-function extensionGate(platform: Platform, record: ProjectRecord): (client: pg.ClientBase, migration: LocalMigration, inTransaction: boolean) => Promise<void> {
+function extensionGate(
+  platform: Platform,
+  record: ProjectRecord,
+  warn: (lines: readonly string[]) => void,
+): (client: pg.ClientBase, migration: LocalMigration, inTransaction: boolean) => Promise<void> {
   return async (client, migration, inTransaction) => {
     if (extensionFiles(platform.config.extensionsDir, record.ref).length === 0) return;
-    const { files } = await generateProject(platform, record, { check: true, client, inTransaction });
-    const problems = typecheckAgainst(platform.config, record.ref, files ?? new Map());
+    const { files, sql, program } = await generateProject(platform, record, { check: true, client, inTransaction });
+    warn(sql?.notCheckable ?? []);
+    const problems = [...(sql?.problems ?? []), ...typecheckAgainst(platform.config, record.ref, files ?? new Map(), program)];
     if (problems.length === 0) return;
     const outcome = inTransaction
       ? 'rolled back, nothing recorded'
@@ -152,13 +159,15 @@ async function migrateProject(platform: Platform, ref: string, file: string | un
   let applied: readonly LocalMigration[];
   let missing: readonly string[];
   let production: boolean;
+  // Said once per run, however many migrations the gate checks.
+  const notCheckable = new Set<string>();
   try {
     if (options.production) await markProduction(client, record.databaseName);
     const result = await applyMigrations(client, local, {
       ref,
       folder: path.join(migrationsDir, ref),
       production: (production = await isProduction(client, record.databaseName)),
-      ...(options.force ? {} : { beforeRecord: extensionGate(platform, record) }),
+      ...(options.force ? {} : { beforeRecord: extensionGate(platform, record, (lines) => lines.forEach((line) => notCheckable.add(line))) }),
     });
     applied = result.applied;
     missing = result.missingLocally.map((m) => m.version);
@@ -179,6 +188,7 @@ async function migrateProject(platform: Platform, ref: string, file: string | un
     `regenerated ${generated.changed.length} file(s), removed ${generated.removed.length}`,
     ...(options.production ? [`${ref}: the database is marked production: migrate never offers to reset it, db reset refuses it`] : []),
     ...(missing.length > 0 ? [`recorded but not in ${displayPath(path.join(migrationsDir, ref))}: ${missing.join(', ')}`] : []),
+    ...(notCheckable.size > 0 ? [`${ref}: warning: ${notCheckable.size} query site(s) not checkable`, ...[...notCheckable].map((line) => `  ${line}`)] : []),
     ...(report ? ['', renderText(report)] : []),
   ];
   return {
@@ -187,6 +197,7 @@ async function migrateProject(platform: Platform, ref: string, file: string | un
       ...(file !== undefined ? { migrated: file, version: added!.version, path: added!.path } : {}),
       applied: applied.map((m) => ({ version: m.version, name: m.name })),
       missing_locally: missing,
+      not_checkable: [...notCheckable],
       production,
       changed: generated.changed,
       removed: generated.removed,

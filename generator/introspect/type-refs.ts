@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Introspection, PgType } from 'pg-introspection';
 import type { DomainRepresentation, TypeKind, TypeRef } from '../model/types.js';
 import type { DomainCastRow, TypeTextRow } from './catalog-queries.js';
@@ -48,11 +49,14 @@ export class TypeRefs {
   }
 }
 
-function isArray(type: PgType): boolean {
+/** What the kind of a type depends on. */
+type TypeShape = Pick<PgType, 'typtype' | 'typcategory' | 'typelem'>;
+
+function isArray(type: TypeShape): boolean {
   return type.typcategory === 'A' && type.typelem !== null && type.typelem !== '0';
 }
 
-function kindOf(type: PgType): TypeKind {
+function kindOf(type: TypeShape): TypeKind {
   switch (type.typtype) {
     case 'c':
       return 'composite';
@@ -69,4 +73,52 @@ function kindOf(type: PgType): TypeKind {
     default:
       return isArray(type) ? 'array' : 'base';
   }
+}
+
+/** The catalog rows `typeRefsByOid` builds from: the types asked for and every element and base type under them. */
+const TYPE_ROWS_SQL = `
+WITH RECURSIVE wanted(oid) AS (
+  SELECT unnest($1::oid[])
+  UNION
+  SELECT under.oid FROM wanted JOIN pg_catalog.pg_type t ON t.oid = wanted.oid,
+    LATERAL (VALUES (t.typelem), (t.typbasetype)) AS under(oid)
+  WHERE under.oid <> 0
+)
+SELECT t.oid::text AS id, n.nspname, t.typname, t.typtype, t.typcategory, t.typelem::text, t.typbasetype::text,
+  pg_catalog.format_type(t.oid, NULL) AS sql
+FROM wanted JOIN pg_catalog.pg_type t ON t.oid = wanted.oid JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace`;
+
+interface TypeRow extends TypeShape {
+  readonly id: string;
+  readonly nspname: string;
+  readonly typname: string;
+  readonly typbasetype: string;
+  readonly sql: string;
+}
+
+/**
+ * TypeRefs for type OIDs outside an introspection (those PostgreSQL's Describe of a statement names), built as
+ * `TypeRefs` builds them from the catalog; an OID the catalog lacks is an unknown pseudo type.
+ */
+export async function typeRefsByOid(client: pg.ClientBase, oids: readonly number[]): Promise<Map<number, TypeRef>> {
+  const rows = new Map((await client.query<TypeRow>(TYPE_ROWS_SQL, [[...new Set(oids)]])).rows.map((row) => [row.id, row]));
+  const refs = new Map<string, TypeRef>();
+  const build = (id: string): TypeRef => {
+    const known = refs.get(id);
+    if (known) return known;
+    const row = rows.get(id);
+    const ref: TypeRef = row
+      ? {
+          sql: row.sql,
+          schema: row.nspname,
+          name: row.typname,
+          kind: kindOf(row),
+          element: isArray(row) ? build(row.typelem!) : null,
+          base: row.typtype === 'd' && row.typbasetype !== '0' ? build(row.typbasetype) : null,
+        }
+      : { sql: 'unknown', schema: '', name: 'unknown', kind: 'pseudo', element: null, base: null };
+    refs.set(id, ref);
+    return ref;
+  };
+  return new Map(oids.map((oid) => [oid, build(String(oid))]));
 }

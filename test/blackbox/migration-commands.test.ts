@@ -343,25 +343,50 @@ describe('gantry migration import', () => {
 });
 
 describe('gantry migrate and extensions/<ref>/', () => {
-  it('refuses a migration that breaks the extension, printing file:line:col, and applies it with --force', async () => {
+  it('refuses a migration that breaks the extension or its SQL, printing file:line:col and PostgreSQL\'s message, as the gate does; applies it with --force', async () => {
     const keys = await createProject(inst, ['--schema', SHOP_SQL]);
     const dir = path.join(inst.home, 'extensions', keys.ref);
     await fs.mkdir(dir, { recursive: true });
     await fs.writeFile(path.join(dir, 'index.ts'), [
-      `import { defineExtension } from '${path.join(repoRoot, 'runtime/index.js')}';`,
+      `import { defineExtension, route, t } from '${path.join(repoRoot, 'runtime/index.js')}';`,
       `import type { Database } from '../../generated/${keys.ref}/database.types.js';`,
       'export default defineExtension<Database>()({',
       '  tables: { products: { beforeInsert: (rows) => rows.map((row) => ({ ...row, name: row.name.trim() })) } },',
+      '  routes: {',
+      '    reprice: route({',
+      '      input: t.object({ id: t.integer(), price: t.number() }),',
+      '      output: t.string(),',
+      '      async handler({ id, price }, ctx) {',
+      '        const [row] = await ctx.sql`UPDATE products SET price = ${price} WHERE id = ${id} RETURNING id, name, price`;',
+      "        const statement = Object.assign(['SELECT 1'], { raw: ['SELECT 1'] });",
+      '        await ctx.sql(statement);',
+      "        return row ? `${row.name}: ${row.price}` : 'none';",
+      '      },',
+      '    }),',
+      '  },',
       '});',
       '',
     ].join('\n'));
     const rename = await newMigration(keys.ref, 'rename_name', 'ALTER TABLE products RENAME COLUMN name TO title;\n');
     const run = await cli(['migrate', keys.ref], inst.env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`gantry: ${rename.path} breaks extensions/${keys.ref}/; rolled back, nothing recorded:\n`);
+    const file = `extensions/${keys.ref}/index.ts`;
+    const sqlProblem = `${file}:10:29 UPDATE products SET price = $1 WHERE id = $2 RETURNING id, name, price: column "name" does not exist (42703, at character 60 of the query)`;
+    expect(run.stderr).toContain(`gantry: ${rename.path} breaks extensions/${keys.ref}/; rolled back, nothing recorded:\n${sqlProblem}\n`);
     expect(run.stderr).toMatch(new RegExp(`extensions/${keys.ref}/index\\.ts:4:\\d+ Property 'name' does not exist`));
     expect((await getProject(keys, 'rest/v1/products?select=name&id=eq.1')).body).toEqual([{ name: 'Kettle' }]);
     expect((await list(keys.ref)).map((m) => m.state)).toEqual(['applied', 'pending']);
+    expect(await psql(keys.ref, `SELECT attname FROM pg_attribute WHERE attrelid = 'products'::regclass AND attnum > 0 ORDER BY attnum`)).toEqual([{ attname: 'id' }, { attname: 'name' }, { attname: 'price' }]);
+
+    // The CI gate builds the project from its migrations and fails with the same lines; the dynamic query is a warning, said once.
+    const gate = await cli(['gen', '--check', keys.ref], inst.env);
+    expect(gate.code).toBe(1);
+    const gateLines = gate.stdout.split('\n');
+    expect(gateLines).toContain(`  ${sqlProblem}`);
+    expect(gateLines.filter((line) => line.includes('not checkable'))).toEqual([
+      `${keys.ref}: warning: 1 query site(s) not checkable`,
+      `  ${file}:12:15 not checkable: the query API called with SQL built at run time (only a ctx.sql\`…\` template is checked and typed)`,
+    ]);
 
     const forced = await cli(['migrate', keys.ref, '--force', '--json'], inst.env);
     expect(forced.code).toBe(0);

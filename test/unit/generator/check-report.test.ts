@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProjectCheck } from '../../../generator/check/gate.js';
 import { gatePasses, reportProject, reportText } from '../../../generator/check/report.js';
 
-const base: ProjectCheck = { ref: 'shop', status: 'up_to_date', migrations: 2, drift: [], extensions: [], error: null, history: [], historyBase: null };
+const base: ProjectCheck = { ref: 'shop', status: 'up_to_date', migrations: 2, drift: [], extensions: [], notCheckable: [], error: null, history: [], historyBase: null };
 const FROM_MIGRATIONS = '  run: npx gantry gen shop --from-migrations   (writes generated/shop/ as this check builds it, from migrations/shop/ alone)';
 
 describe('the gate report', () => {
