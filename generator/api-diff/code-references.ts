@@ -5,7 +5,8 @@ import ts from 'typescript';
  * compiler's parser (syntax only: no program, no type checker, so it costs milliseconds):
  * - hook registrations, `tables: { tickets: { beforeInsert … } }`, and the hooks' scopes;
  * - routes, `routes: { 'close-ticket': route({ method?, handler }) }`, and their scopes;
- * - the SQL of `ctx.sql\`…\`` templates (the literal text, each `${…}` as `$n`, as the runtime sends it);
+ * - the SQL of `ctx.sql\`…\`` templates (the literal text, each `${…}` as `$n`, as the runtime sends it), where
+ *   the type checker found them (SourceFile.sqlSites) or the tag is written `….sql`;
  * - string literals, in code and in types (`Tables<'tickets'>`, `Database['public']['Tables']['tickets']`,
  *   `.from('tickets')`), and property names (`row.title`, `{ title }`).
  * Matching a site to a change is `referencesTo`; this module only reads the code.
@@ -15,6 +16,11 @@ export interface SourceFile {
   /** How the report names the file: `extensions/<ref>/index.ts`. */
   readonly name: string;
   readonly text: string;
+  /**
+   * Where the type checker found `ctx.sql` templates (runtime/extensions/sql-sites.ts: also a destructured
+   * `sql` or one held in a variable), 1-based; templates tagged `….sql` or `sql` are found without it.
+   */
+  readonly sqlSites?: readonly { readonly line: number; readonly column: number }[];
 }
 
 export type SiteKind = 'hook' | 'sql' | 'string' | 'property';
@@ -71,6 +77,7 @@ export function scanExtensionCode(files: readonly SourceFile[]): ExtensionCode {
   const sites: CodeSite[] = [];
   for (const file of files) {
     const source = ts.createSourceFile(file.name, file.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const typedSql = new Set((file.sqlSites ?? []).map((site) => `${site.line}:${site.column}`));
     const hooks = new Map<ts.Node, { table: string; name: string }>();
     const routes = new Map<ts.Node, { name: string; method: string }>();
     const at = (node: ts.Node) => {
@@ -124,7 +131,7 @@ export function scanExtensionCode(files: readonly SourceFile[]): ExtensionCode {
           }
         }
       }
-      if (ts.isTaggedTemplateExpression(node) && isSqlTag(node.tag)) {
+      if (ts.isTaggedTemplateExpression(node) && (isSqlTag(node.tag) || typedSql.has(`${at(node).line}:${at(node).column}`))) {
         add(node, 'sql', templateSql(node.template));
         ts.forEachChild(node.template, visit);
         return;

@@ -113,6 +113,15 @@ describe('the report of a change: endpoints, types, references (helpdesk)', () =
     expect(changes[1]!.types).toEqual(["Database['public']['Functions']['org_totals'] → Database['public']['Functions']['org_counts']"]);
   });
 
+  it('SQL the type checker found (a query function held in a variable) is matched as SQL; without it, only `….sql` tags are', () => {
+    const aliased = "export async function count(ctx: ExtensionContext) {\n  const run = ctx.sql;\n  return run`select title from tickets`;\n}\n";
+    const head = model([tickets([column('id', int8), column('org_id', int8), column('status', text, { default: "'open'::text" })]), openTickets], { functions: [orgTotals] });
+    const sites = (sqlSites?: { line: number; column: number }[]) =>
+      describeChanges(base, head, [], scanExtensionCode([{ name: 'extensions/helpdesk/count.ts', text: aliased, sqlSites }])).changes[0]!.references.map((r) => `${r.line}:${r.column} ${r.kind} ${r.text}`);
+    expect(sites([{ line: 3, column: 10 }])).toEqual(['3:10 sql select title from tickets']);
+    expect(sites()).toEqual([]);
+  });
+
   it('numeric → integer: the types do not change, the rows are asked about', () => {
     const priced = model([table('orders', { columns: [column('id', int8), column('total', numeric)] })]);
     const integer = model([table('orders', { columns: [column('id', int8), column('total', int4)] })]);
