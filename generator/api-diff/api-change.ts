@@ -1,3 +1,5 @@
+import type { ColumnModel, FunctionModel, RelationModel } from '../model/types.js';
+
 /**
  * One change between two API descriptions, classed by what it does to a client that
  * already talks to the API: breaking when a request it sends today can fail or answer
@@ -9,6 +11,7 @@ export type Severity = 'breaking' | 'compatible';
 export type ApiChangeKind =
   | 'endpoint_added'
   | 'endpoint_removed'
+  | 'endpoint_renamed'
   | 'endpoint_capability_changed'
   | 'column_added'
   | 'column_removed'
@@ -29,6 +32,7 @@ export type ApiChangeKind =
   | 'grant_revoked'
   | 'function_added'
   | 'function_removed'
+  | 'function_renamed'
   | 'function_parameter_added'
   | 'function_parameter_removed'
   | 'function_parameter_renamed'
@@ -54,6 +58,27 @@ export interface ApiChange {
   /** The full definition before and after (a policy, a column, a signature); null where there is none. */
   readonly before: string | null;
   readonly after: string | null;
+}
+
+/**
+ * What a change is to, as the models hold it on each side (null where it does not exist), so the report
+ * can find its endpoints, generated types and the code that uses it without parsing the target back.
+ */
+export type ChangeSubject =
+  | {
+      readonly kind: 'relation';
+      readonly base: RelationModel | null;
+      readonly head: RelationModel | null;
+      /** A column change: the column on each side (a rename pairs the two names). */
+      readonly column: { readonly base: ColumnModel | null; readonly head: ColumnModel | null } | null;
+    }
+  | { readonly kind: 'function'; readonly base: FunctionModel | null; readonly head: FunctionModel | null }
+  | { readonly kind: 'enum'; readonly schema: string; readonly name: string };
+
+/** A change with what it is to. */
+export interface SubjectChange {
+  readonly change: ApiChange;
+  readonly subject: ChangeSubject;
 }
 
 export function apiChange(kind: ApiChangeKind, severity: Severity, target: string, message: string, reason: string, before: string | null, after: string | null): ApiChange {

@@ -24,6 +24,14 @@ export function functionRemoved(base: FunctionModel): ApiChange {
   return change('function_removed', 'breaking', functionTarget(base), 'RPC function removed', 'every call to it now fails (PGRST202)', functionDefinition(base), null);
 }
 
+/** A function renamed (declared by the migration): calls by the old name fail; its other changes follow. */
+export function functionRenamed(base: FunctionModel, head: FunctionModel): ApiChange[] {
+  return [
+    change('function_renamed', 'breaking', functionTarget(base), `RPC function renamed: ${base.name} → ${head.name}`, `every call to ${base.name} now fails (PGRST202)`, functionDefinition(base), functionDefinition({ ...base, name: head.name, schema: head.schema })),
+    ...diffFunction(base, head),
+  ];
+}
+
 /** PostgREST passes arguments by name; an unnamed one is known by its position. */
 function argKey(arg: FunctionArgModel, index: number): string {
   return arg.name === '' ? `$${index + 1}` : arg.name;

@@ -1,6 +1,6 @@
 import type { ColumnModel, ComputedModel, ForeignKeyModel, KeyModel, RelationModel } from '../model/types.js';
 import { apiRoles } from '../introspect/catalog-queries.js';
-import { apiChange as change, type ApiChange, type ApiChangeKind, type Severity } from './api-change.js';
+import { apiChange as change, apiChange as makeChange, type ApiChange, type ApiChangeKind, type Severity, type SubjectChange } from './api-change.js';
 import {
   columnDefault,
   columnDefinition,
@@ -12,36 +12,50 @@ import {
 } from './definitions.js';
 import { isWidening } from './type-widening.js';
 
-/** The changes to one relation (an endpoint) present on both sides. */
-export function diffRelation(base: RelationModel, head: RelationModel): ApiChange[] {
+/** The changes to one relation (an endpoint) present on both sides; `renamed`: its columns' declared renames, base name → head name. */
+export function diffRelation(base: RelationModel, head: RelationModel, renamed: ReadonlyMap<string, string> = new Map()): SubjectChange[] {
   const target = displayName(head.schema, head.name);
+  const whole = (changes: ApiChange[]): SubjectChange[] => changes.map((c) => ({ change: c, subject: { kind: 'relation', base, head, column: null } }));
   return [
-    ...diffCapabilities(target, base, head),
-    ...diffColumns(target, base, head),
-    ...diffKeys(target, base, head),
-    ...diffForeignKeys(target, base, head),
-    ...diffRls(target, base, head),
-    ...diffPolicies(target, base, head),
-    ...diffGrants(target, base, head),
+    ...whole(diffCapabilities(target, base, head)),
+    ...diffColumns(target, base, head, renamed),
+    ...whole([
+      ...diffKeys(target, base, head),
+      ...diffForeignKeys(target, base, head),
+      ...diffRls(target, base, head),
+      ...diffPolicies(target, base, head),
+      ...diffGrants(target, base, head),
+    ]),
   ];
 }
 
+/** A relation renamed (declared by the migration): its old endpoint is gone, its other changes follow under the new name. */
+export function relationRenamed(base: RelationModel, head: RelationModel, renamed: ReadonlyMap<string, string>): SubjectChange[] {
+  const kind = base.kind.replace('_', ' ');
+  const renaming = change('endpoint_renamed', 'breaking', displayName(base.schema, base.name), `${kind} renamed: ${base.name} → ${head.name}`, `every request to ${base.name} now fails (404)`, `${kind} ${displayName(base.schema, base.name)}`, `${head.kind.replace('_', ' ')} ${displayName(head.schema, head.name)}`);
+  return [{ change: renaming, subject: { kind: 'relation', base, head, column: null } }, ...diffRelation(base, head, renamed)];
+}
+
 /** A new endpoint, with its policies in full: they decide who sees its rows from the first request on. */
-export function relationAdded(head: RelationModel): ApiChange[] {
+export function relationAdded(head: RelationModel): SubjectChange[] {
   const target = displayName(head.schema, head.name);
   const rls = head.rls.enabled ? `RLS enabled, ${head.policies.length} polic${head.policies.length === 1 ? 'y' : 'ies'}` : 'RLS disabled';
   const after = [...head.columns.map(columnDefinition), '', 'grants:', grantsDefinition(head.grants)].join('\n');
+  const subject = { kind: 'relation', base: null, head, column: null } as const;
   return [
     change('endpoint_added', 'compatible', target, `${head.kind.replace('_', ' ')} added (${rls})`, 'a new endpoint: no existing request uses it', null, after),
     ...head.policies.map((policy) =>
       change('policy_added', 'compatible', `${target} policy ${policy.name}`, 'policy added with the new endpoint', 'a new endpoint: no existing request uses it', null, policyDefinition(head.schema, head.name, policy)),
     ),
-  ];
+  ].map((c) => ({ change: c, subject }));
 }
 
-export function relationRemoved(base: RelationModel): ApiChange {
+export function relationRemoved(base: RelationModel): SubjectChange {
   const target = displayName(base.schema, base.name);
-  return change('endpoint_removed', 'breaking', target, `${base.kind.replace('_', ' ')} removed`, 'every request to it now fails (404)', base.columns.map(columnDefinition).join('\n'), null);
+  return {
+    change: change('endpoint_removed', 'breaking', target, `${base.kind.replace('_', ' ')} removed`, 'every request to it now fails (404)', base.columns.map(columnDefinition).join('\n'), null),
+    subject: { kind: 'relation', base, head: null, column: null },
+  };
 }
 
 export function computedAdded(head: ComputedModel): ApiChange {
@@ -73,38 +87,45 @@ function diffCapabilities(target: string, base: RelationModel, head: RelationMod
   ];
 }
 
-function diffColumns(target: string, base: RelationModel, head: RelationModel): ApiChange[] {
-  const headNames = new Set(head.columns.map((c) => c.name));
-  const baseNames = new Set(base.columns.map((c) => c.name));
-  const removed = base.columns.filter((c) => !headNames.has(c.name));
-  const added = head.columns.filter((c) => !baseNames.has(c.name));
-  const changes: ApiChange[] = [];
-  const renamed = detectRename(base, head, removed, added);
-  if (renamed) {
-    const [from, to] = renamed;
-    changes.push(change('column_renamed', 'breaking', `${target}.${from.name}`, `column renamed: ${from.name} → ${to.name}`, `a request that names ${from.name} (select, filter, order, write) now fails (42703)`, columnDefinition(from), columnDefinition(to)));
-  }
-  for (const column of removed) {
-    if (column === renamed?.[0]) continue;
-    changes.push(change('column_removed', 'breaking', `${target}.${column.name}`, 'column removed', 'a request that names it now fails (42703), and select=* answers without it', columnDefinition(column), null));
-  }
+function diffColumns(target: string, base: RelationModel, head: RelationModel, declared: ReadonlyMap<string, string>): SubjectChange[] {
+  const on = (c: ApiChange, from: ColumnModel | null, to: ColumnModel | null): SubjectChange => ({ change: c, subject: { kind: 'relation', base, head, column: { base: from, head: to } } });
+  const pairs = new Map<ColumnModel, ColumnModel>();
   for (const before of base.columns) {
-    const after = head.columns.find((c) => c.name === before.name);
-    if (after) changes.push(...diffColumn(`${target}.${before.name}`, before, after));
+    const after = head.columns.find((c) => c.name === (declared.get(before.name) ?? before.name));
+    if (after) pairs.set(before, after);
   }
-  for (const column of added) {
-    if (column === renamed?.[1]) continue;
-    changes.push(columnAdded(`${target}.${column.name}`, column, head.updatable.insert));
+  // Renames no migration declared: a removed and an added column at the same position, otherwise identical.
+  if (declared.size === 0) {
+    const paired = new Set(pairs.values());
+    for (const [from, to] of guessRenames(base.columns.filter((c) => !pairs.has(c)), head.columns.filter((c) => !paired.has(c)), base, head)) pairs.set(from, to);
+  }
+  const headPaired = new Set(pairs.values());
+  const changes: SubjectChange[] = [];
+  for (const [from, to] of pairs) {
+    if (from.name === to.name) continue;
+    changes.push(on(change('column_renamed', 'breaking', `${target}.${from.name}`, `column renamed: ${from.name} → ${to.name}`, `a request that names ${from.name} (select, filter, order, write) now fails (42703)`, columnDefinition(from), columnDefinition({ ...from, name: to.name })), from, to));
+  }
+  for (const column of base.columns) {
+    if (pairs.has(column)) continue;
+    changes.push(on(change('column_removed', 'breaking', `${target}.${column.name}`, 'column removed', 'a request that names it now fails (42703), and select=* answers without it', columnDefinition(column), null), column, null));
+  }
+  for (const [before, after] of pairs) {
+    const renamedNote = before.name === after.name ? '' : ` (renamed from ${before.name})`;
+    changes.push(...diffColumn(`${target}.${after.name}`, before, after, renamedNote).map((c) => on(c, before, after)));
+  }
+  for (const column of head.columns) {
+    if (headPaired.has(column)) continue;
+    changes.push(on(columnAdded(`${target}.${column.name}`, column, head.updatable.insert), null, column));
   }
   return changes;
 }
 
-/** One column gone and one new, at the same position and otherwise identical: a RENAME COLUMN. */
-function detectRename(base: RelationModel, head: RelationModel, removed: readonly ColumnModel[], added: readonly ColumnModel[]): [ColumnModel, ColumnModel] | null {
-  if (removed.length !== 1 || added.length !== 1) return null;
-  const [from, to] = [removed[0]!, added[0]!];
-  const same = base.columns.indexOf(from) === head.columns.indexOf(to) && columnDefinition({ ...from, name: to.name }) === columnDefinition(to);
-  return same ? [from, to] : null;
+/** Removed and added columns at the same position and with the same definition but for the name. */
+function guessRenames(removed: readonly ColumnModel[], added: readonly ColumnModel[], base: RelationModel, head: RelationModel): [ColumnModel, ColumnModel][] {
+  return removed.flatMap((from): [ColumnModel, ColumnModel][] => {
+    const twins = added.filter((to) => base.columns.indexOf(from) === head.columns.indexOf(to) && columnDefinition({ ...from, name: to.name }) === columnDefinition(to));
+    return twins.length === 1 ? [[from, twins[0]!]] : [];
+  });
 }
 
 function columnAdded(target: string, column: ColumnModel, acceptsInserts: boolean): ApiChange {
@@ -114,21 +135,23 @@ function columnAdded(target: string, column: ColumnModel, acceptsInserts: boolea
     : change('column_added', 'compatible', target, 'column added', 'select=* answers one more field; writes that omit it still work', null, columnDefinition(column));
 }
 
-function diffColumn(target: string, before: ColumnModel, after: ColumnModel): ApiChange[] {
+function diffColumn(target: string, before: ColumnModel, after: ColumnModel, renamedNote = ''): ApiChange[] {
   const changes: ApiChange[] = [];
   const [from, to] = [columnDefinition(before), columnDefinition(after)];
+  const change = (kind: ApiChangeKind, severity: Severity, message: string, reason: string, was: string | null, now: string | null): ApiChange =>
+    makeChange(kind, severity, target, `${message}${renamedNote}`, reason, was, now);
   if (before.type.sql !== after.type.sql) {
     changes.push(
       isWidening(before.type, after.type)
-        ? change('column_type_changed', 'compatible', target, `type ${before.type.sql} → ${after.type.sql} (widened)`, 'every value it held is still valid and reads back the same', from, to)
-        : change('column_type_changed', 'breaking', target, `type ${before.type.sql} → ${after.type.sql}`, 'values valid before may now be refused or read back differently, whatever the TypeScript type says', from, to),
+        ? change('column_type_changed', 'compatible', `type ${before.type.sql} → ${after.type.sql} (widened)`, 'every value it held is still valid and reads back the same', from, to)
+        : change('column_type_changed', 'breaking', `type ${before.type.sql} → ${after.type.sql}`, 'values valid before may now be refused or read back differently, whatever the TypeScript type says', from, to),
     );
   }
   if (before.nullable !== after.nullable) {
     changes.push(
       after.nullable
-        ? change('column_nullability_changed', 'breaking', target, 'now nullable (NOT NULL dropped)', 'reads may now answer null where clients (and api.d.ts) expected a value', from, to)
-        : change('column_nullability_changed', 'breaking', target, 'now NOT NULL', 'a write of null now fails (23502)', from, to),
+        ? change('column_nullability_changed', 'breaking', 'now nullable (NOT NULL dropped)', 'reads may now answer null where clients (and api.d.ts) expected a value', from, to)
+        : change('column_nullability_changed', 'breaking', 'now NOT NULL', 'a write of null now fails (23502)', from, to),
     );
   }
   const [had, has] = [columnDefault(before), columnDefault(after)];
@@ -136,8 +159,8 @@ function diffColumn(target: string, before: ColumnModel, after: ColumnModel): Ap
     const message = had === null ? `default added: ${has}` : has === null ? `default removed (was ${had})` : `default ${had} → ${has}`;
     changes.push(
       has !== null && had === null && !columnRefusesWrites(after)
-        ? change('column_default_changed', 'compatible', target, message, 'writes that set it are unchanged; an insert that omits it gets the default', from, to)
-        : change('column_default_changed', 'breaking', target, message, defaultReason(before, after), from, to),
+        ? change('column_default_changed', 'compatible', message, 'writes that set it are unchanged; an insert that omits it gets the default', from, to)
+        : change('column_default_changed', 'breaking', message, defaultReason(before, after), from, to),
     );
   }
   return changes;

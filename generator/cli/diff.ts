@@ -3,10 +3,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONFIG_FILE_NAME } from '../../runtime/config-file.js';
 import { loadConfig, type GantryConfig } from '../../runtime/config.js';
+import type pg from 'pg';
+import { taskClient } from '../../runtime/db/pool-errors.js';
 import { assertValidRef } from '../../runtime/platform/bootstrap.js';
+import { Platform } from '../../runtime/platform/platform.js';
 import { listFilesAtRevision, loadApiDescriptionFromDir, loadApiDescriptionFromGit, pathInRepository, readFileAtRevision, resolveBase } from '../api-diff/load-description.js';
 import { emptyApiDescription } from '../api-diff/diff-api.js';
 import { ApiDiffError } from '../api-diff/api-diff-error.js';
+import { unacceptedBreaking } from '../api-diff/api-report.js';
+import { readExtensionSources } from '../api-diff/extension-sources.js';
 import { makeApiReport } from '../api-diff/make-report.js';
 import { renderMarkdown } from '../api-diff/render-markdown.js';
 import { renderText } from '../api-diff/render-text.js';
@@ -14,7 +19,7 @@ import { listLocalMigrations, projectMigrationsDir } from '../migrations/local-f
 import { declaredIn, diffSettings, settingsMarkdown, settingsText, type SettingDiff } from '../settings/file-diff.js';
 import { CliError, type Output } from './output.js';
 
-const USAGE = 'usage: gantry diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--format text|markdown] [--json]';
+const USAGE = 'usage: gantry diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--data | --data-url URL] [--format text|markdown] [--json]';
 
 /**
  * The settings of `ref` changed in gantry.toml between the base and the working tree. The base is found
@@ -33,11 +38,42 @@ async function changedSettings(config: GantryConfig, ref: string, base: string |
 }
 
 /**
+ * The database the rows are counted in: `--data-url` names one (a copy of production, say), `--data` asks
+ * the project's own on the cluster Gantry uses (started if it is the embedded one); null without either.
+ */
+async function openDataDatabase(config: GantryConfig, ref: string, live: boolean, url: string | null): Promise<{ client: pg.Client; label: string; close: () => Promise<void> } | null> {
+  if (live && url !== null) throw new CliError('usage', '--data asks the project database, --data-url another one: give one of them');
+  if (!live && url === null) return null;
+  const platform = url === null ? await Platform.open(config) : null;
+  const record = await platform?.getProject(ref);
+  if (platform && !record) {
+    await platform.close();
+    throw new CliError('project_not_found', `project "${ref}" does not exist here: --data has no database to count rows in`);
+  }
+  const target = new URL(url ?? platform!.cluster.urlFor(record!.databaseName));
+  const client = taskClient(target.toString());
+  const label = `${target.host}${target.pathname}`;
+  const close = async (): Promise<void> => {
+    await client.end().catch(() => undefined);
+    await platform?.close();
+  };
+  try {
+    await client.connect();
+  } catch (error) {
+    await close();
+    throw new CliError('database_unreachable', `the rows cannot be counted: ${label} did not answer (${(error as Error).message})`);
+  }
+  return { client, label, close };
+}
+
+/**
  * `gantry diff <ref>`: the API change between `generated/<ref>/schema.json` at the base and in
  * the working tree, with squawk's findings on the migrations added since the base. The base is the
  * merge-base of HEAD with `--base` (default: the default branch), what a pull request is reviewed
- * against. Needs no database. Exit 1 with --fail-on-breaking when a change is breaking, with --fail-on-lint when
- * squawk found anything not accepted in the file.
+ * against; each change with its endpoints, generated types, the extension code that uses it and its
+ * expand/contract sequence. Needs no database: `--data`/`--data-url` count the rows a change affects.
+ * Exit 1 with --fail-on-breaking when a breaking change is not accepted by a `-- gantry:breaking`
+ * marker, with --fail-on-lint when squawk found anything not accepted in the file.
  */
 export async function diffCommand(args: string[], out: Output): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -49,6 +85,8 @@ export async function diffCommand(args: string[], out: Output): Promise<number> 
       'fail-on-breaking': { type: 'boolean' },
       'fail-on-lint': { type: 'boolean' },
       format: { type: 'string', default: 'text' },
+      data: { type: 'boolean' },
+      'data-url': { type: 'string' },
     },
   });
   const [ref] = positionals;
@@ -65,6 +103,7 @@ export async function diffCommand(args: string[], out: Output): Promise<number> 
   }
   const known = new Set(await listFilesAtRevision(projectMigrationsDir(config.migrationsDir, ref), from.commit));
   const migrations = (await listLocalMigrations(config.migrationsDir, ref)).filter((m) => !known.has(path.basename(m.path)));
+  const database = await openDataDatabase(config, ref, values.data === true, values['data-url'] ?? null);
   const report = await makeApiReport({
     ref,
     baseLabel: from.label,
@@ -72,13 +111,15 @@ export async function diffCommand(args: string[], out: Output): Promise<number> 
     base: base ?? emptyApiDescription,
     head: head ?? emptyApiDescription,
     migrationFiles: await Promise.all(migrations.map(async (m) => ({ path: m.path, name: await pathInRepository(m.path) }))),
-  });
+    extensionFiles: await readExtensionSources(config.extensionsDir, ref),
+    database,
+  }).finally(() => database?.close());
   const settings = await changedSettings(config, ref, values.base ?? null);
   const text = values.format === 'markdown'
     ? [renderMarkdown(report), settingsMarkdown(ref, settings, from.label, 'working tree')]
     : [renderText(report), settingsText(ref, settings)];
   out.result({ ...report, settings }, text.filter((part) => part !== '').join('\n\n'));
-  const failBreaking = values['fail-on-breaking'] === true && report.summary.breaking > 0;
+  const failBreaking = values['fail-on-breaking'] === true && unacceptedBreaking(report) > 0;
   const failLint = values['fail-on-lint'] === true && report.summary.lint > 0;
   return failBreaking || failLint ? 1 : 0;
 }

@@ -22,8 +22,9 @@ const USAGE = `usage: gantry <command>
   gen --check [<ref> ...]                 CI gate: build each project from migrations/ on a scratch cluster,
                                           compare with generated/, typecheck extensions/ (exit 1 on any difference)
   gen <ref> | --all --check --live        compare with the live database instead
-  diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--format text|markdown]
-                                          the API change since the base, classed, with the migrations' lint
+  diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--data | --data-url URL] [--format text|markdown]
+                                          the API change since the base, classed, with endpoints, types, the
+                                          extension code it touches, row counts (--data) and the migrations' lint
   config import <ref> [supabase/config.toml]
                                           write a Supabase CLI config.toml's [api]/[auth] into gantry.toml
   calls key create --tenant <id> | calls key revoke <id>

@@ -19,6 +19,7 @@ import { compareGenerated, readGenerated } from '../write.js';
 import type { ApiReport } from '../api-diff/api-report.js';
 import { emptyApiDescription } from '../api-diff/diff-api.js';
 import { parseApiDescription } from '../api-diff/load-description.js';
+import { readExtensionSources } from '../api-diff/extension-sources.js';
 import { makeApiReport } from '../api-diff/make-report.js';
 import { renderText } from '../api-diff/render-text.js';
 import { withAppliedSettings } from '../settings/apply.js';
@@ -72,6 +73,7 @@ interface MigrateOptions {
 /** The API change report (as `gantry diff` prints it) from the code before the run to the code after it, with the lint of the files applied. */
 async function appliedReport(
   ref: string,
+  extensionsDir: string,
   before: ReadonlyMap<string, string>,
   after: ReadonlyMap<string, string>,
   applied: readonly LocalMigration[],
@@ -87,6 +89,7 @@ async function appliedReport(
     base: describe(before, `generated/${ref}/schema.json before migrate`),
     head: describe(after, `generated/${ref}/schema.json`),
     migrationFiles: applied.map((m) => ({ path: m.path, name: displayPath(m.path) })),
+    extensionFiles: await readExtensionSources(extensionsDir, ref),
   });
 }
 
@@ -178,7 +181,7 @@ async function migrateProject(platform: Platform, ref: string, file: string | un
   await generateProject(platform, record);
   const after = await readGenerated(dir);
   const generated = compareGenerated(before, after);
-  const report = applied.length === 0 ? null : await appliedReport(ref, before, after, applied);
+  const report = applied.length === 0 ? null : await appliedReport(ref, platform.config.extensionsDir, before, after, applied);
   const names = applied.map((m) => `${m.version}_${m.name}`);
   const lines = [
     applied.length === 0 ? `${ref}: no pending migrations` : `migrated ${ref}: applied ${names.join(', ')}`,

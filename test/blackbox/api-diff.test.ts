@@ -85,10 +85,22 @@ describe('gantry diff', () => {
           reason: 'select=* answers one more field; writes that omit it still work',
           before: null,
           after: 'colour text',
+          endpoints: ['GET /rest/v1/products', 'POST /rest/v1/products', 'PATCH /rest/v1/products', 'DELETE /rest/v1/products'],
+          types: [
+            "Database['public']['Tables']['products']['Row'].colour: string | null added",
+            "Database['public']['Tables']['products']['Insert'].colour?: string | null added",
+            "Database['public']['Tables']['products']['Update'].colour?: string | null added",
+          ],
+          references: [],
+          data: [],
+          expandContract: null,
+          accepted: null,
         },
       ],
+      database: null,
+      warnings: [],
       lint: { files: [], findings: [] },
-      summary: { breaking: 0, compatible: 1, lint: 0 },
+      summary: { breaking: 0, accepted: 0, compatible: 1, lint: 0 },
       settings: [],
     });
     await commit('colour');
@@ -103,6 +115,13 @@ describe('gantry diff', () => {
         'BREAKING public.products.colour: column removed',
         '  a request that names it now fails (42703), and select=* answers without it',
         '  - colour text',
+        '  endpoints: GET /rest/v1/products, POST /rest/v1/products, PATCH /rest/v1/products, DELETE /rest/v1/products',
+        '  types:',
+        "    Database['public']['Tables']['products']['Row'].colour removed",
+        "    Database['public']['Tables']['products']['Insert'].colour removed",
+        "    Database['public']['Tables']['products']['Update'].colour removed",
+        '  data: rows whose colour value is dropped with it: not counted: no database (gantry diff --data counts them)',
+        '  expand/contract: stop every client and extension reading or writing colour (and drop its NOT NULL or give it a default), release, then drop it',
         '',
       ].join('\n'),
     );
@@ -130,6 +149,13 @@ describe('gantry diff', () => {
         '  - price numeric NOT NULL',
         '  + price integer NOT NULL',
         '  ```',
+        '  - **Endpoints**: `GET /rest/v1/products`, `POST /rest/v1/products`, `PATCH /rest/v1/products`, `DELETE /rest/v1/products`',
+        '  - **Types**: `database.types.ts` unchanged',
+        '  - **Data**: rows with a fractional part in price (the cast to integer rounds them): not counted: no database (gantry diff --data counts them)',
+        '  - **Data**: rows with price outside the range of integer (the migration fails, 22003): not counted: no database (gantry diff --data counts them)',
+        '  - **Expand/contract**: add a column of type integer beside price, backfill it (deciding what happens to values that do not fit), write both, switch clients, then drop price',
+        '',
+        'Accept a breaking change the pull request means with `-- gantry:breaking <target> <reason>` in its migration.',
         '',
       ].join('\n'),
     );
@@ -156,6 +182,8 @@ describe('gantry diff', () => {
         '  +   AS PERMISSIVE FOR SELECT',
         '  +   TO anon',
         '  +   USING ((price < 50))',
+        '  endpoints: GET /rest/v1/products, POST /rest/v1/products, PATCH /rest/v1/products, DELETE /rest/v1/products',
+        '  expand/contract: release the clients that cope with the new access rules first, then change them',
         '',
       ].join('\n'),
     );
@@ -231,5 +259,79 @@ describe('gantry diff: migration lint (squawk)', () => {
     await commit('index');
     const committed = jsonObject(await diff('--json', '--fail-on-lint'));
     expect(committed.lint).toEqual({ files: [], findings: [] });
+  });
+});
+
+describe('gantry diff: what a reviewer must check (helpdesk)', () => {
+  const changes = (report: Record<string, unknown>) => report.changes as Record<string, unknown>[];
+
+  it('names the endpoints, generated types and extension code a rename touches; counts rows with --data; a marker accepts only what it names', async () => {
+    await changeSchema(`CREATE TABLE tickets (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, org_id bigint NOT NULL, title text NOT NULL, status text NOT NULL DEFAULT 'open');
+      CREATE TABLE invoices (id bigint PRIMARY KEY, amount numeric NOT NULL);
+      REVOKE ALL ON invoices FROM anon, authenticated, service_role;
+      GRANT SELECT ON invoices TO authenticated`);
+    await commit('helpdesk');
+    const change = 'ALTER TABLE tickets RENAME COLUMN title TO subject;\nALTER TABLE tickets ALTER COLUMN subject TYPE varchar(200);\nALTER TABLE tickets ADD COLUMN priority int;\nALTER TABLE invoices ALTER COLUMN amount TYPE integer;\n';
+    await changeSchema(change);
+    const migration = path.join(inst.home, 'migrations', ref, '20261128120000_subject.sql');
+    await fs.writeFile(migration, change);
+    // The database the release will migrate, still at the base: amounts as production holds them.
+    await db.query('ALTER TABLE invoices ALTER COLUMN amount TYPE numeric; INSERT INTO invoices VALUES (1, 10), (2, 12.5), (3, 7.25)');
+    const extension = (await fs.readFile(path.join(import.meta.dirname, '../fixtures/helpdesk/extension.ts.txt'), 'utf8')).replace('generated/helpdesk/', `generated/${ref}/`);
+    await fs.mkdir(path.join(inst.home, 'extensions', ref), { recursive: true });
+    await fs.writeFile(path.join(inst.home, 'extensions', ref, 'index.ts'), extension);
+
+    const refused = await diff('--json', '--data', '--fail-on-breaking');
+    expect(refused.code).toBe(1);
+    const report = jsonObject(refused);
+    expect(changes(report).map((c) => `${c.severity} ${c.kind} ${c.target}`)).toEqual([
+      'breaking column_type_changed public.invoices.amount',
+      'breaking column_renamed public.tickets.title',
+      'breaking column_type_changed public.tickets.subject',
+      'compatible column_added public.tickets.priority',
+    ]);
+    const [amount, renamed, retyped] = changes(report);
+    expect(amount).toMatchObject({
+      endpoints: ['GET /rest/v1/invoices'],
+      types: [],
+      data: [
+        { description: 'rows with a fractional part in amount (the cast to integer rounds them)', rows: 2, note: null },
+        { description: 'rows with amount outside the range of integer (the migration fails, 22003)', rows: 0, note: null },
+      ],
+    });
+    expect(renamed).toMatchObject({
+      message: 'column renamed: title → subject',
+      endpoints: ['GET /rest/v1/tickets', 'POST /rest/v1/tickets', 'PATCH /rest/v1/tickets', 'DELETE /rest/v1/tickets', 'POST /functions/v1/close-ticket'],
+      types: [
+        "Database['public']['Tables']['tickets']['Row'].title: string → subject: string",
+        "Database['public']['Tables']['tickets']['Insert'].title: string → subject: string",
+        "Database['public']['Tables']['tickets']['Update'].title?: string → subject?: string",
+      ],
+      expandContract: 'add column subject, backfill it from title, write both (a trigger or the writers), switch clients to subject, then drop title',
+      accepted: null,
+    });
+    const file = `extensions/${ref}/index.ts`;
+    expect((renamed!.references as Record<string, unknown>[]).map((r) => `${r.file}:${r.line}:${r.column} ${r.kind} ${r.in} ${r.endpoint}`)).toEqual([
+      `${file}:4:22 string null null`,
+      `${file}:9:7 hook null null`,
+      `${file}:10:45 property hook tickets.beforeInsert null`,
+      `${file}:10:56 property hook tickets.beforeInsert null`,
+      `${file}:19:32 sql route close-ticket POST /functions/v1/close-ticket`,
+    ]);
+    // The database no longer has title: it cannot answer for the base, and says so.
+    expect(retyped!.data).toEqual([
+      { description: 'rows with title longer than 200 characters (the migration fails, 22001)', rows: null, note: `not counted: the database's tickets has no column title (it is not at the base's schema)` },
+    ]);
+
+    await fs.writeFile(migration, `-- gantry:breaking tickets.title the app reads subject since 2.4\n-- gantry:breaking tickets.subject titles are at most 200 characters\n${change}`);
+    const partly = await diff('--fail-on-breaking');
+    expect(partly.code).toBe(1);
+    expect(partly.stdout).toContain(`: 3 breaking (2 accepted), 1 compatible\nBREAKING public.invoices.amount: type numeric → integer\n`);
+    await fs.writeFile(migration, `-- gantry:breaking tickets.title the app reads subject since 2.4\n-- gantry:breaking tickets.subject titles are at most 200 characters\n-- gantry:breaking invoices.amount amounts are whole euros\n-- gantry:breaking tickets.state no such column\n${change}`);
+    const accepted = await diff('--fail-on-breaking', '--format', 'markdown');
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain(`**3 breaking** (3 accepted), 1 compatible\n\n#### Breaking, accepted\n\n- \`public.invoices.amount\`: type numeric → integer.`);
+    expect(accepted.stdout).toContain(`  - **Accepted**: the app reads subject since 2.4 (\`migrations/${ref}/20261128120000_subject.sql:1\`)\n`);
+    expect(accepted.stdout).toContain(`#### Warnings\n\n- \`migrations/${ref}/20261128120000_subject.sql:4\`: -- gantry:breaking tickets.state names no breaking change of this report\n`);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiChange } from '../../../generator/api-diff/api-change.js';
 import { apiReport } from '../../../generator/api-diff/api-report.js';
 import { diffApi, emptyApiDescription } from '../../../generator/api-diff/diff-api.js';
+import { describeChanges } from '../../../generator/api-diff/make-report.js';
 import { parseSquawkReport } from '../../../generator/api-diff/migration-lint.js';
 import { renderMarkdown } from '../../../generator/api-diff/render-markdown.js';
 import { renderText } from '../../../generator/api-diff/render-text.js';
@@ -258,7 +259,7 @@ describe('parseSquawkReport', () => {
 describe('renderers', () => {
   const base = model([table('items', { columns: [column('id', int4), column('price', numeric)] })]);
   const head = model([table('items', { columns: [column('id', int4), column('price', int4), column('note', text, { nullable: true })] })]);
-  const report = apiReport('shop', 'HEAD', 'working tree', diffApi(base, head), {
+  const report = apiReport('shop', 'HEAD', 'working tree', describeChanges(base, head, []).changes, {
     files: ['migrations/shop/20261126120000_retype.sql'],
     findings: [{ file: 'migrations/shop/20261126120000_retype.sql', line: 1, column: 38, rule: 'changing-column-type', level: 'warning', message: 'Changing a column type requires an `ACCESS EXCLUSIVE` lock.', help: null }],
   });
@@ -271,9 +272,19 @@ describe('renderers', () => {
         '  values valid before may now be refused or read back differently, whatever the TypeScript type says',
         '  - price numeric NOT NULL',
         '  + price int4 NOT NULL',
+        '  endpoints: GET /rest/v1/items, POST /rest/v1/items, PATCH /rest/v1/items, DELETE /rest/v1/items',
+        '  types: database.types.ts unchanged',
+        '  data: rows with a fractional part in price (the cast to int4 rounds them): not counted: no database (gantry diff --data counts them)',
+        '  data: rows with price outside the range of int4 (the migration fails, 22003): not counted: no database (gantry diff --data counts them)',
+        '  expand/contract: add a column of type int4 beside price, backfill it (deciding what happens to values that do not fit), write both, switch clients, then drop price',
         'compatible public.items.note: column added',
         '  select=* answers one more field; writes that omit it still work',
         '  + note text',
+        '  endpoints: GET /rest/v1/items, POST /rest/v1/items, PATCH /rest/v1/items, DELETE /rest/v1/items',
+        '  types:',
+        "    Database['public']['Tables']['items']['Row'].note: string | null added",
+        "    Database['public']['Tables']['items']['Insert'].note?: string | null added",
+        "    Database['public']['Tables']['items']['Update'].note?: string | null added",
         '',
         'migration lint (squawk): 1 finding in 1 new file',
         'migrations/shop/20261126120000_retype.sql:1:38 changing-column-type (warning): Changing a column type requires an `ACCESS EXCLUSIVE` lock.',
@@ -296,6 +307,11 @@ describe('renderers', () => {
         '  - price numeric NOT NULL',
         '  + price int4 NOT NULL',
         '  ```',
+        '  - **Endpoints**: `GET /rest/v1/items`, `POST /rest/v1/items`, `PATCH /rest/v1/items`, `DELETE /rest/v1/items`',
+        '  - **Types**: `database.types.ts` unchanged',
+        '  - **Data**: rows with a fractional part in price (the cast to int4 rounds them): not counted: no database (gantry diff --data counts them)',
+        '  - **Data**: rows with price outside the range of int4 (the migration fails, 22003): not counted: no database (gantry diff --data counts them)',
+        '  - **Expand/contract**: add a column of type int4 beside price, backfill it (deciding what happens to values that do not fit), write both, switch clients, then drop price',
         '',
         '#### Compatible',
         '',
@@ -303,6 +319,8 @@ describe('renderers', () => {
         '  ```diff',
         '  + note text',
         '  ```',
+        '  - **Endpoints**: `GET /rest/v1/items`, `POST /rest/v1/items`, `PATCH /rest/v1/items`, `DELETE /rest/v1/items`',
+        "  - **Types**: `Database['public']['Tables']['items']['Row'].note: string | null added`; `Database['public']['Tables']['items']['Insert'].note?: string | null added`; `Database['public']['Tables']['items']['Update'].note?: string | null added`",
         '',
         '#### Migration lint (squawk)',
         '',
@@ -311,6 +329,8 @@ describe('renderers', () => {
         '| `migrations/shop/20261126120000_retype.sql` | 1 | `changing-column-type` | Changing a column type requires an `ACCESS EXCLUSIVE` lock. |',
         '',
         'Accept a finding with `-- squawk-ignore <rule>` on the line before the statement.',
+        '',
+        'Accept a breaking change the pull request means with `-- gantry:breaking <target> <reason>` in its migration.',
       ].join('\n'),
     );
   });
