@@ -9,6 +9,8 @@ export type * from './rest/metadata.js';
 export type { ProjectContext, ProjectSettings } from './platform/project-context.js';
 export { rpcRoutes, tableRoutes } from './rest/routes.js';
 export type { ProjectDefinition, RpcRoutes, TableRoutes } from './rest/routes.js';
+export { defineTable } from './rest/table-declaration.js';
+export type { ColumnDeclaration, TableDeclaration } from './rest/table-declaration.js';
 export { defineExtension, route } from './extensions/define.js';
 export type { Extension, ExtensionContext, ExtensionUser, FunctionRoute, RouteMethod, TableHooks } from './extensions/define.js';
 export { ExtensionError } from './extensions/error.js';

@@ -50,6 +50,22 @@ export function printValue(value: Printable, indent = ''): string {
   return `{\n${entries.map(([key, item]) => `${inner}${propertyKey(key)}: ${printValue(item, inner)},\n`).join('')}${indent}}`;
 }
 
+/**
+ * A literal on one line whatever its width: one reviewable line per item of a list (a table's column), so that a
+ * change to the item is a change of its line.
+ */
+export function oneLine(value: Printable): RawCode {
+  return raw(printOneLine(value));
+}
+
+function printOneLine(value: Printable): string {
+  if (value instanceof RawCode || value === null || typeof value !== 'object') return printValue(value);
+  if (Array.isArray(value)) return `[${(value as readonly Printable[]).map(printOneLine).join(', ')}]`;
+  const entries = Object.entries(value as { readonly [key: string]: Printable });
+  if (entries.length === 0) return '{}';
+  return `{ ${entries.map(([key, item]) => `${propertyKey(key)}: ${printOneLine(item)}`).join(', ')} }`;
+}
+
 /** Collects import specifiers per module and prints them sorted, type-only where possible. */
 export class Imports {
   private readonly modules = new Map<string, Map<string, boolean>>();

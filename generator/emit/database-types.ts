@@ -75,7 +75,7 @@ function relationBody(
 ): string {
   const inner = `${indent}  `;
   const relationships = typed.get(relationKey(relation.schema, relation.name)) ?? [];
-  const row = [...rowFields(relation, types), ...computedRowFields(context, relation, types, `${inner}  `)];
+  const row = [...rowFields(relation, types, true), ...computedRowFields(context, relation, types, `${inner}  `)];
   const parts = [`${inner}Row: ${objectType(row, inner)};\n`];
   if (isWritable(relation)) {
     parts.push(`${inner}Insert: ${objectType(insertFields(relation, types), inner)};\n`);

@@ -1,4 +1,6 @@
 import type { AddressPolicy } from '../outbound/address-policy.js';
+import { fieldList, type BodyOf } from '../http/endpoint.js';
+import type { callsEndpoints } from './endpoints.js';
 import type { FieldError } from './errors.js';
 import { INSIGHT_OPTIONS_FIELD, parseCallInsightOptions, type CallInsightOptions } from './insights/call-options.js';
 import { canonicalLanguage, fieldsOf, isObject, NOT_AN_OBJECT, operatorId, outboundUrl, requiredString, type Validated } from './validation.js';
@@ -12,10 +14,12 @@ export interface AnalyzeRequest {
   readonly insight_options: CallInsightOptions | null;
 }
 
+const ANALYZE_FIELDS = fieldList<BodyOf<typeof callsEndpoints.analyze>>()(['audio_url', 'language', 'operator_id', INSIGHT_OPTIONS_FIELD]);
+
 export function parseAnalyzeRequest(body: unknown, policy: AddressPolicy): Validated<AnalyzeRequest> {
   if (!isObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
   const errors: FieldError[] = [];
-  const fields = fieldsOf(body, ['audio_url', 'language', 'operator_id', INSIGHT_OPTIONS_FIELD], errors);
+  const fields = fieldsOf(body, ANALYZE_FIELDS, errors);
   const audioUrl = outboundUrl(fields, 'audio_url', policy, errors);
   const languageText = requiredString(fields, 'language', errors);
   const language = languageText === null ? null : canonicalLanguage(languageText);

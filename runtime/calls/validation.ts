@@ -1,6 +1,8 @@
 import type { AddressPolicy } from '../outbound/address-policy.js';
 import { FetchError } from '../outbound/errors.js';
 import { checkOutboundUrl } from '../outbound/outbound-url.js';
+import { fieldList, type BodyOf, type QueryOf } from '../http/endpoint.js';
+import type { callsEndpoints } from './endpoints.js';
 import type { FieldError } from './errors.js';
 import { EVENT_TYPES, isEventType, type EventType } from './webhooks/events.js';
 
@@ -93,6 +95,8 @@ export function isValidIdempotencyKey(key: string): boolean {
   return /^[\x21-\x7e]{1,255}$/.test(key);
 }
 
+const WEBHOOK_FIELDS = fieldList<BodyOf<typeof callsEndpoints.createWebhook>>()(['url', 'events']);
+
 export interface WebhookRequest {
   readonly url: string;
   readonly events: readonly EventType[];
@@ -101,7 +105,7 @@ export interface WebhookRequest {
 export function parseWebhookRequest(body: unknown, policy: AddressPolicy): Validated<WebhookRequest> {
   if (!isObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
   const errors: FieldError[] = [];
-  const fields = fieldsOf(body, ['url', 'events'], errors);
+  const fields = fieldsOf(body, WEBHOOK_FIELDS, errors);
   const url = outboundUrl(fields, 'url', policy, errors);
   const events = fields.events;
   if (events === undefined) {
@@ -117,13 +121,15 @@ export function parseWebhookRequest(body: unknown, policy: AddressPolicy): Valid
   return { ok: true, value: { url: url!, events: [...new Set(events as EventType[])] } };
 }
 
+const ROTATE_FIELDS = fieldList<BodyOf<typeof callsEndpoints.rotateWebhookSecret>>()(['grace_seconds']);
+
 export interface RotateRequest {
   readonly grace_seconds: number;
 }
 
 export function parseRotateRequest(body: unknown): Validated<RotateRequest> {
   const errors: FieldError[] = [];
-  const fields = body === undefined ? {} : fieldsOf(body, ['grace_seconds'], errors);
+  const fields = body === undefined ? {} : fieldsOf(body, ROTATE_FIELDS, errors);
   const grace = fields.grace_seconds ?? 86_400;
   if (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0 || grace > 604_800) {
     errors.push({ field: 'grace_seconds', code: 'invalid_grace_seconds', message: 'grace_seconds must be an integer from 0 to 604800' });
@@ -133,6 +139,8 @@ export function parseRotateRequest(body: unknown): Validated<RotateRequest> {
 }
 
 export const CHECK_IN_SOURCES = ['badge', 'pin', 'web', 'api', 'kiosk'] as const;
+
+const CHECK_IN_FIELDS = fieldList<BodyOf<typeof callsEndpoints.checkIn>>()(['operator_id', 'source', 'site_id', 'occurred_at']);
 
 export interface CheckInRequest {
   readonly operator_id: string;
@@ -144,7 +152,7 @@ export interface CheckInRequest {
 export function parseCheckInRequest(body: unknown): Validated<CheckInRequest> {
   if (!isObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
   const errors: FieldError[] = [];
-  const fields = fieldsOf(body, ['operator_id', 'source', 'site_id', 'occurred_at'], errors);
+  const fields = fieldsOf(body, CHECK_IN_FIELDS, errors);
   const operator = operatorId(fields, errors);
   const source = fields.source ?? 'api';
   if (typeof source !== 'string' || !(CHECK_IN_SOURCES as readonly string[]).includes(source)) {
@@ -166,14 +174,18 @@ export function parseCheckInRequest(body: unknown): Validated<CheckInRequest> {
   return { ok: true, value: { operator_id: operator!, source: source as string, site_id: site as string | null, occurred_at: occurred } };
 }
 
+const OPERATOR_FIELDS = fieldList<BodyOf<typeof callsEndpoints.updateOperator>>()(['active']);
+
 export function parseOperatorUpdate(body: unknown): Validated<{ active: boolean }> {
   if (!isObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
   const errors: FieldError[] = [];
-  const fields = fieldsOf(body, ['active'], errors);
+  const fields = fieldsOf(body, OPERATOR_FIELDS, errors);
   if (typeof fields.active !== 'boolean') errors.push({ field: 'active', code: fields.active === undefined ? 'required' : 'invalid_type', message: 'active must be a boolean' });
   if (errors.length) return { ok: false, errors };
   return { ok: true, value: { active: fields.active as boolean } };
 }
+
+const LIST_PARAMETERS = fieldList<QueryOf<typeof callsEndpoints.listCalls>>()(['limit', 'cursor', 'status', 'operator_id']);
 
 export interface ListQuery {
   readonly limit: number;
@@ -187,7 +199,7 @@ const STATUSES = ['queued', 'processing', 'completed', 'failed'];
 export function parseListQuery(query: Readonly<Record<string, unknown>>): Validated<ListQuery> {
   const errors: FieldError[] = [];
   for (const key of Object.keys(query)) {
-    if (!['limit', 'cursor', 'status', 'operator_id'].includes(key)) errors.push({ field: key, code: 'unknown_parameter', message: 'allowed: limit, cursor, status, operator_id' });
+    if (!LIST_PARAMETERS.includes(key)) errors.push({ field: key, code: 'unknown_parameter', message: `allowed: ${LIST_PARAMETERS.join(', ')}` });
   }
   const single = (name: string): string | null => {
     const value = query[name];

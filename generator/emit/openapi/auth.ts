@@ -1,3 +1,16 @@
+import { jsonSchema, openApiPaths } from '../../../runtime/http/endpoint.js';
+import {
+  AUTH_ENDPOINTS,
+  AUTH_TAG,
+  authError,
+  newPassword as declaredNewPassword,
+  ok,
+  pkceFields as declaredPkceFields,
+  PUBLIC_SECURITY,
+  redirectToParameter,
+  tooMany,
+  unauthorizedKey,
+} from '../../../runtime/auth/routes/endpoints.js';
 import { schemaRef, type JsonSchema } from './json-schema.js';
 
 /**
@@ -5,7 +18,6 @@ import { schemaRef, type JsonSchema } from './json-schema.js';
  * runtime serves it at `/auth/v1`: the same for every project, so it is data here.
  */
 
-const TAG = 'Auth';
 
 const dateTime: JsonSchema = { type: 'string', format: 'date-time' };
 const metadata = (description: string): JsonSchema => ({ type: 'object', additionalProperties: true, description });
@@ -151,21 +163,9 @@ export const authSchemas: Readonly<Record<string, JsonSchema>> = {
   Empty: { type: 'object', description: 'An empty object: the request was accepted.', additionalProperties: false },
 };
 
-function authError(description: string): JsonSchema {
-  return { description, content: { 'application/json': { schema: schemaRef('AuthError') } } };
-}
-
-const tooMany: JsonSchema = {
-  description: 'Rate limited (`over_request_rate_limit`).',
-  headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
-  content: { 'application/json': { schema: schemaRef('AuthError') } },
-};
-
-const unauthorizedKey = authError('No API key (`no_api_key`) or not a key of this project (`invalid_api_key`).');
 const serverError = authError('Unexpected failure (`unexpected_failure`).');
 
 const json = (schema: JsonSchema): JsonSchema => ({ 'application/json': { schema } });
-const ok = (description: string, schema: JsonSchema): JsonSchema => ({ description, content: json(schema) });
 const body = (schema: JsonSchema, required = true): JsonSchema => ({ required, content: json(schema) });
 const object = (properties: Record<string, JsonSchema>, required: readonly string[] = []): JsonSchema => ({
   type: 'object',
@@ -183,23 +183,17 @@ const queryParam = (name: string, description: string, schema: JsonSchema, requi
 const email: JsonSchema = { type: 'string', format: 'email' };
 const phone: JsonSchema = { type: 'string', description: 'E.164, `+` optional (400 `validation_failed` otherwise); stored and answered without `+`.', example: '+15555550100' };
 const channel: JsonSchema = { type: 'string', enum: ['sms', 'whatsapp'], description: 'How the code is sent (default `sms`; `whatsapp` through Twilio or the send-SMS hook).' };
-const pkceFields: Record<string, JsonSchema> = {
-  code_challenge: { type: 'string', minLength: 43, maxLength: 128, description: 'PKCE: the e-mailed link then redirects with `?code=`, exchanged at `/token?grant_type=pkce`.' },
-  code_challenge_method: { type: 'string', enum: ['s256', 'plain'], description: 'With `code_challenge` (either case).' },
-};
-const newPassword: JsonSchema = { type: 'string', minLength: 6, description: 'At least 6 characters.' };
-const redirectTo = queryParam('redirect_to', 'Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL.', {
-  type: 'string',
-  format: 'uri',
-});
+const pkceFields: Record<string, JsonSchema> = Object.fromEntries(Object.entries(declaredPkceFields).map(([name, schema]) => [name, jsonSchema(schema)]));
+const newPassword: JsonSchema = jsonSchema(declaredNewPassword);
+const redirectTo = redirectToParameter;
 
-/** Public endpoints take the anon key; the user endpoints a user's access token; admin ones the service key. */
-const PUBLIC = [{ apikey: [] }, { apikeyQuery: [] }];
+/** The user endpoints take a user's access token; admin ones the service key. */
+const PUBLIC = PUBLIC_SECURITY;
 const USER = [{ apikey: [], bearer: [] }, { bearer: [] }];
 const ADMIN = [{ apikey: [] }, { bearer: [] }];
 
 function op(operationId: string, summary: string, security: readonly unknown[], fields: Record<string, unknown>): JsonSchema {
-  return { tags: [TAG], operationId: `auth.${operationId}`, summary, security: [...security], ...fields };
+  return { tags: [AUTH_TAG], operationId: `auth.${operationId}`, summary, security: [...security], ...fields };
 }
 
 const userId = { name: 'id', in: 'path', required: true, description: 'The user id.', schema: { type: 'string', format: 'uuid' } };
@@ -272,8 +266,8 @@ function discovery(operationId: string, summary: string): JsonSchema {
     },
   });
 }
-/** `/auth/v1/...` path items. */
-export const authPaths: Readonly<Record<string, JsonSchema>> = {
+/** `/auth/v1/...` path items of the endpoints not declared in runtime/auth/routes/endpoints.ts yet. */
+const handKeptPaths: Readonly<Record<string, JsonSchema>> = {
   '/auth/v1/signup': {
     post: op('signUp', 'Sign up with e-mail or phone and password, or anonymously', PUBLIC, {
       description:
@@ -401,19 +395,6 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
   },
-  '/auth/v1/recover': {
-    post: op('recover', 'Request a password recovery e-mail', PUBLIC, {
-      description: 'The same answer whether or not the address exists; the link is valid for 1 hour.',
-      parameters: [redirectTo],
-      requestBody: body(object({ email, redirect_to: { type: 'string', format: 'uri' }, ...pkceFields }, ['email'])),
-      responses: {
-        '200': ok('Accepted.', schemaRef('Message')),
-        '400': authError('Invalid e-mail (`validation_failed`).'),
-        '401': unauthorizedKey,
-        '429': tooMany,
-      },
-    }),
-  },
   '/auth/v1/otp': {
     post: op('signInWithOtp', 'E-mail a sign-in link and code, or text a code (passwordless)', PUBLIC, {
       description:
@@ -475,20 +456,6 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
         '200': ok('Accepted.', schemaRef('Message')),
         '400': authError('Invalid e-mail, phone number or type (`validation_failed`).'),
         '401': unauthorizedKey,
-        '429': tooMany,
-      },
-    }),
-  },
-  '/auth/v1/reset': {
-    post: op('reset', 'Set a new password with a recovery token', PUBLIC, {
-      description: 'Also signs the user out on all devices (every refresh token is revoked).',
-      requestBody: body(object({ token: { type: 'string', description: 'The recovery token.' }, password: newPassword }, ['token', 'password'])),
-      responses: {
-        '200': ok('Password changed.', schemaRef('Message')),
-        '400': authError('Missing token (`validation_failed`).'),
-        '401': unauthorizedKey,
-        '403': authError('Invalid or expired token (`otp_expired`).'),
-        '422': authError('Weak password (`weak_password`).'),
         '429': tooMany,
       },
     }),
@@ -1162,44 +1129,9 @@ export const authPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
   },
-  '/auth/v1/settings': {
-    get: op('settings', 'Public auth settings', [{}], {
-      responses: {
-        '200': ok(
-          'Which sign-in methods are on.',
-          object({
-            external: metadata('Providers: `email` true; `anonymous_users` and each OAuth provider as the project enables them (`auth.anonymous_users`, `auth.external.<provider>.enabled`); `phone` when the project has an SMS sender (an SMS provider or the send-SMS hook).'),
-            disable_signup: { type: 'boolean', description: 'The project setting `auth.disable_signup`.' },
-            mailer_autoconfirm: { type: 'boolean' },
-            phone_autoconfirm: { type: 'boolean' },
-            sms_provider: { type: 'string' },
-            saml_enabled: { type: 'boolean' },
-            saml_private_key_next_configured: { type: 'boolean' },
-            passkeys_enabled: { type: 'boolean', description: 'The project setting `auth.passkey.enabled`.' },
-            mailer_otp_exp: { type: 'integer', description: 'Seconds a mailed code or magic link is valid (`auth.otp_expiry`).' },
-            security_update_password_require_reauthentication: { type: 'boolean', description: 'The project setting `auth.update_password_require_reauthentication`.' },
-          }),
-        ),
-      },
-    }),
-  },
-  '/auth/v1/.well-known/jwks.json': {
-    get: op('jwks', 'Public keys that verify access tokens', [{}], {
-      description: 'The public halves of the asymmetric signing keys that verify now (current, and previous ones in their grace period); empty while the project signs with its shared secret only.',
-      responses: {
-        '200': {
-          description: 'A JSON Web Key Set.',
-          headers: { 'Cache-Control': { description: '`public, max-age=600`.', schema: { type: 'string' } } },
-          content: json(object({ keys: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'A public JWK (`kid`, `alg`, `kty`, `use`, ...).' } } }, ['keys'])),
-        },
-      },
-    }),
-  },
   '/auth/v1/.well-known/oauth-authorization-server': { get: discovery('oauthServerMetadata', 'OAuth 2.1 server metadata (RFC 8414)') },
   '/auth/v1/.well-known/openid-configuration': { get: discovery('openidConfiguration', 'OpenID configuration (the same document)') },
-  '/auth/v1/health': {
-    get: op('health', 'Liveness of the auth API', [{}], {
-      responses: { '200': ok('Up.', object({ version: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' } }, ['version', 'name', 'description'])) },
-    }),
-  },
 };
+
+/** `/auth/v1/...` path items: the declared endpoints' and the hand-kept ones. */
+export const authPaths: Readonly<Record<string, JsonSchema>> = { ...handKeptPaths, ...openApiPaths(AUTH_ENDPOINTS) };

@@ -13,6 +13,8 @@ import { acceptPkceParams } from '../pkce.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { revokeSessions } from '../sessions.js';
 import { findUserByEmail, findUserById, updateUser } from '../users.js';
+import type { BodyOf, DeclaredFields } from '../../http/endpoint.js';
+import type { authEndpoints } from './endpoints.js';
 import { acceptEmail, acceptRedirect } from './signup.js';
 
 export const RECOVER_MESSAGE = 'If an account with this e-mail address exists, a password recovery link has been sent to it';
@@ -24,7 +26,7 @@ export function registerRecovery(router: Router, deps: AuthDeps): void {
     handle(deps, async (req, res) => {
       requireApiKey(req, deps);
       await enforceRateLimit(req, deps, 'recover');
-      const body = bodyOf(req);
+      const body: DeclaredFields<BodyOf<typeof authEndpoints.recover>> = bodyOf(req);
       const email = acceptEmail(body.email);
       const pkce = acceptPkceParams(body);
       const redirectTo = acceptRedirect(req, deps);
@@ -51,7 +53,7 @@ export function registerRecovery(router: Router, deps: AuthDeps): void {
     handle(deps, async (req, res) => {
       requireApiKey(req, deps);
       await enforceRateLimit(req, deps, 'verify');
-      const body = bodyOf(req);
+      const body: DeclaredFields<BodyOf<typeof authEndpoints.reset>> = bodyOf(req);
       if (typeof body.token !== 'string' || body.token === '') throw authErrors.validation('Reset requires the recovery token');
       const password = acceptNewPassword(body.password, 'Reset requires a new password');
       const passwordHash = await deps.passwords.hash(password);

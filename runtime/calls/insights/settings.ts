@@ -1,3 +1,5 @@
+import { fieldList, type BodyOf } from '../../http/endpoint.js';
+import type { callsEndpoints } from '../endpoints.js';
 import type { FieldError } from '../errors.js';
 import { fieldsOf, isObject, NOT_AN_OBJECT, type Validated } from '../validation.js';
 import { phraseWords } from './phrase-spotting.js';
@@ -105,7 +107,7 @@ export interface InsightFields {
   readonly min_score?: number;
 }
 
-export const INSIGHT_FIELDS = ['keyword_lists', 'script', 'redact_pii', 'min_score'] as const;
+export const INSIGHT_FIELDS = fieldList<BodyOf<typeof callsEndpoints.putInsightSettings>>()(['keyword_lists', 'script', 'redact_pii', 'min_score']);
 
 /**
  * Validates the insight fields of `fields` (the tenant's settings, or a call's options) with the

@@ -1,3 +1,5 @@
+import { fieldList, type BodyOf } from '../../http/endpoint.js';
+import type { callsEndpoints } from '../endpoints.js';
 import type { FieldError } from '../errors.js';
 import type { AddressPolicy } from '../../outbound/address-policy.js';
 import { canonicalLanguage, fieldsOf, isObject, NOT_AN_OBJECT, outboundUrl, type Validated } from '../validation.js';
@@ -57,10 +59,12 @@ function openAiInput(value: unknown, policy: AddressPolicy, errors: FieldError[]
   return { baseUrl: baseUrl ?? '', model: typeof model === 'string' ? model : '', languages, apiKey: typeof apiKey === 'string' ? apiKey : null };
 }
 
+const SPEECH_FIELDS = fieldList<BodyOf<typeof callsEndpoints.putSpeechSettings>>()(['engines', 'openai']);
+
 export function parseTenantSpeechInput(body: unknown, policy: AddressPolicy): Validated<TenantSpeechInput> {
   if (!isObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
   const errors: FieldError[] = [];
-  const fields = fieldsOf(body, ['engines', 'openai'], errors);
+  const fields = fieldsOf(body, SPEECH_FIELDS, errors);
   let engines: EngineKind[] | null = null;
   if (fields.engines !== undefined && fields.engines !== null) {
     if (!Array.isArray(fields.engines) || fields.engines.length > ENGINE_KINDS.length) {

@@ -283,7 +283,9 @@ describe('generator on the hostile schema', () => {
     // Two exposed schemas: the second one's modules get schema-qualified file names.
     const files = emitProject(await introspect(db, ['public', 'private']), { ref: 'hostile' });
     expect(formatterChanges(files)).toEqual([]);
-    expect(files.get('tables/user.ts')).toContain('  /** Sort order */\n  order: number;\n');
+    // A column's comment is the JSDoc of its Row field, stated once, in database.types.ts, which tables/<t>.ts indexes.
+    expect(files.get('database.types.ts')).toContain('          /** Sort order */\n          order: number;\n');
+    expect(files.get('tables/user.ts')).toContain('export type Row = Database["public"]["Tables"]["user"]["Row"];\n');
     expect([...files.keys()].filter((file) => file.includes('secrets'))).toEqual([
       expect.stringMatching(/^tables\/private_secrets-[0-9a-f]{8}\.ts$/),
     ]);

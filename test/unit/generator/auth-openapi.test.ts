@@ -1,6 +1,8 @@
 import type { Router } from 'express';
 import { describe, expect, it } from 'vitest';
 import { authPaths } from '../../../generator/emit/openapi/auth.js';
+import { AUTH_ENDPOINTS } from '../../../runtime/auth/routes/endpoints.js';
+import { routeKey } from '../../../runtime/http/endpoint.js';
 import { buildKeyring } from '../../../runtime/auth/keyring.js';
 import { createAuthRouter } from '../../../runtime/auth/router.js';
 import { loadConfig } from '../../../runtime/config.js';
@@ -42,20 +44,89 @@ function documentedRoutes(): string[] {
   );
 }
 
+/** The routes whose document is still written by hand in generator/emit/openapi/auth.ts: this list only shrinks. */
+const NOT_DECLARED_YET: readonly string[] = [
+  'DELETE /admin/oauth/clients/:client_id',
+  'DELETE /admin/users/:id',
+  'DELETE /admin/users/:id/factors/:factor_id',
+  'DELETE /admin/users/:id/passkeys/:passkey_id',
+  'DELETE /factors/:factor_id',
+  'DELETE /passkeys/:passkey_id',
+  'DELETE /user/identities/:identity_id',
+  'DELETE /user/oauth/grants',
+  'GET /.well-known/oauth-authorization-server',
+  'GET /.well-known/openid-configuration',
+  'GET /admin/oauth/clients',
+  'GET /admin/oauth/clients/:client_id',
+  'GET /admin/users',
+  'GET /admin/users/:id',
+  'GET /admin/users/:id/factors',
+  'GET /admin/users/:id/passkeys',
+  'GET /authorize',
+  'GET /callback',
+  'GET /oauth/authorizations/:authorization_id',
+  'GET /oauth/authorize',
+  'GET /oauth/userinfo',
+  'GET /passkeys',
+  'GET /reauthenticate',
+  'GET /user',
+  'GET /user/identities/authorize',
+  'GET /user/oauth/grants',
+  'GET /verify',
+  'PATCH /passkeys/:passkey_id',
+  'POST /admin/generate_link',
+  'POST /admin/oauth/clients',
+  'POST /admin/oauth/clients/:client_id/regenerate_secret',
+  'POST /admin/users',
+  'POST /callback',
+  'POST /factors',
+  'POST /factors/:factor_id/challenge',
+  'POST /factors/:factor_id/verify',
+  'POST /invite',
+  'POST /logout',
+  'POST /magiclink',
+  'POST /oauth/authorizations/:authorization_id/consent',
+  'POST /oauth/clients/register',
+  'POST /oauth/token',
+  'POST /otp',
+  'POST /passkeys/authentication/options',
+  'POST /passkeys/authentication/verify',
+  'POST /passkeys/registration/options',
+  'POST /passkeys/registration/verify',
+  'POST /resend',
+  'POST /signup',
+  'POST /token',
+  'POST /verify',
+  'PUT /admin/oauth/clients/:client_id',
+  'PUT /admin/users/:id',
+  'PUT /admin/users/:id/factors/:factor_id',
+  'PUT /user',
+];
+
+function servedAuthRoutes(): string[] {
+  const ctx = {
+    ref: 'docs',
+    jwtSecret: 'x'.repeat(40),
+    keyring: buildKeyring('x'.repeat(40), [], 'HS256'),
+    // Passkeys and the OAuth 2.1 server on: their routes are served and documented; off, they answer passkey_disabled / feature_disabled.
+    settings: resolveSettings({ 'auth.passkey.enabled': true, 'auth.oauth_server.enabled': true }),
+    config: loadConfig({}),
+  } as unknown as ProjectContext;
+  const router = createAuthRouter(ctx, { log: createLogger('silent'), mailer: { send: async () => undefined } as never });
+  // A feature that falls through to its switched-off answer when not enabled (`/authorize`) is served by two routes.
+  return [...new Set(servedRoutes(router))].filter((route) => !SWITCHED_OFF.has(route));
+}
+
 describe('the auth OpenAPI document', () => {
   it('documents every route the auth router serves, with its methods, and nothing else', () => {
-    const ctx = {
-      ref: 'docs',
-      jwtSecret: 'x'.repeat(40),
-      keyring: buildKeyring('x'.repeat(40), [], 'HS256'),
-      // Passkeys and the OAuth 2.1 server on: their routes are served and documented; off, they answer passkey_disabled / feature_disabled.
-      settings: resolveSettings({ 'auth.passkey.enabled': true, 'auth.oauth_server.enabled': true }),
-      config: loadConfig({}),
-    } as unknown as ProjectContext;
-    const router = createAuthRouter(ctx, { log: createLogger('silent'), mailer: { send: async () => undefined } as never });
-    // A feature that falls through to its switched-off answer when not enabled (`/authorize`) is served by two routes.
-    const served = [...new Set(servedRoutes(router))].filter((route) => !SWITCHED_OFF.has(route));
+    const served = servedAuthRoutes();
     expect(served.length).toBeGreaterThan(20);
     expect(documentedRoutes().sort()).toEqual(served.sort());
+  });
+
+  it('has a declaration for every route the auth router serves but those still documented by hand', () => {
+    const declared = AUTH_ENDPOINTS.map((endpoint) => routeKey(endpoint, '/auth/v1'));
+    expect(servedAuthRoutes().filter((route) => !declared.includes(route)).sort()).toEqual([...NOT_DECLARED_YET].sort());
+    expect(declared.filter((route) => !servedAuthRoutes().includes(route))).toEqual([]);
   });
 });

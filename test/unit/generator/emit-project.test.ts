@@ -87,6 +87,22 @@ describe('emitProject', () => {
     ]);
   });
 
+  it('states an added column in one line of its table module and its Row/Insert/Update once, in database.types.ts', () => {
+    const changedModel = {
+      ...sample,
+      relations: sample.relations.map((r) => (r.name === 'posts' ? { ...r, columns: [...r.columns, column('title', text, { nullable: true })] } : r)),
+    };
+    const after = emitProject(changedModel, { ref: 'demo' });
+    /** Lines of the new text that the old one lacks, the fingerprint line of the header aside. */
+    const added = (file: string): string[] => {
+      const old = (files.get(file) ?? '').split('\n');
+      return (after.get(file) ?? '').split('\n').slice(2).filter((line) => !old.includes(line));
+    };
+    expect(added('tables/posts.ts')).toEqual(['    { name: "title", pgType: "text" },']);
+    expect(added('database.types.ts')).toEqual(['          title: string | null;', '          title?: string | null;', '          title?: string | null;']);
+    expect(after.get('tables/posts.ts')).toContain('export type Row = Database["public"]["Tables"]["posts"]["Row"];\n');
+  });
+
   it('is already formatted (a fixed point of TypeScript\'s formatter)', () => {
     expect(formatterChanges(files)).toEqual([]);
   });
