@@ -4,7 +4,7 @@ import { assertValidRef, deleteProject, readSchemaFiles } from '../../runtime/pl
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { displaySettings, parseSetting, settingLines } from '../../runtime/platform/settings.js';
-import { isAccessTokenAlg, type AccessTokenAlg, type SigningAlg } from '../../runtime/auth/keyring.js';
+import { isAccessTokenAlg, type AccessTokenAlg, type SigningAlg } from '../../runtime/tokens/keyring.js';
 import {
   currentSigningKey,
   DEFAULT_ROTATION_GRACE_SECONDS,

@@ -1,6 +1,6 @@
 import type { ProjectSettings } from './project-context.js';
 import { compileRedirectGlob, splitPatternList } from '../auth/redirect-glob.js';
-import { isAccessTokenAlg, type AccessTokenAlg } from '../auth/keyring.js';
+import { isAccessTokenAlg, type AccessTokenAlg } from '../tokens/keyring.js';
 import { isRpId, isRpOrigin } from '../auth/webauthn-rp.js';
 import { DEFAULT_EXPOSED_SCHEMAS, isForbiddenSchema } from './exposed-schemas.js';
 import {

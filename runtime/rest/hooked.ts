@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ProjectClaims } from '../auth/jwt.js';
+import type { ProjectClaims } from '../tokens/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
 import { logExtensionFault, requestScope, runEffects, type FaultLog } from '../extensions/context.js';
 import type { Extension, ExtensionContext, TableHooks } from '../extensions/define.js';

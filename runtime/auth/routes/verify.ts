@@ -8,7 +8,7 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
-import { signJwt } from '../jwt.js';
+import { signJwt } from '../../tokens/jwt.js';
 import { issueAuthCode } from '../flow-state.js';
 import {
   consumeUserTokens,

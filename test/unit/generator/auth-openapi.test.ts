@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { describe, expect, it } from 'vitest';
 import { authPaths } from '../../../generator/emit/openapi/auth.js';
-import { buildKeyring } from '../../../runtime/auth/keyring.js';
+import { buildKeyring } from '../../../runtime/tokens/keyring.js';
 import { createAuthRouter } from '../../../runtime/auth/router.js';
 import { loadConfig } from '../../../runtime/config.js';
 import { createLogger } from '../../../runtime/logger.js';
