@@ -6,7 +6,7 @@ import { hookEnabled, runHook } from './hooks/run-hook.js';
 import { generateOtpCode, issueOneTimeToken } from './one-time-tokens.js';
 import { hitRateLimit } from './rate-limits.js';
 import { SmsSendError, renderSmsTemplate, sendThroughProvider, type OutgoingSms, type SmsChannel } from './sms/sms-sender.js';
-import { openSmsSecret, testOtpFor } from './sms/sms-settings.js';
+import { openSmsSecret, testOtpFor } from '../settings/sms-settings.js';
 import { phoneProviderEnabled } from './sms/phone-provider.js';
 import { userJson, type UserRow } from './user-json.js';
 import { updateUser } from './users.js';

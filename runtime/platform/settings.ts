@@ -1,7 +1,7 @@
 import type { ProjectSettings } from './project-context.js';
-import { compileRedirectGlob, splitPatternList } from '../auth/redirect-glob.js';
+import { compileRedirectGlob, splitPatternList } from '../settings/redirect-glob.js';
 import { isAccessTokenAlg, type AccessTokenAlg } from '../tokens/keyring.js';
-import { isRpId, isRpOrigin } from '../auth/webauthn-rp.js';
+import { isRpId, isRpOrigin } from '../settings/webauthn-rp.js';
 import { DEFAULT_EXPOSED_SCHEMAS, isForbiddenSchema } from './exposed-schemas.js';
 import {
   displayExternalProviders,
@@ -9,9 +9,9 @@ import {
   parseExternalSetting,
   resolveExternalProviders,
   type ExternalSettingKey,
-} from '../auth/external/provider-settings.js';
-import { displayHooks, isHookSettingKey, parseHookSetting, resolveHooks, type HookSettingKey } from '../auth/hooks/hook-settings.js';
-import { displaySmsSettings, isSmsSecretKey, isSmsSettingKey, parseSmsSetting, resolveSmsSettings, type SmsSettingKey } from '../auth/sms/sms-settings.js';
+} from '../settings/provider-settings.js';
+import { displayHooks, isHookSettingKey, parseHookSetting, resolveHooks, type HookSettingKey } from '../settings/hook-settings.js';
+import { displaySmsSettings, isSmsSecretKey, isSmsSettingKey, parseSmsSetting, resolveSmsSettings, type SmsSettingKey } from '../settings/sms-settings.js';
 import { CodedError } from '../coded-error.js';
 
 export class SettingsError extends CodedError {

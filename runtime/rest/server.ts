@@ -14,7 +14,7 @@ import { mayCommit, needsCommitDecision, planResponse, respond, writeError, writ
 import type { ProjectDefinition } from './routes.js';
 import { PlanCache } from './plan-cache.js';
 import { extensionUnavailableError, requestNeedsExtension, type UnavailableExtension } from '../extensions/unavailable.js';
-import { hooksFor, onlyReshapes, runHooked, shapeRead } from './hooked.js';
+import { hooksFor, onlyReshapes, runHooked, shapeRead } from '../extensions/hooked.js';
 import type { LoadedExtension } from '../extensions/loader.js';
 import { buildStatement } from './sql/build.js';
 import type { ResultRow } from './sql/envelope.js';

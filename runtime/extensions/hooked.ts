@@ -1,16 +1,16 @@
 import type pg from 'pg';
 import type { ProjectClaims } from '../tokens/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
-import { logExtensionFault, requestScope, runEffects, type FaultLog } from '../extensions/context.js';
-import type { Extension, ExtensionContext, TableHooks } from '../extensions/define.js';
+import { logExtensionFault, requestScope, runEffects, type FaultLog } from './context.js';
+import type { Extension, ExtensionContext, TableHooks } from './define.js';
 import type { ProjectContext } from '../platform/project-context.js';
-import { pgrstError } from './errors.js';
-import type { ProjectMeta } from './metadata.js';
-import type { ApiRequest, RowsPayload } from './parse/ast.js';
-import { mayCommit, needsCommitDecision } from './respond.js';
-import { buildStatement } from './sql/build.js';
-import type { ResultRow } from './sql/envelope.js';
-import { plannedRowsFromExplain, type BodyShape, type BuiltStatement } from './sql/statement.js';
+import { pgrstError } from '../rest/errors.js';
+import type { ProjectMeta } from '../rest/metadata.js';
+import type { ApiRequest, RowsPayload } from '../rest/parse/ast.js';
+import { mayCommit, needsCommitDecision } from '../rest/respond.js';
+import { buildStatement } from '../rest/sql/build.js';
+import type { ResultRow } from '../rest/sql/envelope.js';
+import { plannedRowsFromExplain, type BodyShape, type BuiltStatement } from '../rest/sql/statement.js';
 
 type Record_ = Record<string, unknown>;
 export type AnyTableHooks = TableHooks<Record_, Record_, Record_>;
