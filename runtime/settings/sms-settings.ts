@@ -1,5 +1,5 @@
 import { openValue, purposeKey, sealValue } from '../sealed-value.js';
-import { formatPhone, isE164 } from '../auth/phone-number.js';
+import { formatPhone, isE164 } from './phone-format.js';
 import { CodedError } from '../coded-error.js';
 
 /**
