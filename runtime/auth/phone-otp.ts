@@ -10,7 +10,7 @@ import { openSmsSecret, testOtpFor } from '../settings/sms-settings.js';
 import { phoneProviderEnabled } from './sms/phone-provider.js';
 import { userJson, type UserRow } from './user-json.js';
 import { updateUser } from './users.js';
-import { isBlank } from './routes/signup.js';
+import { isBlank } from './request-fields.js';
 
 /** GoTrue's InvalidChannelError. */
 const INVALID_CHANNEL = "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.";

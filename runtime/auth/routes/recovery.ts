@@ -13,7 +13,7 @@ import { acceptPkceParams } from '../pkce.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { revokeSessions } from '../sessions.js';
 import { findUserByEmail, findUserById, updateUser } from '../users.js';
-import { acceptEmail, acceptRedirect } from './signup.js';
+import { acceptEmail, acceptRedirect } from '../request-fields.js';
 
 export const RECOVER_MESSAGE = 'If an account with this e-mail address exists, a password recovery link has been sent to it';
 export const RESET_MESSAGE = 'Your password has been reset; sign in with the new password';

@@ -16,7 +16,7 @@ import { idTokenGrant } from '../external/id-token-sign-in.js';
 import { findUserByEmail, findUserById, findUserByPhone, isBanned, updateUser } from '../users.js';
 import { formatPhone } from '../../settings/phone-format.js';
 import { phoneEnabled } from '../phone-otp.js';
-import { isBlank } from './signup.js';
+import { isBlank } from '../request-fields.js';
 import { metrics } from '../../metrics.js';
 
 const GRANT_KINDS: ReadonlySet<string> = new Set(['password', 'refresh_token', 'pkce', 'id_token', 'web3']);
