@@ -110,7 +110,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       // A project gantry.toml declares keeps its settings there: --set writes the file, then applies it.
       const inFile = sets.length > 0 && file !== null && file.projects.some((p) => p.ref === ref);
       const assignments = inFile ? [] : sets.map(parseSetting);
-      const { configureProject } = await import('./project-config.js');
+      const { configureProject } = await import('../settings/project-config.js');
       const { setInConfigFile } = await import('../settings/config-set.js');
       const { record, generated, written } = await withPlatform(async (platform) => {
         const project = await requireProject(platform, ref);

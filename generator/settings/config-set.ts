@@ -3,7 +3,7 @@ import type { ConfigFile, FileSettingValue } from '../../runtime/config-file.js'
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 import { isSecretSetting, parseSetting, SettingsError, type SettingAssignment } from '../../runtime/platform/settings.js';
 import { CliError } from '../cli/output.js';
-import { configureProject, type ConfigResult } from '../cli/project-config.js';
+import { configureProject, type ConfigResult } from './project-config.js';
 import { envReference, secretLiteralError } from './declared.js';
 import { settingLine, setSettingInText } from './toml-edit.js';
 import { replaceFile } from '../write.js';
