@@ -22,7 +22,8 @@ import { parseApiDescription } from '../api-diff/load-description.js';
 import { makeApiReport } from '../api-diff/make-report.js';
 import { renderText } from '../api-diff/render-text.js';
 import { withAppliedSettings } from '../settings/apply.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 const USAGE = 'usage: gantry migrate <ref> [FILE.sql] [--force] [--production] | migrate --all [--force] [--production]';
 

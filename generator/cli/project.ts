@@ -13,7 +13,8 @@ import {
   rotateSigningKey,
 } from '../../runtime/platform/signing-keys.js';
 import { removeGenerated } from '../write.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promise<T> {
   const platform = await Platform.open(loadConfig());

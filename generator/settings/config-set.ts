@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import type { ConfigFile, FileSettingValue } from '../../runtime/config-file.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 import { isSecretSetting, parseSetting, SettingsError, type SettingAssignment } from '../../runtime/platform/settings.js';
-import { CliError } from '../cli/output.js';
+import { CliError } from '../command-error.js';
 import { configureProject, type ConfigResult } from './project-config.js';
 import { envReference, secretLiteralError } from './declared.js';
 import { settingLine, setSettingInText } from './toml-edit.js';

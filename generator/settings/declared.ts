@@ -4,7 +4,7 @@ import { openProviderSecret } from '../../runtime/settings/provider-settings.js'
 import { openHookSecrets, splitHookSecrets, type HookName } from '../../runtime/settings/hook-settings.js';
 import { openSmsSecret, type SmsSettingKey } from '../../runtime/settings/sms-settings.js';
 import { isSecretSetting, parseSetting, resolveSettings, settingLines, type SettingAssignment } from '../../runtime/platform/settings.js';
-import { CliError } from '../cli/output.js';
+import { CliError } from '../command-error.js';
 
 /**
  * The settings a project's `[projects.<ref>.settings]` declares, turned into what `project config --set` takes,
