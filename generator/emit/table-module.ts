@@ -2,7 +2,7 @@ import { tableMeta } from '../model/project-meta.js';
 import { relationKey } from '../model/relationships.js';
 import { docComment, Imports, printValue, sections, type Printable } from './code.js';
 import { runtimeModule, type EmitContext, type TableModule } from './context.js';
-import { fileHeader } from './header.js';
+import { fileHeader } from '../../runtime/generated-files.js';
 import { insertFields, isWritable, objectType, rowFields, updateFields } from './row-types.js';
 import type { TypeContext } from './ts-types.js';
 
