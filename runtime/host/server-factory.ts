@@ -15,7 +15,8 @@ import { functionPaths, withFunctionPaths } from '../extensions/openapi.js';
 import { CORS_HEADERS } from './cors.js';
 import { sendHostError } from './envelope.js';
 import { metrics } from '../metrics.js';
-import { generatedFingerprint, loadGeneratedDefinition } from './project-loader.js';
+import { loadGeneratedDefinition } from './project-loader.js';
+import { generatedFingerprint } from '../generated-files.js';
 import type { ServerFactory } from './project-directory.js';
 
 function notFound(ref: string) {
