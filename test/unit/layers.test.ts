@@ -48,7 +48,7 @@ describe('layers', () => {
  */
 const floors: readonly (readonly string[])[] = [
   // Leaves: PostgreSQL connections and transactions, HTTP bodies and replies, mail, outbound requests.
-  ['runtime/coded-error.ts', 'runtime/logger.ts', 'runtime/db', 'runtime/http', 'runtime/mail', 'runtime/outbound'],
+  ['runtime/coded-error.ts', 'runtime/env.ts', 'runtime/logger.ts', 'runtime/db', 'runtime/http', 'runtime/mail', 'runtime/outbound'],
   ['runtime/config-error.ts', 'runtime/sealed-value.ts', 'runtime/generated-files.ts'],
   // What the registry stores and the APIs read: settings' kinds, tokens and keys, gantry.toml.
   ['runtime/config-file.ts', 'runtime/settings', 'runtime/tokens'],
