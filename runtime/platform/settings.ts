@@ -18,7 +18,7 @@ export class SettingsError extends CodedError {
   readonly code = 'invalid_setting';
 }
 
-/** Settings with one key each; `auth.external`, `auth.hook` and `auth.sms` are families of keys of their own (auth/external/provider-settings.ts, auth/hooks/hook-settings.ts, auth/sms/sms-settings.ts). */
+/** Settings with one key each; `auth.external`, `auth.hook` and `auth.sms` are families of keys of their own (runtime/settings/provider-settings.ts, hook-settings.ts, sms-settings.ts). */
 export type SettingName = Exclude<keyof ProjectSettings, 'auth.external' | 'auth.hook' | 'auth.sms'>;
 export type SettingValue = ProjectSettings[SettingName];
 /** A parsed `KEY=VALUE`, its value typed by its key. */
