@@ -13,7 +13,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { generateProject } from '../generator/generate.js';
-import { signJwt, verifyProjectToken } from '../runtime/auth/jwt.js';
+import { signJwt, verifyProjectToken } from '../runtime/tokens/jwt.js';
 import { createProject, deleteProject } from '../runtime/platform/bootstrap.js';
 import { projectKeys } from '../runtime/platform/keys.js';
 import { startInProcessHost } from './in-process-host.js';

@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { signJwt } from '../runtime/auth/jwt.js';
+import { signJwt } from '../runtime/tokens/jwt.js';
 import { autocannon } from './load.js';
 
 /**

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateProject } from '../generator/generate.js';
-import { signJwt } from '../runtime/auth/jwt.js';
+import { signJwt } from '../runtime/tokens/jwt.js';
 import { loadConfig } from '../runtime/config.js';
 import { createProject } from '../runtime/platform/bootstrap.js';
 import { projectKeys } from '../runtime/platform/keys.js';

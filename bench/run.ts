@@ -27,7 +27,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { generateProject } from '../generator/generate.js';
-import { signJwt } from '../runtime/auth/jwt.js';
+import { signJwt } from '../runtime/tokens/jwt.js';
 import { loadConfig } from '../runtime/config.js';
 import { loadGeneratedDefinition } from '../runtime/host/project-loader.js';
 import * as runtime from '../runtime/index.js';

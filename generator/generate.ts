@@ -8,7 +8,7 @@ import { functionPaths } from '../runtime/extensions/openapi.js';
 import { evaluateBundle } from '../runtime/platform/evaluate-bundle.js';
 import * as runtime from '../runtime/index.js';
 import type { CodeSync } from '../runtime/host/project-directory.js';
-import { generatedFingerprint } from '../runtime/host/project-loader.js';
+import { generatedFingerprint } from '../runtime/generated-files.js';
 import type { Platform, ProjectRecord } from '../runtime/platform/platform.js';
 import { emitProject } from './emit/project.js';
 import type { SqlCheck } from './extension-sql/check-queries.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { GantryConfig } from '../runtime/config.js';
 import { compareCodePoints } from './model/sort.js';
-import { headerMarker } from './emit/header.js';
+import { headerMarker } from '../runtime/generated-files.js';
 import { lineDiff } from './line-diff.js';
 
 export interface WriteResult {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { MIN_BUDGET } from './db/connection-budget.js';
 import { readCallsSettings, type CallsSettings } from './calls/settings.js';
 import { ConfigError } from './config-error.js';
+import { envFlag, envStrictFlag } from './env.js';
 import { findConfigFile, readConfigFile, type ConfigFile } from './config-file.js';
 import { readClusterDeclarations, type ClusterDeclaration } from './platform/cluster-config.js';
 
@@ -42,7 +43,6 @@ export interface GantryConfig {
   readonly smtpFrom: string;
   /** Default for new projects' `auth.autoconfirm`. */
   readonly authAutoconfirm: boolean;
-  readonly callsAllowPrivateUrls: boolean;
   /**
    * AUTH_ALLOW_PRIVATE_PROVIDER_URLS=true: OAuth/OIDC providers (issuer, token, user-info and key
    * URLs) may be on loopback or private addresses — tests and local development with a provider
@@ -94,18 +94,6 @@ function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
     throw new ConfigError(`${name} must be a port number (0-65535), got "${raw}"`);
   }
   return port;
-}
-
-function readBool(env: NodeJS.ProcessEnv, name: string): boolean {
-  return (env[name] ?? '').toLowerCase() === 'true';
-}
-
-/** `true` or `false`; unset or empty takes the fallback, anything else is a mistake worth stopping for. */
-function readStrictBool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '') return fallback;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
 function readDirectUrl(env: NodeJS.ProcessEnv): string | null {
@@ -165,7 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   return {
     databaseUrl: env.DATABASE_URL || null,
     databaseDirectUrl,
-    preparedStatements: readStrictBool(env, 'DB_PREPARED_STATEMENTS', databaseDirectUrl === null),
+    preparedStatements: envStrictFlag(env, 'DB_PREPARED_STATEMENTS', databaseDirectUrl === null, (message) => new ConfigError(message)),
     root,
     configFile,
     gantryHome: env.GANTRY_HOME ? path.resolve(env.GANTRY_HOME) : path.join(root, '.gantry'),
@@ -176,9 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     publicUrlSet: Boolean(env.PUBLIC_URL),
     smtpUrl: env.SMTP_URL || null,
     smtpFrom: env.SMTP_FROM || 'no-reply@localhost',
-    authAutoconfirm: readBool(env, 'AUTH_AUTOCONFIRM'),
-    authAllowPrivateProviderUrls: readBool(env, 'AUTH_ALLOW_PRIVATE_PROVIDER_URLS'),
-    callsAllowPrivateUrls: readBool(env, 'CALLS_ALLOW_PRIVATE_URLS'),
+    authAutoconfirm: envFlag(env, 'AUTH_AUTOCONFIRM'),
+    authAllowPrivateProviderUrls: envFlag(env, 'AUTH_ALLOW_PRIVATE_PROVIDER_URLS'),
     calls: readCallsSettings(env),
     generatedDir: folder(env, root, configFile, 'generated'),
     extensionsDir: folder(env, root, configFile, 'extensions'),

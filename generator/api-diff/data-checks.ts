@@ -1,4 +1,4 @@
-import { qualifiedName, quoteIdent } from '../../runtime/rest/sql/identifiers.js';
+import { qualifiedName, quoteIdent } from '../../runtime/db/identifiers.js';
 import type { ColumnModel, RelationModel } from '../model/types.js';
 import type { ApiChange, ChangeSubject } from './api-change.js';
 

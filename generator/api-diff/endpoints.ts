@@ -1,5 +1,5 @@
 import { apiRoles } from '../introspect/catalog-queries.js';
-import { resolveDomain } from '../model/project-meta.js';
+import { resolveDomain } from '../model/domains.js';
 import type { FunctionModel, RelationModel, SchemaModel, TypeRef } from '../model/types.js';
 import type { ChangeSubject } from './api-change.js';
 

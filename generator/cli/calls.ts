@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { createApiKey, revokeApiKey } from '../../runtime/calls/keys.js';
 import { loadConfig } from '../../runtime/config.js';
 import { Platform } from '../../runtime/platform/platform.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 const USAGE = 'usage: gantry calls key create --tenant <id> | gantry calls key revoke <id>';
 

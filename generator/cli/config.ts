@@ -7,7 +7,8 @@ import { REF_PATTERN } from '../../runtime/platform/bootstrap.js';
 import { importSupabaseConfig } from '../settings/supabase-import.js';
 import { settingLine, setSettingInText } from '../settings/toml-edit.js';
 import { replaceFile } from '../write.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 const USAGE = 'usage: gantry config import <ref> [supabase/config.toml]';
 

@@ -12,7 +12,8 @@ import { projectMigrationsDir, readSeed, SEED_FILE } from '../migrations/local-f
 import { isProduction } from '../migrations/production.js';
 import { tablesWithRows } from '../migrations/user-rows.js';
 import { withAppliedSettings } from '../settings/apply.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 const USAGE = 'usage: gantry db reset <ref> [--yes]';
 

@@ -17,7 +17,8 @@ import { renderMarkdown } from '../api-diff/render-markdown.js';
 import { renderText } from '../api-diff/render-text.js';
 import { listLocalMigrations, projectMigrationsDir } from '../migrations/local-files.js';
 import { declaredIn, diffSettings, settingsMarkdown, settingsText, type SettingDiff } from '../settings/file-diff.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 const USAGE = 'usage: gantry diff <ref> [--base GIT_REF] [--fail-on-breaking] [--fail-on-lint] [--data | --data-url URL] [--format text|markdown] [--json]';
 

@@ -9,7 +9,8 @@ import { gatePasses, projectPasses, reportProject, reportText } from '../check/r
 import { generateProject } from '../generate.js';
 import { planDeclared } from '../settings/apply.js';
 import { driftLines } from '../settings/declared.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 async function openProject(platform: Platform, ref: string | undefined): Promise<ProjectRecord> {
   if (!ref) throw new CliError('usage', 'a project ref is required');

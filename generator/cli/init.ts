@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { CONFIG_FILE_NAME, findConfigFile, parseConfigFile } from '../../runtime/config-file.js';
 import { assertValidRef } from '../../runtime/platform/bootstrap.js';
 import { CONFIG_HEADER, initFiles, projectTable, type InitFile } from '../init/plan.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 const USAGE = 'usage: gantry init [<ref>] [--json]';
 

@@ -23,7 +23,8 @@ import { readExtensionSources } from '../api-diff/extension-sources.js';
 import { makeApiReport } from '../api-diff/make-report.js';
 import { renderText } from '../api-diff/render-text.js';
 import { withAppliedSettings } from '../settings/apply.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 const USAGE = 'usage: gantry migrate <ref> [FILE.sql] [--force] [--production] | migrate --all [--force] [--production]';
 

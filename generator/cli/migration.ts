@@ -10,7 +10,8 @@ import { ensureHistoryTable, forgetMigration, readHistory, recordMigration } fro
 import { assertMigrationName, copyMigrations, listLocalMigrations, listMigrationsIn, nextVersions, writeMigration } from '../migrations/local-files.js';
 import { migrationStatus } from '../migrations/status.js';
 import { writeSum } from '../migrations/sum-file.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 const USAGE = 'usage: gantry migration new <ref> <name> | list <ref> | repair <ref> <version> --status applied|reverted | import <ref> DIR';
 

@@ -1,5 +1,3 @@
-import { CodedError } from '../../runtime/coded-error.js';
-
 /** How a command answers: one JSON object on stdout with --json, readable text otherwise. */
 export interface Output {
   readonly json: boolean;
@@ -18,14 +16,4 @@ export function createOutput(json: boolean): Output {
       process.stderr.write(`gantry: ${message}\n`);
     },
   };
-}
-
-/** An error a command reports to the user (exit code 1) rather than a crash. */
-export class CliError extends CodedError {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }

@@ -4,7 +4,7 @@ import { assertValidRef, deleteProject, readSchemaFiles } from '../../runtime/pl
 import { projectKeys } from '../../runtime/platform/keys.js';
 import { Platform } from '../../runtime/platform/platform.js';
 import { displaySettings, parseSetting, settingLines } from '../../runtime/platform/settings.js';
-import { isAccessTokenAlg, type AccessTokenAlg, type SigningAlg } from '../../runtime/auth/keyring.js';
+import { isAccessTokenAlg, type AccessTokenAlg, type SigningAlg } from '../../runtime/tokens/keyring.js';
 import {
   currentSigningKey,
   DEFAULT_ROTATION_GRACE_SECONDS,
@@ -13,7 +13,8 @@ import {
   rotateSigningKey,
 } from '../../runtime/platform/signing-keys.js';
 import { removeGenerated } from '../write.js';
-import { CliError, type Output } from './output.js';
+import { type Output } from './output.js';
+import { CliError } from '../command-error.js';
 
 async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promise<T> {
   const platform = await Platform.open(loadConfig());
@@ -110,7 +111,7 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       // A project gantry.toml declares keeps its settings there: --set writes the file, then applies it.
       const inFile = sets.length > 0 && file !== null && file.projects.some((p) => p.ref === ref);
       const assignments = inFile ? [] : sets.map(parseSetting);
-      const { configureProject } = await import('./project-config.js');
+      const { configureProject } = await import('../settings/project-config.js');
       const { setInConfigFile } = await import('../settings/config-set.js');
       const { record, generated, written } = await withPlatform(async (platform) => {
         const project = await requireProject(platform, ref);

@@ -6,7 +6,7 @@ import type { FunctionModel, RelationModel } from '../model/types.js';
 import { printValue, sections, type Printable } from './code.js';
 import type { EmitContext } from './context.js';
 import { functionSignatures } from './function-types.js';
-import { fileHeader } from './header.js';
+import { fileHeader } from '../../runtime/generated-files.js';
 import { propertyKey, stringLiteral } from './names.js';
 import { insertFields, isWritable, objectType, rowFields, updateFields, type Field } from './row-types.js';
 import { helperTypes, jsonType } from './supabase-helpers.js';

@@ -1,9 +1,9 @@
 import type { DescribedQuery } from '../extension-sql/check-queries.js';
-import { resolveDomain } from '../model/project-meta.js';
+import { resolveDomain } from '../model/domains.js';
 import { compareCodePoints } from '../model/sort.js';
 import type { SchemaModel, TypeRef } from '../model/types.js';
 import { docComment, sections } from './code.js';
-import { fileHeader, withFileFingerprint } from './header.js';
+import { fileHeader, withFileFingerprint } from '../../runtime/generated-files.js';
 import { stringLiteral } from './names.js';
 import { objectType } from './row-types.js';
 import { nullable, tsType, type TypeContext } from './ts-types.js';

@@ -1,5 +1,6 @@
 import { overloadConflict } from '../model/overload-conflict.js';
-import { inputArgs, outputArgs, resolveDomain, resultColumns } from '../model/project-meta.js';
+import { inputArgs, outputArgs, resultColumns } from '../model/project-meta.js';
+import { resolveDomain } from '../model/domains.js';
 import { sortByKey } from '../model/sort.js';
 import { typedRelation } from '../model/typed-relation.js';
 import type { FunctionModel, RelationModel } from '../model/types.js';

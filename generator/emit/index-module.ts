@@ -1,7 +1,7 @@
 import { relationKey } from '../model/relationships.js';
 import { Imports, printValue, sections } from './code.js';
 import { runtimeModule, type EmitContext } from './context.js';
-import { fileHeader } from './header.js';
+import { fileHeader } from '../../runtime/generated-files.js';
 import { propertyKey, stringLiteral } from './names.js';
 
 /**

@@ -5,7 +5,7 @@ import { compareCodePoints } from '../model/sort.js';
 import type { SchemaModel } from '../model/types.js';
 import type { EmitContext, FunctionModule, TableModule } from './context.js';
 import { emitDatabaseTypes } from './database-types.js';
-import { withFileFingerprint } from './header.js';
+import { withFileFingerprint } from '../../runtime/generated-files.js';
 import { emitIndexModule } from './index-module.js';
 import { IdentifierRegistry, moduleFileBase } from './names.js';
 import { emitOpenApiFiles } from './openapi.js';

@@ -2,7 +2,7 @@ import { findAmbiguities } from '../model/ambiguity.js';
 import { relationKey } from '../model/relationships.js';
 import { Imports, printValue, sections, type Printable } from './code.js';
 import { runtimeModule, type EmitContext } from './context.js';
-import { fileHeader } from './header.js';
+import { fileHeader } from '../../runtime/generated-files.js';
 import { propertyKey } from './names.js';
 
 /**

@@ -2,7 +2,7 @@ import { functionMeta } from '../model/project-meta.js';
 import { docComment, Imports, printValue, sections, type Printable } from './code.js';
 import { runtimeModule, type EmitContext, type FunctionModule } from './context.js';
 import { functionSignatures } from './function-types.js';
-import { fileHeader } from './header.js';
+import { fileHeader } from '../../runtime/generated-files.js';
 import type { TypeContext } from './ts-types.js';
 
 /** `rpc/<name>.ts`: the typed signatures and metadata of one function name (all overloads). */

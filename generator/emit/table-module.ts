@@ -4,7 +4,7 @@ import { relationKey } from '../model/relationships.js';
 import { columnDeclaration } from '../../runtime/rest/table-declaration.js';
 import { docComment, Imports, oneLine, printValue, sections, type Printable } from './code.js';
 import { runtimeModule, type EmitContext, type TableModule } from './context.js';
-import { fileHeader } from './header.js';
+import { fileHeader } from '../../runtime/generated-files.js';
 import { stringLiteral } from './names.js';
 import { isWritable } from './row-types.js';
 

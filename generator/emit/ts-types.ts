@@ -1,4 +1,4 @@
-import { resolveDomain } from '../model/project-meta.js';
+import { resolveDomain } from '../model/domains.js';
 import { typedRelation } from '../model/typed-relation.js';
 import type { SchemaModel, TypeRef } from '../model/types.js';
 import { indexedAccess } from './names.js';

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type ts from 'typescript';
 import { findSqlSites } from '../../runtime/extensions/sql-sites.js';
 import { extensionProgram, QUERY_TYPES_FILE } from '../../runtime/extensions/typecheck.js';
-import { quoteIdent } from '../../runtime/rest/sql/identifiers.js';
+import { quoteIdent } from '../../runtime/db/identifiers.js';
 import { emitExtensionQueries } from '../emit/extension-queries.js';
 import { compareCodePoints } from '../model/sort.js';
 import type { SchemaModel } from '../model/types.js';

@@ -1,5 +1,5 @@
 import type { MediaHandlerMeta } from '../../runtime/index.js';
-import { resolveDomain } from './project-meta.js';
+import { resolveDomain } from './domains.js';
 import type { FunctionModel, MediaAggregateModel, RelationModel, SchemaModel, TypeRef } from './types.js';
 
 /**

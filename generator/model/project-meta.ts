@@ -4,13 +4,7 @@ import { functionMediaHandler, relationMediaHandlers } from './media-handlers.js
 import { relationKey, type Relationship } from './relationships.js';
 import { typedRelation } from './typed-relation.js';
 import type { ColumnModel, FunctionModel, RelationModel, RoleGrants, SchemaModel, TypeRef } from './types.js';
-
-/** Follows domains down to the type values are stored as. */
-export function resolveDomain(type: TypeRef): TypeRef {
-  let current = type;
-  while (current.kind === 'domain' && current.base) current = current.base;
-  return current;
-}
+import { resolveDomain } from './domains.js';
 
 function enumValues(model: SchemaModel, type: TypeRef): readonly string[] | null {
   const resolved = resolveDomain(type);

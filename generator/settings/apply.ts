@@ -1,6 +1,6 @@
 import type { ProjectDeclaration } from '../../runtime/config-file.js';
 import type { Platform } from '../../runtime/platform/platform.js';
-import { configureProject } from '../cli/project-config.js';
+import { configureProject } from './project-config.js';
 import { changeLines, declaredSettings, planSettings, requireResolved, type SettingsPlan } from './declared.js';
 
 /** What applying a project's declared settings did. */

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ConfigFile, FileSettingValue, ProjectDeclaration } from '../../runtime/config-file.js';
-import { openProviderSecret } from '../../runtime/auth/external/provider-settings.js';
-import { openHookSecrets, splitHookSecrets, type HookName } from '../../runtime/auth/hooks/hook-settings.js';
-import { openSmsSecret, type SmsSettingKey } from '../../runtime/auth/sms/sms-settings.js';
+import { openProviderSecret } from '../../runtime/settings/provider-settings.js';
+import { openHookSecrets, splitHookSecrets, type HookName } from '../../runtime/settings/hook-settings.js';
+import { openSmsSecret, type SmsSettingKey } from '../../runtime/settings/sms-settings.js';
 import { isSecretSetting, parseSetting, resolveSettings, settingLines, type SettingAssignment } from '../../runtime/platform/settings.js';
-import { CliError } from '../cli/output.js';
+import { CliError } from '../command-error.js';
 
 /**
  * The settings a project's `[projects.<ref>.settings]` declares, turned into what `project config --set` takes,

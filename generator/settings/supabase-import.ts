@@ -1,9 +1,9 @@
 import { parse, TomlError } from 'smol-toml';
 import type { FileSettingValue } from '../../runtime/config-file.js';
-import { PRESET_PROVIDERS } from '../../runtime/auth/external/provider-settings.js';
-import { HOOK_NAMES } from '../../runtime/auth/hooks/hook-settings.js';
+import { PRESET_PROVIDERS } from '../../runtime/settings/provider-settings.js';
+import { HOOK_NAMES } from '../../runtime/settings/hook-settings.js';
 import { isSecretSetting, parseSetting } from '../../runtime/platform/settings.js';
-import { CliError } from '../cli/output.js';
+import { CliError } from '../command-error.js';
 import { envReference } from './declared.js';
 
 /**

@@ -1,5 +1,5 @@
 import { parseConfigFile, type ConfigFile, type FileSettingValue } from '../../runtime/config-file.js';
-import { CliError } from '../cli/output.js';
+import { CliError } from '../command-error.js';
 
 /**
  * Writing one setting into `[projects.<ref>.settings]` of a gantry.toml as a small text edit, so the file keeps its

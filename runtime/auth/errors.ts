@@ -1,3 +1,5 @@
+import { StatusError } from '../coded-error.js';
+
 /**
  * The one error shape of the auth API, as current GoTrue writes it: legacy
  * `{code: <status>, error_code, msg}`, or `{code: <error_code>, message}` when the
@@ -7,16 +9,16 @@
 export const API_VERSION_HEADER = 'X-Supabase-Api-Version';
 export const API_VERSION_2024 = '2024-01-01';
 
-export class AuthError extends Error {
+export class AuthError extends StatusError {
   constructor(
-    readonly status: number,
-    readonly code: string,
+    status: number,
+    code: string,
     message: string,
     /** Extra top-level body fields, e.g. `weak_password: {reasons}`. */
     readonly extra: Readonly<Record<string, unknown>> = {},
-    readonly headers: Readonly<Record<string, string>> = {},
+    headers: Readonly<Record<string, string>> = {},
   ) {
-    super(message);
+    super(status, code, message, headers);
     this.name = 'AuthError';
   }
 }

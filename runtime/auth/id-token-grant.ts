@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import { AuthError, authErrors } from './errors.js';
-import type { ExternalProviders } from './external/provider-settings.js';
+import type { ExternalProviders } from '../settings/provider-settings.js';
 
 /** Issuers GoTrue pins for the id_token providers it knows (Keycloak's is configured, so empty here). */
 const FIXED_ISSUERS: Readonly<Record<string, string>> = {

@@ -6,11 +6,11 @@ import { hookEnabled, runHook } from './hooks/run-hook.js';
 import { generateOtpCode, issueOneTimeToken } from './one-time-tokens.js';
 import { hitRateLimit } from './rate-limits.js';
 import { SmsSendError, renderSmsTemplate, sendThroughProvider, type OutgoingSms, type SmsChannel } from './sms/sms-sender.js';
-import { openSmsSecret, testOtpFor } from './sms/sms-settings.js';
+import { openSmsSecret, testOtpFor } from '../settings/sms-settings.js';
 import { phoneProviderEnabled } from './sms/phone-provider.js';
 import { userJson, type UserRow } from './user-json.js';
 import { updateUser } from './users.js';
-import { isBlank } from './routes/signup.js';
+import { isBlank } from './request-fields.js';
 
 /** GoTrue's InvalidChannelError. */
 const INVALID_CHANNEL = "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.";

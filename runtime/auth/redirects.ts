@@ -4,7 +4,7 @@
  * host or matches the project's allow-list; anything else is replaced by the site
  * URL, never followed and never an error.
  */
-import { compileRedirectGlob } from './redirect-glob.js';
+import { compileRedirectGlob } from '../settings/redirect-glob.js';
 
 export interface RedirectPolicy {
   /** The project's `auth.site_url`, or PUBLIC_URL when none is set. */

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { AuthDeps } from './auth-deps.js';
 import { AuthError, authErrors } from './errors.js';
-import { JwtError, verifyProjectToken, type ProjectClaims } from './jwt.js';
+import { JwtError, verifyProjectToken, type ProjectClaims } from '../tokens/jwt.js';
 import { findLiveSession, type SessionRow } from './sessions.js';
 import type { UserRow } from './user-json.js';
 import { findUserById, isBanned, isUuid } from './users.js';

@@ -3,7 +3,7 @@ import type { AuthDeps } from './auth-deps.js';
 import { issuerOf } from './auth-deps.js';
 import { customClaimsFrom } from './hooks/hook-output.js';
 import { hookEnabled, runHook } from './hooks/run-hook.js';
-import { signAccessToken, type AccessTokenClaims } from './jwt.js';
+import { signAccessToken, type AccessTokenClaims } from '../tokens/jwt.js';
 import type { SessionRow } from './sessions.js';
 import { userJson, type UserJson, type UserRow } from './user-json.js';
 

@@ -7,7 +7,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { WebAuthnFactorCredential } from './factors.js';
-import type { RelyingParty } from './webauthn-rp.js';
+import type { RelyingParty } from '../settings/webauthn-rp.js';
 
 /**
  * The WebAuthn ceremonies of an MFA factor: an unverified factor registers a credential

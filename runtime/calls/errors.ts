@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { StatusError } from '../coded-error.js';
 
 /** One bad field of a request body or query. */
 export interface FieldError {
@@ -11,15 +12,22 @@ export interface FieldError {
  * Every 4xx/5xx of the call-analysis API is one of these, written as RFC 9457 problem details
  * with a stable `code`. Nothing else turns errors into HTTP for this API.
  */
-export class CallsApiError extends Error {
+export class CallsApiError extends StatusError {
   override readonly name = 'CallsApiError';
+  /** The fields that failed validation, listed in the problem document. */
+  readonly errors: readonly FieldError[] | undefined;
+  /** Extra top-level fields of the problem document. */
+  readonly body: Readonly<Record<string, unknown>> | undefined;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    status: number,
+    code: string,
     message: string,
-    readonly extra: { readonly errors?: readonly FieldError[]; readonly headers?: Readonly<Record<string, string>>; readonly body?: Readonly<Record<string, unknown>> } = {},
+    extra: { readonly errors?: readonly FieldError[]; readonly headers?: Readonly<Record<string, string>>; readonly body?: Readonly<Record<string, unknown>> } = {},
   ) {
-    super(message);
+    super(status, code, message, extra.headers);
+    this.errors = extra.errors;
+    this.body = extra.body;
   }
 }
 
@@ -46,13 +54,13 @@ export function problemBody(error: CallsApiError, requestId: string): Record<str
     code: error.code,
     detail: error.message,
     request_id: requestId,
-    ...(error.extra.errors ? { errors: error.extra.errors } : {}),
-    ...error.extra.body,
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...error.body,
   };
 }
 
 export function sendProblem(res: Response, error: CallsApiError, requestId: string): void {
-  for (const [name, value] of Object.entries(error.extra.headers ?? {})) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   const text = JSON.stringify(problemBody(error, requestId));
   res.status(error.status);
   res.setHeader('Content-Type', 'application/problem+json');

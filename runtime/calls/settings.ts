@@ -2,6 +2,7 @@ import { SpeechEngineError } from './transcript/speech-engine.js';
 import { readSpeechSettings, type SpeechSettings } from './transcript/speech-settings.js';
 import type { VadKind } from './analysis/options.js';
 import { CodedError } from '../coded-error.js';
+import { envFlag, envList, envNumber } from '../env.js';
 
 /**
  * Tunables of the call-analysis API, read from the environment by `loadConfig` (the one config
@@ -58,25 +59,10 @@ export class CallsSettingsError extends CodedError {
 /** The Svix schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27.6 h in all). */
 const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
-function numberOf(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, integer = true): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-    throw new CallsSettingsError(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got "${raw}"`);
-  }
-  return value;
-}
-
-function listOf(env: NodeJS.ProcessEnv, name: string): string[] {
-  return (env[name] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
+const fail = (message: string): CallsSettingsError => new CallsSettingsError(message);
 
 export function readCallsSettings(env: NodeJS.ProcessEnv): CallsSettings {
-  const schedule = listOf(env, 'CALLS_WEBHOOK_RETRY_SCHEDULE').map(Number);
+  const schedule = envList(env, 'CALLS_WEBHOOK_RETRY_SCHEDULE').map(Number);
   if (schedule.some((s) => !Number.isFinite(s) || s < 0)) {
     throw new CallsSettingsError(`CALLS_WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, got "${env.CALLS_WEBHOOK_RETRY_SCHEDULE}"`);
   }
@@ -84,8 +70,8 @@ export function readCallsSettings(env: NodeJS.ProcessEnv): CallsSettings {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(queueSchema)) {
     throw new CallsSettingsError(`CALLS_QUEUE_SCHEMA must be a lower-case identifier, got "${queueSchema}"`);
   }
-  const allowPrivateUrls = (env.CALLS_ALLOW_PRIVATE_URLS ?? '').toLowerCase() === 'true';
-  const allowCidrs = listOf(env, 'CALLS_ALLOW_CIDRS');
+  const allowPrivateUrls = envFlag(env, 'CALLS_ALLOW_PRIVATE_URLS');
+  const allowCidrs = envList(env, 'CALLS_ALLOW_CIDRS');
   let speech: SpeechSettings;
   try {
     speech = readSpeechSettings(env, { allowPrivate: allowPrivateUrls, allowCidrs });
@@ -98,21 +84,21 @@ export function readCallsSettings(env: NodeJS.ProcessEnv): CallsSettings {
   return {
     allowPrivateUrls,
     allowCidrs,
-    concurrency: numberOf(env, 'CALLS_CONCURRENCY', 2, 0),
+    concurrency: envNumber(env, 'CALLS_CONCURRENCY', 2, 0, fail),
     queueSchema,
-    pollSeconds: numberOf(env, 'CALLS_POLL_SECONDS', 2, 0.5, false),
-    jobExpireSeconds: numberOf(env, 'CALLS_JOB_EXPIRE_SECONDS', 900, 1),
-    jobRetryLimit: numberOf(env, 'CALLS_JOB_RETRY_LIMIT', 3, 0),
-    jobRetryDelaySeconds: numberOf(env, 'CALLS_JOB_RETRY_DELAY_SECONDS', 10, 0),
-    maintenanceSeconds: numberOf(env, 'CALLS_MAINTENANCE_SECONDS', 120, 1),
-    maxRecordingBytes: numberOf(env, 'CALLS_MAX_RECORDING_BYTES', 500 * 1024 * 1024, 1),
-    maxDurationSeconds: numberOf(env, 'CALLS_MAX_DURATION_SECONDS', 4 * 3600, 1),
-    fetchTimeoutSeconds: numberOf(env, 'CALLS_FETCH_TIMEOUT_SECONDS', 300, 1),
-    idempotencyWindowSeconds: numberOf(env, 'CALLS_IDEMPOTENCY_WINDOW_SECONDS', 24 * 3600, 1),
-    rateLimitPerMinute: numberOf(env, 'CALLS_RATE_LIMIT_PER_MINUTE', 600, 1),
-    tokenTtlSeconds: numberOf(env, 'CALLS_TOKEN_TTL_SECONDS', 900, 1),
+    pollSeconds: envNumber(env, 'CALLS_POLL_SECONDS', 2, 0.5, fail, false),
+    jobExpireSeconds: envNumber(env, 'CALLS_JOB_EXPIRE_SECONDS', 900, 1, fail),
+    jobRetryLimit: envNumber(env, 'CALLS_JOB_RETRY_LIMIT', 3, 0, fail),
+    jobRetryDelaySeconds: envNumber(env, 'CALLS_JOB_RETRY_DELAY_SECONDS', 10, 0, fail),
+    maintenanceSeconds: envNumber(env, 'CALLS_MAINTENANCE_SECONDS', 120, 1, fail),
+    maxRecordingBytes: envNumber(env, 'CALLS_MAX_RECORDING_BYTES', 500 * 1024 * 1024, 1, fail),
+    maxDurationSeconds: envNumber(env, 'CALLS_MAX_DURATION_SECONDS', 4 * 3600, 1, fail),
+    fetchTimeoutSeconds: envNumber(env, 'CALLS_FETCH_TIMEOUT_SECONDS', 300, 1, fail),
+    idempotencyWindowSeconds: envNumber(env, 'CALLS_IDEMPOTENCY_WINDOW_SECONDS', 24 * 3600, 1, fail),
+    rateLimitPerMinute: envNumber(env, 'CALLS_RATE_LIMIT_PER_MINUTE', 600, 1, fail),
+    tokenTtlSeconds: envNumber(env, 'CALLS_TOKEN_TTL_SECONDS', 900, 1, fail),
     webhookRetrySchedule: schedule.length ? schedule : DEFAULT_RETRY_SCHEDULE,
-    webhookTimeoutSeconds: numberOf(env, 'CALLS_WEBHOOK_TIMEOUT_SECONDS', 15, 1),
+    webhookTimeoutSeconds: envNumber(env, 'CALLS_WEBHOOK_TIMEOUT_SECONDS', 15, 1, fail),
     speech,
     vad,
   };

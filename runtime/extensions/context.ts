@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { LoadedExtension } from './loader.js';
-import type { ProjectClaims } from '../auth/jwt.js';
+import type { ProjectClaims } from '../tokens/jwt.js';
 import { ApiError, isPgError, type PgErrorLike } from '../rest/errors.js';
 import type { ExtensionContext } from './define.js';
 import { sqlQuery } from './sql.js';

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ApiError } from '../rest/errors.js';
 
 /** Statuses of the parser errors that are not a plain 400. */
 const STATUS_OF: Readonly<Record<string, number>> = {
@@ -22,7 +23,7 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: Bu
   const status = STATUS_OF[error.code ?? ''] ?? 400;
   // A HEAD answer has no body, or the client reads it as the start of the next response.
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  const body = head ? '' : JSON.stringify({ code: 'PGRST100', message: 'Malformed HTTP request', details: error.code ?? null, hint: null });
+  const body = head ? '' : JSON.stringify(new ApiError(status, 'PGRST100', 'Malformed HTTP request', error.code ?? null).toJSON());
   socket.end([
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
     'Content-Type: application/json; charset=utf-8',

@@ -14,7 +14,7 @@ import { checkHolds, SchemaCheckStore } from './schema-checks.js';
 import type { RestHandler } from '../rest/server.js';
 import { REF_PATTERN } from '../platform/bootstrap.js';
 import { migrateProject, projectMigrationsPending } from '../platform/migrations.js';
-import { buildKeyring } from '../auth/keyring.js';
+import { buildKeyring } from '../tokens/keyring.js';
 import { taskClient } from '../db/pool-errors.js';
 import { forgetProject, metrics } from '../metrics.js';
 

@@ -5,6 +5,7 @@ import { loadOpenApiDocuments } from '../docs/document.js';
 import { createDocsRouter } from '../docs/router.js';
 import { createRestHandler } from '../rest/server.js';
 import { createFunctionsHandler } from '../extensions/functions.js';
+import { dataApiHooks } from '../extensions/hooked.js';
 import { declaredHookTables, ExtensionLoadError, loadExtension } from '../extensions/loader.js';
 import { extensionUnavailableError, type UnavailableExtension } from '../extensions/unavailable.js';
 import type { Extension } from '../extensions/define.js';
@@ -14,7 +15,8 @@ import { functionPaths, withFunctionPaths } from '../extensions/openapi.js';
 import { CORS_HEADERS } from './cors.js';
 import { sendHostError } from './envelope.js';
 import { metrics } from '../metrics.js';
-import { generatedFingerprint, loadGeneratedDefinition } from './project-loader.js';
+import { loadGeneratedDefinition } from './project-loader.js';
+import { generatedFingerprint } from '../generated-files.js';
 import type { ServerFactory } from './project-directory.js';
 
 function notFound(ref: string) {
@@ -82,7 +84,7 @@ export function createServerFactory(
     const openapi = generatedDocs && { ...generatedDocs, main: { ...generatedDocs.main, document: withFunctionPaths(generatedDocs.main.document, extension ? functionPaths(extension.extension) : {}) } };
     const router = express.Router();
     router.use('/auth/v1', createAuthRouter(ctx, { log }));
-    const handleRest = definition ? createRestHandler(ctx, definition, extension && { ...extension, log }, unavailable, CORS_HEADERS) : null;
+    const handleRest = definition ? createRestHandler(ctx, definition, dataApiHooks(ctx, definition.project, extension && { ...extension, log }, unavailable), CORS_HEADERS) : null;
     if (handleRest) router.use('/rest/v1', mounted(handleRest));
     if (extension) router.use('/functions/v1', mounted(createFunctionsHandler(ctx, { ...extension, log })));
     if (unavailable) router.use('/functions/v1', (_req: Request, res: Response) => writeError(res, extensionUnavailableError(ctx.ref), false));

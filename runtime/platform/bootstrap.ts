@@ -7,7 +7,7 @@ import { splitStatements } from './sql-statements.js';
 import { recordProjectMigrations } from './migrations.js';
 import { taskClient } from '../db/pool-errors.js';
 import { generateSigningKey } from './signing-keys.js';
-import type { AccessTokenAlg } from '../auth/keyring.js';
+import type { AccessTokenAlg } from '../tokens/keyring.js';
 import { CodedError } from '../coded-error.js';
 
 export const REF_PATTERN = /^[a-z][a-z0-9_]{2,39}$/;

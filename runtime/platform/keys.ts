@@ -1,4 +1,4 @@
-import { signApiKey } from '../auth/jwt.js';
+import { signApiKey } from '../tokens/jwt.js';
 import type { GantryConfig } from '../config.js';
 import type { ProjectRecord } from './platform.js';
 

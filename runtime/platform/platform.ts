@@ -10,7 +10,7 @@ import { surviveDroppedConnections, taskClient } from '../db/pool-errors.js';
 import type { Queryable } from '../db/transaction.js';
 import { migratePlatform } from './migrations.js';
 import { resolveSettings } from './settings.js';
-import type { StoredSigningKey } from '../auth/keyring.js';
+import type { StoredSigningKey } from '../tokens/keyring.js';
 import { currentSigningKey, SIGNING_KEYS_COLUMN, toStoredKeys } from './signing-keys.js';
 
 export const PLATFORM_DATABASE = 'gantry';

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { GantryConfig } from '../config.js';
 import type { RlsExecutor } from '../db/rls-transaction.js';
-import type { AccessTokenAlg, ProjectKeyring } from '../auth/keyring.js';
-import type { ExternalProviders } from '../auth/external/provider-settings.js';
-import type { AuthHooks } from '../auth/hooks/hook-settings.js';
-import type { SmsSettings } from '../auth/sms/sms-settings.js';
+import type { AccessTokenAlg, ProjectKeyring } from '../tokens/keyring.js';
+import type { ExternalProviders } from '../settings/provider-settings.js';
+import type { AuthHooks } from '../settings/hook-settings.js';
+import type { SmsSettings } from '../settings/sms-settings.js';
 
 /** Per-project settings kept in the platform registry (`project config --set`). */
 export interface ProjectSettings {

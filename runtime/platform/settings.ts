@@ -1,7 +1,7 @@
 import type { ProjectSettings } from './project-context.js';
-import { compileRedirectGlob, splitPatternList } from '../auth/redirect-glob.js';
-import { isAccessTokenAlg, type AccessTokenAlg } from '../auth/keyring.js';
-import { isRpId, isRpOrigin } from '../auth/webauthn-rp.js';
+import { compileRedirectGlob, splitPatternList } from '../settings/redirect-glob.js';
+import { isAccessTokenAlg, type AccessTokenAlg } from '../tokens/keyring.js';
+import { isRpId, isRpOrigin } from '../settings/webauthn-rp.js';
 import { DEFAULT_EXPOSED_SCHEMAS, isForbiddenSchema } from './exposed-schemas.js';
 import {
   displayExternalProviders,
@@ -9,16 +9,16 @@ import {
   parseExternalSetting,
   resolveExternalProviders,
   type ExternalSettingKey,
-} from '../auth/external/provider-settings.js';
-import { displayHooks, isHookSettingKey, parseHookSetting, resolveHooks, type HookSettingKey } from '../auth/hooks/hook-settings.js';
-import { displaySmsSettings, isSmsSecretKey, isSmsSettingKey, parseSmsSetting, resolveSmsSettings, type SmsSettingKey } from '../auth/sms/sms-settings.js';
+} from '../settings/provider-settings.js';
+import { displayHooks, isHookSettingKey, parseHookSetting, resolveHooks, type HookSettingKey } from '../settings/hook-settings.js';
+import { displaySmsSettings, isSmsSecretKey, isSmsSettingKey, parseSmsSetting, resolveSmsSettings, type SmsSettingKey } from '../settings/sms-settings.js';
 import { CodedError } from '../coded-error.js';
 
 export class SettingsError extends CodedError {
   readonly code = 'invalid_setting';
 }
 
-/** Settings with one key each; `auth.external`, `auth.hook` and `auth.sms` are families of keys of their own (auth/external/provider-settings.ts, auth/hooks/hook-settings.ts, auth/sms/sms-settings.ts). */
+/** Settings with one key each; `auth.external`, `auth.hook` and `auth.sms` are families of keys of their own (runtime/settings/provider-settings.ts, hook-settings.ts, sms-settings.ts). */
 export type SettingName = Exclude<keyof ProjectSettings, 'auth.external' | 'auth.hook' | 'auth.sms'>;
 export type SettingValue = ProjectSettings[SettingName];
 /** A parsed `KEY=VALUE`, its value typed by its key. */

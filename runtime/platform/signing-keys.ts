@@ -3,7 +3,7 @@ import { randomUUID, type webcrypto } from 'node:crypto';
 type JsonWebKey = webcrypto.JsonWebKey;
 import { exportJWK, generateKeyPair } from 'jose';
 import type pg from 'pg';
-import type { PublicJwk, SigningAlg, SigningKeyStatus, StoredSigningKey } from '../auth/keyring.js';
+import type { PublicJwk, SigningAlg, SigningKeyStatus, StoredSigningKey } from '../tokens/keyring.js';
 import { inTransaction } from '../db/transaction.js';
 
 /**

@@ -1,10 +1,10 @@
 import { parseCookie } from 'cookie';
-import { CLOCK_SKEW_SECONDS, JwtError, verifyProjectToken, type ProjectClaims, type ProjectKeys } from '../auth/jwt.js';
+import { CLOCK_SKEW_SECONDS, JwtError, verifyProjectToken, type ProjectClaims, type ProjectKeys } from '../tokens/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
 import { ApiError } from './errors.js';
 import type { RequestHeaders } from './parse/headers.js';
 import { firstHeader } from './parse/headers.js';
-import { quoteIdent } from './sql/identifiers.js';
+import { quoteIdent } from '../db/identifiers.js';
 import { appSettingGucs } from '../platform/settings.js';
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;

@@ -1,3 +1,4 @@
+import { StatusError } from '../coded-error.js';
 import { ConnectionBudgetError } from '../db/connection-budget.js';
 import { isConnectionFailure } from '../db/connection-failure.js';
 
@@ -16,16 +17,13 @@ export interface ErrorBody {
   readonly hint: string | null;
 }
 
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
+export class ApiError extends StatusError {
   readonly details: ErrorDetails;
   readonly hint: string | null;
-  /** Extra response headers (e.g. from `RAISE SQLSTATE 'PGRST'`). */
-  readonly headers: Readonly<Record<string, string>>;
   /** The status line's reason phrase (`RAISE SQLSTATE 'PGRST'`'s `status_text`); null: the standard one. */
   readonly statusText: string | null;
 
+  /** `headers`: extra response headers (e.g. from `RAISE SQLSTATE 'PGRST'`). */
   constructor(
     status: number,
     code: string,
@@ -35,13 +33,10 @@ export class ApiError extends Error {
     headers: Readonly<Record<string, string>> = {},
     statusText: string | null = null,
   ) {
-    super(message);
+    super(status, code, message, headers);
     this.name = 'ApiError';
-    this.status = status;
-    this.code = code;
     this.details = details;
     this.hint = hint;
-    this.headers = headers;
     this.statusText = statusText;
   }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProjectContext } from '../platform/project-context.js';
+import type { ProjectClaims } from '../tokens/jwt.js';
 import type { RequestIdentity, TxStatement } from '../db/rls-transaction.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
 import { allowedMethods } from './allowed-methods.js';
@@ -13,9 +14,6 @@ import { mediaHandlersOf } from './media-handlers.js';
 import { mayCommit, needsCommitDecision, planResponse, respond, writeError, writeResponse, type RestResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
 import { PlanCache } from './plan-cache.js';
-import { extensionUnavailableError, requestNeedsExtension, type UnavailableExtension } from '../extensions/unavailable.js';
-import { hooksFor, onlyReshapes, runHooked, shapeRead } from './hooked.js';
-import type { LoadedExtension } from '../extensions/loader.js';
 import { buildStatement } from './sql/build.js';
 import type { ResultRow } from './sql/envelope.js';
 import { explainSql, planText } from './sql/explain.js';
@@ -93,6 +91,31 @@ async function explain(ctx: ProjectContext, identity: RequestIdentity, req: ApiR
   return planResponse(req.media, plan, planText((result?.rows ?? []) as Record<string, unknown>[]));
 }
 
+/** What the hooked path hands back to the response writer: the request as finally built and its result row. */
+export interface HookedResult {
+  readonly request: ApiRequest;
+  readonly built: BuiltStatement;
+  readonly row: ResultRow;
+  readonly planned: number | null;
+}
+
+/** The hooks one request runs (see DataApiHooks). */
+export interface RequestHookRun {
+  /** Runs the request with its hooks around its statement, or null when they only reshape the rows the plain path reads. */
+  readonly run: ((identity: RequestIdentity, claims: ProjectClaims, initial: { readonly request: ApiRequest; readonly built: BuiltStatement }) => Promise<HookedResult>) | null;
+  /** Reshapes the plain path's result row (`afterRead`), or null. */
+  readonly shape: ((identity: RequestIdentity, claims: ProjectClaims, read: { readonly request: ApiRequest; readonly built: BuiltStatement; readonly row: ResultRow }) => Promise<ResultRow>) | null;
+}
+
+/**
+ * A project's own code around its data API requests: the data API defines this shape and the host
+ * injects the extension's (runtime/extensions/hooked.ts), so the data API stands below extensions.
+ */
+export interface DataApiHooks {
+  /** The hooks `request` runs, or null (the plain path, at its plain cost); throws when it needs code that could not be loaded. */
+  readonly of: (request: ApiRequest, built: BuiltStatement) => RequestHookRun | null;
+}
+
 /** Serves one data API request; `path` is the part after `/rest/v1`, `query` the raw query string. */
 export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: string, query: string) => Promise<void>;
 
@@ -104,8 +127,8 @@ export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: stri
 export function createRestHandler(
   ctx: ProjectContext,
   definition: ProjectDefinition,
-  extension: LoadedExtension | null = null,
-  unavailable: UnavailableExtension | null = null,
+  /** The project's own code around its requests (its extension's table hooks), as the host injects it. */
+  hooks: DataApiHooks | null = null,
   /** Headers every answer carries (the host's CORS), written with the handler's own. */
   common: Readonly<Record<string, string>> = {},
 ): RestHandler {
@@ -158,11 +181,10 @@ export function createRestHandler(
         writeRestResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
         return;
       }
-      if (unavailable && requestNeedsExtension(unavailable, apiRequest, built.shape)) throw extensionUnavailableError(ctx.ref);
-      const hooks = extension && hooksFor(extension.extension, apiRequest, built);
-      if (hooks && !onlyReshapes(apiRequest, built)) {
-        const hooked = await runHooked(ctx, project, hooks, identity, claims, plan, extension);
-        const response = respond(hooked.request, hooked.built, hooked.row, hooked.planned, locationOf(hooked.request));
+      const hooked = hooks?.of(apiRequest, built) ?? null;
+      if (hooked?.run) {
+        const result = await hooked.run(identity, claims, plan);
+        const response = respond(result.request, result.built, result.row, result.planned, locationOf(result.request));
         writeRestResponse(res, withProfile(req, project.schemas, apiRequest.schema, response));
         return;
       }
@@ -180,7 +202,7 @@ export function createRestHandler(
         },
       );
       let row = results[0]!.rows[0] as ResultRow;
-      if (hooks?.body && extension) row = await shapeRead(ctx, hooks.body, identity, claims, { request: apiRequest, built, row }, extension);
+      if (hooked?.shape) row = await hooked.shape(identity, claims, { request: apiRequest, built, row });
       const planned = results[1] ? plannedRowsFromExplain((results[1].rows[0] as Record<string, unknown>)['QUERY PLAN']) : null;
       const response = respond(apiRequest, built as BuiltStatement, row, planned, locationOf(apiRequest));
       writeRestResponse(res, withProfile(req, project.schemas, apiRequest.schema, response));

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { writeSum } from '../../generator/migrations/sum-file.js';
 import { createProject, deleteProject } from '../../runtime/platform/bootstrap.js';
 import { Platform } from '../../runtime/platform/platform.js';
-import { blogExtension } from '../extensions/project.js';
+import { blogExtension } from '../helpers/extension-project.js';
 import { randomRef, repoRoot, runCli, testConfig, type CliResult } from '../helpers/platform.js';
 
 /**

@@ -1,4 +1,4 @@
-import { resolveHooks, type AuthHooks, type HookName } from '../../runtime/auth/hooks/hook-settings.js';
+import { resolveHooks, type AuthHooks, type HookName } from '../../runtime/settings/hook-settings.js';
 import type { AuthProject } from '../integration/auth/harness.js';
 
 /**

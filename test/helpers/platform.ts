@@ -10,7 +10,7 @@ import { loadConfig, type GantryConfig } from '../../runtime/config.js';
 import { createLogger } from '../../runtime/logger.js';
 import { startHost, type RunningHost } from '../../runtime/host/start.js';
 import type { CodeSync } from '../../runtime/host/project-directory.js';
-import type { AccessTokenAlg } from '../../runtime/auth/keyring.js';
+import type { AccessTokenAlg } from '../../runtime/tokens/keyring.js';
 import { codeSync, generateProject } from '../../generator/generate.js';
 import { listLocalMigrations } from '../../generator/migrations/local-files.js';
 import { createProject } from '../../runtime/platform/bootstrap.js';

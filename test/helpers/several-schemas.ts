@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { configureProject } from '../../generator/cli/project-config.js';
+import { configureProject } from '../../generator/settings/project-config.js';
 import { readGenerated } from '../../generator/write.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 

@@ -1,5 +1,5 @@
 import { astToString, transformSchema, type GlobalContext, type OpenAPI3 } from 'openapi-typescript';
-import { fileHeader } from '../header.js';
+import { fileHeader } from '../../../runtime/generated-files.js';
 
 /**
  * openapi-typescript's options, spelled out as `openapiTS()` fills them in. Only

@@ -1,4 +1,5 @@
-import { inputArgs, resolveDomain, resultColumns } from '../../model/project-meta.js';
+import { inputArgs, resultColumns } from '../../model/project-meta.js';
+import { resolveDomain } from '../../model/domains.js';
 import { functionMediaHandlers, mediaHandlerContent } from '../../model/media-handlers.js';
 import type { FunctionArgModel, FunctionModel, SchemaModel, TypeRef } from '../../model/types.js';
 import type { FunctionModule } from '../context.js';

@@ -3,7 +3,7 @@ import { issuerOf } from '../auth-deps.js';
 import { idTokenClaimsError } from '../id-token-grant.js';
 import type { ExternalUser } from './account-linking.js';
 import { presetOf, type Claims, type ProviderPreset } from './presets.js';
-import { openProviderSecret, type ExternalProviderSettings } from './provider-settings.js';
+import { openProviderSecret, type ExternalProviderSettings } from '../../settings/provider-settings.js';
 import { providerFailure, providerJson, providerJsonList } from './provider-http.js';
 import { idTokenClaims } from './presets.js';
 

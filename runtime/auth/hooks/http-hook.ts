@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { guardedRequest, readBody, type GuardOptions } from '../../outbound/guarded-request.js';
-import { webhookHeaders } from '../../calls/webhooks/signing.js';
+import { webhookHeaders } from '../../outbound/webhook-signing.js';
 import { AuthError } from '../errors.js';
 import { hookError } from './hook-output.js';
 

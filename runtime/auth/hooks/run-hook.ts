@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuthDeps } from '../auth-deps.js';
 import { AuthError } from '../errors.js';
 import { hookError, hookReportedError } from './hook-output.js';
-import { openHookSecrets, type HookName } from './hook-settings.js';
+import { openHookSecrets, type HookName } from '../../settings/hook-settings.js';
 import { callHttpHook } from './http-hook.js';
 import { callPgFunctionHook } from './pg-function-hook.js';
 

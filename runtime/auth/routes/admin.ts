@@ -24,7 +24,7 @@ import {
   updateUser,
   type UserChange,
 } from '../users.js';
-import { acceptEmail, isBlank } from './signup.js';
+import { acceptEmail, isBlank } from '../request-fields.js';
 
 const DEFAULT_PER_PAGE = 50;
 

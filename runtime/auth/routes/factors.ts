@@ -35,7 +35,7 @@ import { base32Decode, generateTotpSecret, matchTotpStep, otpauthUri } from '../
 import type { UserRow } from '../user-json.js';
 import { findUserById, isUuid } from '../users.js';
 import { factorCeremony, verifyFactorResponse, type CeremonyType, type FactorCeremony } from '../webauthn-factor.js';
-import { projectRelyingParty } from '../webauthn-rp.js';
+import { projectRelyingParty } from '../../settings/webauthn-rp.js';
 import { acceptFactorPhone, phoneCodeMatches, phoneFactorErrors, replacedPhoneFactors, textChallengeCode } from '../phone-factor.js';
 import { acceptChannel } from '../phone-otp.js';
 

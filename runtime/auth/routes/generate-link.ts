@@ -12,7 +12,7 @@ import { allowedRedirect, verifyLink, type LinkType } from '../redirects.js';
 import { clientIp, requireAdmin } from '../request-auth.js';
 import { userJson, type UserRow } from '../user-json.js';
 import { findUserByEmail, mergeMetadata, updateUser } from '../users.js';
-import { acceptEmail, acceptRedirect } from './signup.js';
+import { acceptEmail, acceptRedirect } from '../request-fields.js';
 
 type GeneratedType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change_current' | 'email_change_new';
 

@@ -6,7 +6,7 @@ import { invite } from '../invites.js';
 import { mailLink } from '../mail-out.js';
 import { clientIp, requireAdmin } from '../request-auth.js';
 import { userJson } from '../user-json.js';
-import { acceptEmail, acceptRedirect } from './signup.js';
+import { acceptEmail, acceptRedirect } from '../request-fields.js';
 
 /** auth-js `auth.admin.inviteUserByEmail(email, {data, redirectTo})`: mails an invite link and answers the user. */
 export function registerInvite(router: Router, deps: AuthDeps): void {

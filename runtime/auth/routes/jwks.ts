@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { AuthDeps } from '../auth-deps.js';
-import { jwksOf } from '../keyring.js';
+import { jwksOf } from '../../tokens/keyring.js';
 
 /** How long clients may cache the key set (GoTrue's `Cache-Control`); auth-js refetches sooner for a kid it lacks. */
 const JWKS_MAX_AGE_SECONDS = 600;

@@ -23,7 +23,7 @@ import { clientAuthenticationProblem, clientCredentialsOf } from '../oauth-serve
 import { findClient, type OAuthClientRow } from '../oauth-server/clients.js';
 import { idTokenClaims, wantsIdToken } from '../oauth-server/id-token.js';
 import { userInfoOf } from '../oauth-server/userinfo.js';
-import { signAccessToken } from '../jwt.js';
+import { signAccessToken } from '../../tokens/jwt.js';
 import { verifierMatches } from '../pkce.js';
 import { allowedRedirect } from '../redirects.js';
 import { checkPresentApiKey, clientIp, requireUser } from '../request-auth.js';

@@ -11,7 +11,7 @@ import { acceptPkceParams, type PkceChallenge } from '../pkce.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import type { UserRow } from '../user-json.js';
 import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../users.js';
-import { acceptEmail, acceptRedirect, isBlank } from './signup.js';
+import { acceptEmail, acceptRedirect, isBlank } from '../request-fields.js';
 import { signInWithSms, wantsSms } from './sms-otp.js';
 
 interface OtpRequest {

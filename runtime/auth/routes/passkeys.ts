@@ -34,7 +34,7 @@ import { openSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
 import type { UserRow } from '../user-json.js';
 import { findUserById, isBanned, isUuid, updateUser } from '../users.js';
-import { projectRelyingParty } from '../webauthn-rp.js';
+import { projectRelyingParty } from '../../settings/webauthn-rp.js';
 
 /**
  * Supabase Auth's passkeys (`auth.passkey.enabled`): registration by a signed-in user,

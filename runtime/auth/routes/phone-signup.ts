@@ -14,7 +14,7 @@ import { openSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
 import { decoyUserJson, userJson, type UserJson, type UserRow } from '../user-json.js';
 import { DuplicatePhoneError, findUserById, findUserByPhone, insertUser, PHONE_APP_METADATA, updateUser } from '../users.js';
-import { isBlank } from './signup.js';
+import { isBlank } from '../request-fields.js';
 
 /** A user object for a phone nobody (or somebody else) signed up with: the shape a new unconfirmed phone user has. */
 export function decoyPhoneUserJson(phone: string, userMetadata: Record<string, unknown>, now: Date): UserJson {

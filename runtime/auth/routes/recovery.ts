@@ -15,7 +15,7 @@ import { revokeSessions } from '../sessions.js';
 import { findUserByEmail, findUserById, updateUser } from '../users.js';
 import type { BodyOf, DeclaredFields } from '../../http/endpoint.js';
 import type { authEndpoints } from './endpoints.js';
-import { acceptEmail, acceptRedirect } from './signup.js';
+import { acceptEmail, acceptRedirect } from '../request-fields.js';
 
 export const RECOVER_MESSAGE = 'If an account with this e-mail address exists, a password recovery link has been sent to it';
 export const RESET_MESSAGE = 'Your password has been reset; sign in with the new password';

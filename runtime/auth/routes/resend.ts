@@ -9,7 +9,7 @@ import { issueOneTimeToken } from '../one-time-tokens.js';
 import { reissueEmailChange } from '../email-change.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { findUserByEmail, findUserByPhone, updateUser } from '../users.js';
-import { acceptEmail, acceptRedirect, isBlank } from './signup.js';
+import { acceptEmail, acceptRedirect, isBlank } from '../request-fields.js';
 import { acceptPhone } from '../phone-number.js';
 import { phoneEnabled, textCode, type PhoneOtpType } from '../phone-otp.js';
 

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, Router } from 'express';
+import type { Router } from 'express';
 import { writeAudit } from '../audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
-import { normaliseEmail } from '../email-address.js';
 import { authErrors } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http.js';
+import { bodyOf, enforceRateLimit, handle, optionalObject } from '../http.js';
 import { mailLink } from '../mail-out.js';
 import { createFlowState } from '../flow-state.js';
 import { issueOneTimeToken, type IssuedOneTimeToken } from '../one-time-tokens.js';
@@ -13,36 +12,13 @@ import { acceptPkceParams, type PkceChallenge } from '../pkce.js';
 import { acceptNewPassword } from '../password-input.js';
 import { signUpAnonymously } from './anonymous.js';
 import { signUpWithPhone } from './phone-signup.js';
-import { resolveRedirect } from '../redirects.js';
 import { clientIp, requireApiKey } from '../request-auth.js';
 import { openSession } from '../sessions.js';
 import { sessionJson } from '../session-response.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
+import { acceptEmail, acceptRedirect, isBlank } from '../request-fields.js';
 import { decoyUserJson, userJson } from '../user-json.js';
 import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../users.js';
-
-/** Go decodes a JSON null or a missing field as "". */
-export function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || value === '';
-}
-
-export function acceptEmail(value: unknown): string {
-  if (isBlank(value)) throw authErrors.validation('missing email or phone');
-  const email = normaliseEmail(value);
-  if (email === null) throw authErrors.validation('Unable to validate email address: invalid format');
-  return email;
-}
-
-/**
- * Supabase Auth's GetReferrer: `redirect_to` (header, query, then body), else the
- * Referer, whichever is allowed first; else the site URL. Never an error.
- */
-export function acceptRedirect(req: Request, deps: AuthDeps): string | null {
-  const body: unknown = req.body;
-  const fromBody = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).redirect_to : undefined;
-  const given = req.get('redirect_to') || queryString(req, 'redirect_to') || fromBody;
-  return resolveRedirect(deps.redirects, [given, req.get('referer')]);
-}
 
 /** A confirmation link, ending a PKCE flow when the client started one. */
 async function issueConfirmation(db: Queryable, userId: string, pkce: PkceChallenge | null, now: Date): Promise<IssuedOneTimeToken> {

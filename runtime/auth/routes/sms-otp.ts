@@ -8,7 +8,7 @@ import { acceptPhone } from '../phone-number.js';
 import { acceptChannel, phoneEnabled, textCode } from '../phone-otp.js';
 import { clientIp } from '../request-auth.js';
 import { findUserByPhone } from '../users.js';
-import { isBlank } from './signup.js';
+import { isBlank } from '../request-fields.js';
 import { signUpPhone } from './phone-signup.js';
 
 /** GoTrue's SmsOtpResponse: `message_id` only when there is one. */

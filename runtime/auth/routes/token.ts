@@ -14,9 +14,9 @@ import { hookEnabled, runHook } from '../hooks/run-hook.js';
 import { sessionJson } from '../session-response.js';
 import { idTokenGrant } from '../external/id-token-sign-in.js';
 import { findUserByEmail, findUserById, findUserByPhone, isBanned, updateUser } from '../users.js';
-import { formatPhone } from '../phone-number.js';
+import { formatPhone } from '../../settings/phone-format.js';
 import { phoneEnabled } from '../phone-otp.js';
-import { isBlank } from './signup.js';
+import { isBlank } from '../request-fields.js';
 import { metrics } from '../../metrics.js';
 
 const GRANT_KINDS: ReadonlySet<string> = new Set(['password', 'refresh_token', 'pkce', 'id_token', 'web3']);

@@ -14,7 +14,7 @@ import { clientIp, requireUser } from '../request-auth.js';
 import { revokeSessions, type LogoutScope } from '../sessions.js';
 import { userJson } from '../user-json.js';
 import { mergeMetadata, updateUser, type UserChange } from '../users.js';
-import { acceptEmail, acceptRedirect, isBlank } from './signup.js';
+import { acceptEmail, acceptRedirect, isBlank } from '../request-fields.js';
 import { acceptPhone } from '../phone-number.js';
 import { requestPhoneChange } from '../phone-change.js';
 import { acceptChannel, phoneEnabled } from '../phone-otp.js';

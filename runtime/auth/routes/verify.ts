@@ -8,7 +8,7 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../errors.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
-import { signJwt } from '../jwt.js';
+import { signJwt } from '../../tokens/jwt.js';
 import { issueAuthCode } from '../flow-state.js';
 import {
   consumeUserTokens,
@@ -29,7 +29,7 @@ import { acceptPhone } from '../phone-number.js';
 import { confirmPhone, confirmPhoneChange } from '../phone-change.js';
 import { matchesTestOtp, type PhoneOtpType } from '../phone-otp.js';
 import { confirmEmailChange, type ChangeTokenType } from '../email-change.js';
-import { acceptRedirect, isBlank } from './signup.js';
+import { acceptRedirect, isBlank } from '../request-fields.js';
 import { normaliseEmail } from '../email-address.js';
 
 /** What a redeemed token does; `email` (either a sign-up or a magic-link code) resolves to one of these. */

@@ -1,5 +1,5 @@
 import { guardedRequest, readBody, type GuardOptions } from '../../outbound/guarded-request.js';
-import type { SmsSettings } from './sms-settings.js';
+import type { SmsSettings } from '../../settings/sms-settings.js';
 
 /** GoTrue's message channels: WhatsApp only through Twilio (or any channel through the send-SMS hook). */
 export type SmsChannel = 'sms' | 'whatsapp';

@@ -1,5 +1,5 @@
 import { inTransaction } from '../../db/transaction.js';
-import { quoteIdent } from '../../rest/sql/identifiers.js';
+import { quoteIdent } from '../../db/identifiers.js';
 import { callResource, type CallError, type CallRow } from '../call-resource.js';
 import type { CallsContext } from '../context.js';
 import { ANALYZE_QUEUE, DELIVER_QUEUE } from '../queue.js';

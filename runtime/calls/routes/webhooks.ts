@@ -6,7 +6,7 @@ import { notFound, validationError } from '../errors.js';
 import { parsePublicId, publicId } from '../ids.js';
 import { readJson } from '../body.js';
 import { parseRotateRequest, parseWebhookRequest } from '../validation.js';
-import { generateWebhookSecret } from '../webhooks/signing.js';
+import { generateWebhookSecret } from '../../outbound/webhook-signing.js';
 import { sendJson } from '../../http/json-response.js';
 import { principalOf } from './principal.js';
 

@@ -6,7 +6,7 @@ import { guardedRequest, readBody } from '../../outbound/guarded-request.js';
 import { checkOutboundUrl } from '../../outbound/outbound-url.js';
 import type { DeliverJob } from '../queue.js';
 import { nextAttemptDelayMs, outcomeOf, retryAfterMs } from './schedule.js';
-import { webhookHeaders } from './signing.js';
+import { webhookHeaders } from '../../outbound/webhook-signing.js';
 import { metrics } from '../../metrics.js';
 
 const SNIPPET_BYTES = 1024;

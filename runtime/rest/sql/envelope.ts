@@ -1,6 +1,6 @@
 import type { MediaHandlerMeta } from '../metadata.js';
 import type { MediaType } from '../parse/ast.js';
-import { qualifiedName } from './identifiers.js';
+import { qualifiedName } from '../../db/identifiers.js';
 
 /**
  * Every statement built here returns exactly one row with these columns:

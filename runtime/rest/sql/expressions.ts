@@ -1,7 +1,7 @@
 import { pgrstError, undefinedColumn } from '../errors.js';
 import type { ColumnMeta, ComputedFieldMeta, TableMeta } from '../metadata.js';
 import type { Condition, Field, FilterCondition, Operation, OrderTerm } from '../parse/ast.js';
-import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
+import { columnRef, qualifiedName, quoteIdent } from '../../db/identifiers.js';
 import { arrayLiteral, type Params } from './params.js';
 
 /** What a filter or order at one level of the embed tree can refer to. */

@@ -3,7 +3,7 @@ import type { ProjectMeta, TableMeta } from '../metadata.js';
 import type { Aggregate, ApiRequest, ColumnSelect, Condition, EmbedSelect, OrderTerm, Range, SelectItem } from '../parse/ast.js';
 import { validateOutputName } from '../parse/names.js';
 import { conditionSql, fieldKey, fieldSql, orderSql, representedSql, rowCallSql, selectFieldSql, type Scope, type ScopeEmbed } from './expressions.js';
-import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
+import { columnRef, qualifiedName, quoteIdent } from '../../db/identifiers.js';
 import type { Params } from './params.js';
 import { findRelation, type EmbedSource } from './relations.js';
 

@@ -2,7 +2,7 @@ import type { ProjectMeta } from '../metadata.js';
 import type { ApiRequest } from '../parse/ast.js';
 import { notAcceptable } from '../parse/headers.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
-import { qualifiedName, quoteIdent } from './identifiers.js';
+import { qualifiedName, quoteIdent } from '../../db/identifiers.js';
 import { Params } from './params.js';
 import { capRange, selectSql, TreeBuilder, type Level } from './read-tree.js';
 import {

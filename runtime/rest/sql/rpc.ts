@@ -5,7 +5,7 @@ import { functionHandlers } from '../media-handlers.js';
 import { notAcceptable } from '../parse/headers.js';
 import { byteaHex } from '../parse/payload.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
-import { qualifiedName, quoteIdent } from './identifiers.js';
+import { qualifiedName, quoteIdent } from '../../db/identifiers.js';
 import { Params } from './params.js';
 import { readStatement, refuseHandlerSelect } from './read.js';
 import { capRange, rangeSql, TreeBuilder } from './read-tree.js';

@@ -3,7 +3,7 @@ import type { ColumnMeta, ProjectMeta, TableMeta } from '../metadata.js';
 import type { ApiRequest, RowsPayload } from '../parse/ast.js';
 import { bodySql, envelopeSql, SOURCE } from './envelope.js';
 import { conditionSql, type Scope } from './expressions.js';
-import { columnRef, qualifiedName, quoteIdent } from './identifiers.js';
+import { columnRef, qualifiedName, quoteIdent } from '../../db/identifiers.js';
 import { arrayLiteral, Params } from './params.js';
 import { selectSql, TreeBuilder } from './read-tree.js';
 import { finish, findTable, type BuildOptions, type BuiltStatement } from './statement.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveExternalProviders, sealProviderSecret } from '../../../runtime/auth/external/provider-settings.js';
+import { resolveExternalProviders, sealProviderSecret } from '../../../runtime/settings/provider-settings.js';
 import { AuthSuite, decodeJwt, type AuthProject } from '../../integration/auth/harness.js';
 import { BEFORE_USER_CREATED_SQL, hookCallsFor, pgFunctionHook } from '../../helpers/pg-hook-functions.js';
 import { browse } from '../../helpers/oidc-server.js';

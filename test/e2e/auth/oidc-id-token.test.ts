@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveExternalProviders } from '../../../runtime/auth/external/provider-settings.js';
+import { resolveExternalProviders } from '../../../runtime/settings/provider-settings.js';
 import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
 import { BEFORE_USER_CREATED_SQL, hookCallsFor, pgFunctionHook } from '../../helpers/pg-hook-functions.js';
 import { browse, OidcServer, type OidcAccount } from '../../helpers/oidc-server.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveExternalProviders, sealProviderSecret } from '../../../runtime/auth/external/provider-settings.js';
+import { resolveExternalProviders, sealProviderSecret } from '../../../runtime/settings/provider-settings.js';
 import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
 import { browse, OidcServer, type OidcAccount } from '../../helpers/oidc-server.js';
 import { authClient } from './client.js';

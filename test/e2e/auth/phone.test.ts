@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sealHookSecrets } from '../../../runtime/auth/hooks/hook-settings.js';
-import { sealSmsSecret } from '../../../runtime/auth/sms/sms-settings.js';
+import { sealHookSecrets } from '../../../runtime/settings/hook-settings.js';
+import { sealSmsSecret } from '../../../runtime/settings/sms-settings.js';
 import { FakeSmsProvider } from '../../helpers/fake-sms.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 

@@ -1,7 +1,7 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccessTokenAlg } from '../../../runtime/auth/keyring.js';
+import type { AccessTokenAlg } from '../../../runtime/tokens/keyring.js';
 import { generateSigningKey, rotateSigningKey } from '../../../runtime/platform/signing-keys.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { uniqueEmail } from '../../integration/auth/harness.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealHookSecrets } from '../../../runtime/auth/hooks/hook-settings.js';
+import { sealHookSecrets } from '../../../runtime/settings/hook-settings.js';
 import { createApiKey } from '../../../runtime/calls/keys.js';
 import { createLogger, prettyLine } from '../../../runtime/logger.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signJwt } from '../../../runtime/auth/jwt.js';
+import { signJwt } from '../../../runtime/tokens/jwt.js';
 import { createTestProject, demoSchemaSql, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { errorBody, restCaller, userToken, type ApiResponse } from './http.js';
 

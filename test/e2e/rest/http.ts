@@ -1,7 +1,7 @@
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
-import { signJwt } from '../../../runtime/auth/jwt.js';
+import { signJwt } from '../../../runtime/tokens/jwt.js';
 import type { TestProject } from '../../helpers/platform.js';
 
 /** One answer of the data API, read whole. */

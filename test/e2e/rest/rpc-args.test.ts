@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { createTestProject, fixtureSchema, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { restCaller } from './http.js';
-import { signJwt } from '../../../runtime/auth/jwt.js';
+import { signJwt } from '../../../runtime/tokens/jwt.js';
 
 /** Function arguments as PostgREST takes them (its RpcSpec): repeated parameters, form bodies, `?columns=`, array bodies. */
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signJwt } from '../../../runtime/auth/jwt.js';
+import { signJwt } from '../../../runtime/tokens/jwt.js';
 import { AuthSuite, uniqueEmail, type AuthProject } from './harness.js';
 
 let suite: AuthSuite;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pg from 'pg';
 import { createAuthRouter, type AuthRouterOptions } from '../../../runtime/auth/router.js';
-import { buildKeyring } from '../../../runtime/auth/keyring.js';
+import { buildKeyring } from '../../../runtime/tokens/keyring.js';
 import { RlsExecutor } from '../../../runtime/db/rls-transaction.js';
 import type { ProjectContext, ProjectSettings } from '../../../runtime/platform/project-context.js';
 import type { Platform, ProjectRecord } from '../../../runtime/platform/platform.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealSmsSecret } from '../../../runtime/auth/sms/sms-settings.js';
+import { sealSmsSecret } from '../../../runtime/settings/sms-settings.js';
 import { resolveSettings } from '../../../runtime/platform/settings.js';
 import type { ProjectSettings } from '../../../runtime/platform/project-context.js';
 import { FakeSmsProvider } from '../../helpers/fake-sms.js';

@@ -4,7 +4,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProject } from '../../../generator/generate.js';
-import { signApiKey } from '../../../runtime/auth/jwt.js';
+import { signApiKey } from '../../../runtime/tokens/jwt.js';
 import { createTestProject, demoSchemaSql, repoRoot, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 
 const EXTRA_SQL = `

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyProjectToken } from '../../../runtime/auth/jwt.js';
+import { verifyProjectToken } from '../../../runtime/tokens/jwt.js';
 import { createProject, databaseNameFor, ProjectError } from '../../../runtime/platform/bootstrap.js';
 import { migratePlatform } from '../../../runtime/platform/migrations.js';
 import { Platform } from '../../../runtime/platform/platform.js';

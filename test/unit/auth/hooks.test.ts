@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attemptDecisionFrom, customClaimsFrom, hookReportedError } from '../../../runtime/auth/hooks/hook-output.js';
-import { checkHookUri, openHookSecrets, parseHookSetting, resolveHooks, sealHookSecrets } from '../../../runtime/auth/hooks/hook-settings.js';
+import { checkHookUri, openHookSecrets, parseHookSetting, resolveHooks, sealHookSecrets } from '../../../runtime/settings/hook-settings.js';
 import { hookFunctionName } from '../../../runtime/auth/hooks/pg-function-hook.js';
 
 const CLAIMS = {

@@ -7,7 +7,7 @@ import {
   signApiKey,
   signJwt,
   verifyProjectToken,
-} from '../../../runtime/auth/jwt.js';
+} from '../../../runtime/tokens/jwt.js';
 
 const secret = 'a-project-secret-of-sufficient-length-0001';
 

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { JwtError, signAccessToken, signJwt, verifyProjectToken, type AccessTokenClaims } from '../../../runtime/auth/jwt.js';
-import { buildKeyring, jwksOf, type StoredSigningKey } from '../../../runtime/auth/keyring.js';
+import { JwtError, signAccessToken, signJwt, verifyProjectToken, type AccessTokenClaims } from '../../../runtime/tokens/jwt.js';
+import { buildKeyring, jwksOf, type StoredSigningKey } from '../../../runtime/tokens/keyring.js';
 import { generateSigningKey, type NewSigningKey } from '../../../runtime/platform/signing-keys.js';
 
 const secret = 'unit-test-secret-0123456789abcdef0123';

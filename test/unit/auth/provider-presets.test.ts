@@ -8,7 +8,7 @@ import {
   parseExternalSetting,
   resolveExternalProviders,
   sealProviderSecret,
-} from '../../../runtime/auth/external/provider-settings.js';
+} from '../../../runtime/settings/provider-settings.js';
 import { hashedNonce, idTokenClaimsError } from '../../../runtime/auth/id-token-grant.js';
 
 /** The presets' user-info mapping, on answers shaped as the providers document them (test/fixtures/oauth-providers). */

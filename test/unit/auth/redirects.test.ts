@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileRedirectGlob, GlobSyntaxError, splitPatternList } from '../../../runtime/auth/redirect-glob.js';
+import { compileRedirectGlob, GlobSyntaxError, splitPatternList } from '../../../runtime/settings/redirect-glob.js';
 import { allowedRedirect, redirectPolicy, resolveRedirect } from '../../../runtime/auth/redirects.js';
 
 describe('redirect globs (gobwas/glob, separators . and /)', () => {

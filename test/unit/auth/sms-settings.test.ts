@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { acceptPhone, formatPhone } from '../../../runtime/auth/phone-number.js';
+import { acceptPhone } from '../../../runtime/auth/phone-number.js';
+import { formatPhone } from '../../../runtime/settings/phone-format.js';
 import { frequencyLimitMessage } from '../../../runtime/auth/phone-otp.js';
 import { renderSmsTemplate } from '../../../runtime/auth/sms/sms-sender.js';
-import { displaySmsSettings, openSmsSecret, parseTestOtps, resolveSmsSettings, sealSmsSecret, testOtpFor } from '../../../runtime/auth/sms/sms-settings.js';
+import { displaySmsSettings, openSmsSecret, parseTestOtps, resolveSmsSettings, sealSmsSecret, testOtpFor } from '../../../runtime/settings/sms-settings.js';
 import { parseSetting, SettingsError } from '../../../runtime/platform/settings.js';
 
 describe('phone numbers', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { relyingParty } from '../../../runtime/auth/webauthn-rp.js';
+import { relyingParty } from '../../../runtime/settings/webauthn-rp.js';
 
 describe('relyingParty', () => {
   it('takes the configured id and origins', () => {

@@ -6,7 +6,7 @@ import {
   verifyWebhook,
   webhookHeaders,
   WebhookSignatureError,
-} from '../../../runtime/calls/webhooks/signing.js';
+} from '../../../runtime/outbound/webhook-signing.js';
 
 const body = JSON.stringify({ type: 'call.analysis.completed', timestamp: '2026-11-22T02:00:00.000Z', data: { id: 'call_1' } });
 const now = Math.floor(Date.now() / 1000);

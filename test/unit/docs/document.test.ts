@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { requireDocsKey } from '../../../runtime/docs/api-key.js';
 import { documentFor, projectUrlFor, servedDocument, type OpenApiDocuments } from '../../../runtime/docs/document.js';
-import { signApiKey } from '../../../runtime/auth/jwt.js';
+import { signApiKey } from '../../../runtime/tokens/jwt.js';
 
 const fallback = { url: 'http://127.0.0.1:54321', explicit: false };
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { authPaths } from '../../../generator/emit/openapi/auth.js';
 import { AUTH_ENDPOINTS } from '../../../runtime/auth/routes/endpoints.js';
 import { routeKey } from '../../../runtime/http/endpoint.js';
-import { buildKeyring } from '../../../runtime/auth/keyring.js';
+import { buildKeyring } from '../../../runtime/tokens/keyring.js';
 import { createAuthRouter } from '../../../runtime/auth/router.js';
 import { loadConfig } from '../../../runtime/config.js';
 import { createLogger } from '../../../runtime/logger.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signJwt } from '../../../runtime/auth/jwt.js';
+import { signJwt } from '../../../runtime/tokens/jwt.js';
 import { authenticate } from '../../../runtime/rest/credentials.js';
 
 /** What the data API answers for tokens that do not verify, in PostgREST's words (its AuthSpec and ErrorSpec). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProjectClaims } from '../../../runtime/auth/jwt.js';
+import type { ProjectClaims } from '../../../runtime/tokens/jwt.js';
 import { requestIdentity, type RequestScope } from '../../../runtime/rest/credentials.js';
 
 /** The values the identity statement sets, as the data API derives them from a request and the project's settings. */

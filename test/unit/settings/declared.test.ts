@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sealProviderSecret } from '../../../runtime/auth/external/provider-settings.js';
-import { sealHookSecrets } from '../../../runtime/auth/hooks/hook-settings.js';
+import { sealProviderSecret } from '../../../runtime/settings/provider-settings.js';
+import { sealHookSecrets } from '../../../runtime/settings/hook-settings.js';
 import { parseConfigFile } from '../../../runtime/config-file.js';
 import { declaredSchemas, declaredSettings, envReference, planSettings, requireResolved } from '../../../generator/settings/declared.js';
 

@@ -1,6 +1,6 @@
 import { GoTrueClient } from '@supabase/auth-js';
 import { afterAll } from 'vitest';
-import { sealSmsSecret } from '../../../../../runtime/auth/sms/sms-settings.js';
+import { sealSmsSecret } from '../../../../../runtime/settings/sms-settings.js';
 import { FakeSmsProvider } from '../../../../helpers/fake-sms.js';
 import { createTestProject, startTestHost, type TestProject } from '../../../../helpers/platform.js';
 

@@ -2,10 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
-import { repoRoot } from '../helpers/platform.js';
-import { writeExtensionIn } from './project.js';
-import { servedInstallation, shutDown, type Server } from '../helpers/serve-process.js';
-import { createProject, eventually, request, type Answer, type PrintedKeys } from '../blackbox/projects.js';
+import { repoRoot } from '../../helpers/platform.js';
+import { writeExtensionIn } from '../../helpers/extension-project.js';
+import { servedInstallation, shutDown, type Server } from '../../helpers/serve-process.js';
+import { createProject, eventually, request, type Answer, type PrintedKeys } from '../../blackbox/projects.js';
 
 /**
  * A schema change the project's extension does not survive, made behind the CLI's back (psql): the

@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli, type TestHost, type TestProject } from '../helpers/platform.js';
-import { blogExtension, blogProject, writeExtension } from './project.js';
+import { runCli, type TestHost, type TestProject } from '../../helpers/platform.js';
+import { blogExtension, blogProject, writeExtension } from '../../helpers/extension-project.js';
 
 /**
  * The compiler as the reviewer's tool: `gantry gen --check --live` typechecks a project's extensions against

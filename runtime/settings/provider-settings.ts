@@ -1,5 +1,5 @@
-import { openValue, purposeKey, sealValue } from '../../sealed-value.js';
-import { CodedError } from '../../coded-error.js';
+import { openValue, purposeKey, sealValue } from '../sealed-value.js';
+import { CodedError } from '../coded-error.js';
 
 /**
  * Per-project OAuth/OIDC providers, set as `auth.external.<provider>.<field>` (GoTrue's

@@ -2,9 +2,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { generateProject } from '../../generator/generate.js';
-import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from '../helpers/platform.js';
+import { createTestProject, repoRoot, startTestHost, type TestHost, type TestProject } from './platform.js';
 
-/** The extension fixture of test/extensions as a project's `extensions/<ref>/index.ts` would hold it. */
+/** The extension fixture of the extension tests (test/e2e/extensions) as a project's `extensions/<ref>/index.ts` would hold it. */
 export async function blogExtension(ref: string): Promise<string> {
   const text = await fs.readFile(path.join(repoRoot, 'test/fixtures/extensions/blog.ts.txt'), 'utf8');
   return text.replaceAll('__RUNTIME__', path.join(repoRoot, 'runtime/index.js')).replaceAll('__REF__', ref);

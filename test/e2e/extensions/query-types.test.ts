@@ -2,10 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { typecheckAgainst } from '../../generator/check/gate.js';
-import { generateProject } from '../../generator/generate.js';
-import { Platform } from '../../runtime/platform/platform.js';
-import { createTestProject, repoRoot, testConfig, type TestProject } from '../helpers/platform.js';
+import { typecheckAgainst } from '../../../generator/check/gate.js';
+import { generateProject } from '../../../generator/generate.js';
+import { Platform } from '../../../runtime/platform/platform.js';
+import { createTestProject, repoRoot, testConfig, type TestProject } from '../../helpers/platform.js';
 
 /**
  * Typed results without annotations, at compile time: `gantry gen` describes each `ctx.sql` template on the database

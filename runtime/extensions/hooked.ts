@@ -1,16 +1,19 @@
 import type pg from 'pg';
-import type { ProjectClaims } from '../auth/jwt.js';
+import type { ProjectClaims } from '../tokens/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
-import { logExtensionFault, requestScope, runEffects, type FaultLog } from '../extensions/context.js';
-import type { Extension, ExtensionContext, TableHooks } from '../extensions/define.js';
+import { logExtensionFault, requestScope, runEffects, type FaultLog } from './context.js';
+import type { Extension, ExtensionContext, TableHooks } from './define.js';
 import type { ProjectContext } from '../platform/project-context.js';
-import { pgrstError } from './errors.js';
-import type { ProjectMeta } from './metadata.js';
-import type { ApiRequest, RowsPayload } from './parse/ast.js';
-import { mayCommit, needsCommitDecision } from './respond.js';
-import { buildStatement } from './sql/build.js';
-import type { ResultRow } from './sql/envelope.js';
-import { plannedRowsFromExplain, type BodyShape, type BuiltStatement } from './sql/statement.js';
+import { pgrstError } from '../rest/errors.js';
+import type { ProjectMeta } from '../rest/metadata.js';
+import type { ApiRequest, RowsPayload } from '../rest/parse/ast.js';
+import { mayCommit, needsCommitDecision } from '../rest/respond.js';
+import { buildStatement } from '../rest/sql/build.js';
+import type { ResultRow } from '../rest/sql/envelope.js';
+import type { DataApiHooks, HookedResult } from '../rest/server.js';
+import { extensionUnavailableError, requestNeedsExtension, type UnavailableExtension } from './unavailable.js';
+import type { LoadedExtension } from './loader.js';
+import { plannedRowsFromExplain, type BodyShape, type BuiltStatement } from '../rest/sql/statement.js';
 
 type Record_ = Record<string, unknown>;
 export type AnyTableHooks = TableHooks<Record_, Record_, Record_>;
@@ -172,14 +175,6 @@ export async function shapeRead(
   return row;
 }
 
-/** What the hooked path hands back to the response writer: the request as finally built and its result row. */
-export interface HookedResult {
-  readonly request: ApiRequest;
-  readonly built: BuiltStatement;
-  readonly row: ResultRow;
-  readonly planned: number | null;
-}
-
 function rowsOf(payload: RowsPayload): Record_[] {
   return JSON.parse(payload.json) as Record_[];
 }
@@ -284,4 +279,24 @@ export async function runHooked(
   }));
   if (committed) await runEffects(effects, faults, ctx.ref);
   return value;
+}
+
+/**
+ * The data API's hooks of a project (null when it has no extension): its extension's table hooks, or,
+ * when the extension could not be loaded, a refusal of the requests that would need it.
+ */
+export function dataApiHooks(ctx: ProjectContext, project: ProjectMeta, extension: LoadedExtension | null, unavailable: UnavailableExtension | null): DataApiHooks | null {
+  if (!extension && !unavailable) return null;
+  return {
+    of(request, built) {
+      if (unavailable && requestNeedsExtension(unavailable, request, built.shape)) throw extensionUnavailableError(ctx.ref);
+      const hooks = extension && hooksFor(extension.extension, request, built);
+      if (!extension || !hooks) return null;
+      const { body } = hooks;
+      return {
+        run: onlyReshapes(request, built) ? null : (identity, claims, initial) => runHooked(ctx, project, hooks, identity, claims, initial, extension),
+        shape: body ? (identity, claims, read) => shapeRead(ctx, body, identity, claims, read, extension) : null,
+      };
+    },
+  };
 }

@@ -3,10 +3,10 @@ import { missingSchemas } from '../../runtime/platform/exposed-schemas.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 import { mergeAppSettings, SettingsError, type SettingAssignment, type SettingName, type SettingValue } from '../../runtime/platform/settings.js';
 import { currentSigningKey, DEFAULT_ROTATION_GRACE_SECONDS, generateSigningKey, rotateSigningKey } from '../../runtime/platform/signing-keys.js';
-import type { AccessTokenAlg } from '../../runtime/auth/keyring.js';
-import { sealProviderSecret } from '../../runtime/auth/external/provider-settings.js';
-import { isHookSettingKey, sealHookSecrets } from '../../runtime/auth/hooks/hook-settings.js';
-import { isSmsSecretKey, sealSmsSecret, type SmsSettingKey } from '../../runtime/auth/sms/sms-settings.js';
+import type { AccessTokenAlg } from '../../runtime/tokens/keyring.js';
+import { sealProviderSecret } from '../../runtime/settings/provider-settings.js';
+import { isHookSettingKey, sealHookSecrets } from '../../runtime/settings/hook-settings.js';
+import { isSmsSecretKey, sealSmsSecret, type SmsSettingKey } from '../../runtime/settings/sms-settings.js';
 import { generateProject } from '../generate.js';
 import type { WriteResult } from '../write.js';
 

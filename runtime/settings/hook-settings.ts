@@ -1,5 +1,5 @@
-import { openValue, purposeKey, sealValue } from '../../sealed-value.js';
-import { CodedError } from '../../coded-error.js';
+import { openValue, purposeKey, sealValue } from '../sealed-value.js';
+import { CodedError } from '../coded-error.js';
 
 /**
  * Supabase Auth's hooks as configured per project: `auth.hook.<name>.{enabled,uri,secrets}`,

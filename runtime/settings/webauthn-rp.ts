@@ -1,4 +1,4 @@
-import type { AuthDeps } from './auth-deps.js';
+import type { AuthDeps } from '../auth/auth-deps.js';
 
 /**
  * The WebAuthn relying party of a project: the domain its credentials are scoped to

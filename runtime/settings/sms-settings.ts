@@ -1,6 +1,6 @@
-import { openValue, purposeKey, sealValue } from '../../sealed-value.js';
-import { formatPhone, isE164 } from '../phone-number.js';
-import { CodedError } from '../../coded-error.js';
+import { openValue, purposeKey, sealValue } from '../sealed-value.js';
+import { formatPhone, isE164 } from './phone-format.js';
+import { CodedError } from '../coded-error.js';
 
 /**
  * Phone sign-in's SMS settings per project, `auth.sms.<field>` (GoTrue's SMS_* and Supabase's

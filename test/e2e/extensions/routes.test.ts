@@ -2,9 +2,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FunctionsHttpError } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestHost, TestProject } from '../helpers/platform.js';
-import { errorBody, restCaller, supabaseClient, userToken } from '../e2e/rest/http.js';
-import { blogProject, superuser } from './project.js';
+import type { TestHost, TestProject } from '../../helpers/platform.js';
+import { errorBody, restCaller, supabaseClient, userToken } from '../rest/http.js';
+import { blogProject, superuser } from '../../helpers/extension-project.js';
 
 /** Custom routes of a project's extension: `POST /functions/v1/<name>`, validated, in the caller's RLS transaction. */
 

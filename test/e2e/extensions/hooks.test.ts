@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TestHost, TestProject } from '../helpers/platform.js';
-import { errorBody, restCaller, supabaseClient, userToken } from '../e2e/rest/http.js';
-import { blogProject, sentEffects, superuser as superuserQuery } from './project.js';
+import type { TestHost, TestProject } from '../../helpers/platform.js';
+import { errorBody, restCaller, supabaseClient, userToken } from '../rest/http.js';
+import { blogProject, sentEffects, superuser as superuserQuery } from '../../helpers/extension-project.js';
 
 /**
  * Table hooks of a project's extension (test/fixtures/extensions/blog.ts.txt) through the data
