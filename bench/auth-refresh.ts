@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
-import { generateOpaqueToken, hashToken, sealChildToken } from '../runtime/auth/opaque-tokens.js';
-import { openSession } from '../runtime/auth/sessions.js';
+import { generateOpaqueToken, hashToken, sealChildToken } from '../runtime/auth/credentials/opaque-tokens.js';
+import { openSession } from '../runtime/auth/storage/sessions.js';
 import { signUpUsers, type BenchUser } from './auth-users.js';
 import { autocannon, type LoadResult } from './load.js';
 import { cpuSeconds } from './mixed.js';
@@ -47,7 +47,7 @@ export async function openChains(superuserUrl: string, users: readonly BenchUser
 /**
  * The refresh grant as a pgbench script (`-M extended`: node-postgres sends these statements
  * unnamed, parsed on every execution): the rate-limit upsert, then the transaction of
- * runtime/auth/sessions.ts's refreshSession for a live token, statement for statement. A client
+ * runtime/auth/storage/sessions.ts's refreshSession for a live token, statement for statement. A client
  * takes its chain's first token and address once (the `\if` block); each transaction then rotates
  * to a random successor, as a number where the server has a SHA-256 hex. The rate-limit window's
  * opening DELETE, once per address and five minutes on the server, is left out.

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { PASSWORD_WORKERS } from '../runtime/auth/passwords.js';
+import { PASSWORD_WORKERS } from '../runtime/auth/credentials/passwords.js';
 import { BENCH_PASSWORD, signUpUsers } from './auth-users.js';
 import { autocannon, type LoadResult } from './load.js';
 import { cpuSeconds } from './mixed.js';

@@ -1,8 +1,8 @@
 import type { ProjectContext } from '../platform/project-context.js';
 import type { Mailer } from '../mail/mailer.js';
-import type { PasswordPool } from './passwords.js';
-import type { RateLimitConfig } from './rate-limits.js';
-import type { RedirectPolicy } from './redirects.js';
+import type { PasswordPool } from './credentials/passwords.js';
+import type { RateLimitConfig } from './flows/rate-limits.js';
+import type { RedirectPolicy } from './flows/redirects.js';
 import type { OidcDirectory } from './external/oidc.js';
 
 export interface AuthLog {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CodedError, StatusError } from '../../runtime/coded-error.js';
 import { ApiError } from '../../runtime/rest/errors.js';
-import { AuthError } from '../../runtime/auth/errors.js';
+import { AuthError } from '../../runtime/auth/http/errors.js';
 import { CallsApiError, problemBody } from '../../runtime/calls/errors.js';
 
 describe('one error base', () => {

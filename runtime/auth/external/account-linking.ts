@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import type { Queryable } from '../../db/transaction.js';
-import { AuthError, authErrors } from '../errors.js';
+import { AuthError, authErrors } from '../http/errors.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
-import { deleteOtherIdentities, findIdentity, insertIdentity, syncProviders, touchIdentity } from './../identities.js';
-import { consumeUserTokens } from '../one-time-tokens.js';
-import { hasEmailIdentity, userJson, type UserRow } from '../user-json.js';
-import { DuplicateEmailError, findUserByEmail, findUserById, insertUser, isBanned, updateUser } from '../users.js';
+import { deleteOtherIdentities, findIdentity, insertIdentity, syncProviders, touchIdentity } from '../storage/identities.js';
+import { consumeUserTokens } from '../storage/one-time-tokens.js';
+import { hasEmailIdentity, userJson, type UserRow } from '../storage/user-json.js';
+import { DuplicateEmailError, findUserByEmail, findUserById, insertUser, isBanned, updateUser } from '../storage/users.js';
 import type { Claims } from './presets.js';
 
 /** A user as a provider vouched for them: the provider's name and the identity's claims (`sub` at least). */

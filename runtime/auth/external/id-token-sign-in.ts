@@ -1,12 +1,12 @@
 import type { Request } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { authErrors } from '../errors.js';
-import { idTokenClaimsError, idTokenProvider } from '../id-token-grant.js';
-import { requireUser } from '../request-auth.js';
-import { openSession } from '../sessions.js';
-import { sessionJson, type SessionJson } from '../session-response.js';
+import { authErrors } from '../http/errors.js';
+import { idTokenClaimsError, idTokenProvider } from '../flows/id-token-grant.js';
+import { requireUser } from '../http/request-auth.js';
+import { openSession } from '../storage/sessions.js';
+import { sessionJson, type SessionJson } from '../http/session-response.js';
 import { askBeforeExternalSignUp, linkExternal, signInExternal } from './account-linking.js';
 import { idTokenClaims } from './presets.js';
 

@@ -1,6 +1,6 @@
 import type { AuthDeps } from '../auth-deps.js';
 import { issuerOf } from '../auth-deps.js';
-import { idTokenClaimsError } from '../id-token-grant.js';
+import { idTokenClaimsError } from '../flows/id-token-grant.js';
 import type { ExternalUser } from './account-linking.js';
 import { presetOf, type Claims, type ProviderPreset } from './presets.js';
 import { openProviderSecret, type ExternalProviderSettings } from '../../settings/provider-settings.js';

@@ -1,6 +1,6 @@
 import { guardedRequest, readBody, type GuardOptions } from '../../outbound/guarded-request.js';
 import { checkOutboundUrl } from '../../outbound/outbound-url.js';
-import { AuthError } from '../errors.js';
+import { AuthError } from '../http/errors.js';
 
 /** Provider answers (discovery, keys, tokens, user info) are small; a larger one is not a provider's. */
 const MAX_PROVIDER_RESPONSE_BYTES = 1 << 20;

@@ -1,4 +1,4 @@
-import { AuthError } from '../errors.js';
+import { AuthError } from '../http/errors.js';
 
 /**
  * What a hook answered, judged as GoTrue judges it: `{error: {http_code, message}}` with a

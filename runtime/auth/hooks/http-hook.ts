@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { guardedRequest, readBody, type GuardOptions } from '../../outbound/guarded-request.js';
 import { webhookHeaders } from '../../outbound/webhook-signing.js';
-import { AuthError } from '../errors.js';
+import { AuthError } from '../http/errors.js';
 import { hookError } from './hook-output.js';
 
 /** GoTrue's hookshttp defaults: 5 s for all attempts together, 3 attempts 2 s apart, 200 KB of answer. */

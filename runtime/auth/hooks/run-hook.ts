@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuthDeps } from '../auth-deps.js';
-import { AuthError } from '../errors.js';
+import { AuthError } from '../http/errors.js';
 import { hookError, hookReportedError } from './hook-output.js';
 import { openHookSecrets, type HookName } from '../../settings/hook-settings.js';
 import { callHttpHook } from './http-hook.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/transaction.js';
-import { generateOpaqueToken, hashToken } from '../opaque-tokens.js';
-import type { CodeChallengeMethod } from '../pkce.js';
+import { generateOpaqueToken, hashToken } from '../credentials/opaque-tokens.js';
+import type { CodeChallengeMethod } from '../credentials/pkce.js';
 import type { AuthorizeRequest } from './authorize-request.js';
 
 /**

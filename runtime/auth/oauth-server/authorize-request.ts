@@ -1,5 +1,5 @@
-import type { CodeChallengeMethod } from '../pkce.js';
-import { redirectWithQuery } from '../redirects.js';
+import type { CodeChallengeMethod } from '../credentials/pkce.js';
+import { redirectWithQuery } from '../flows/redirects.js';
 
 /**
  * The parts of the authorization code flow that are rules rather than storage: what

@@ -1,4 +1,4 @@
-import { AuthError, authErrors } from '../errors.js';
+import { AuthError, authErrors } from '../http/errors.js';
 
 /**
  * The metadata of an OAuth client registration (RFC 7591 as Supabase Auth takes it), checked

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/transaction.js';
-import { revokeOAuthClientSessions } from '../sessions.js';
-import { generateOpaqueToken, hashToken, tokenHashesEqual } from '../opaque-tokens.js';
+import { revokeOAuthClientSessions } from '../storage/sessions.js';
+import { generateOpaqueToken, hashToken, tokenHashesEqual } from '../credentials/opaque-tokens.js';
 import type { ClientChange, ClientType, GrantType, NewClient, RegistrationType, TokenEndpointAuthMethod } from './client-metadata.js';
 
 /** A row of auth.oauth_clients. */

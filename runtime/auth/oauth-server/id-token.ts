@@ -1,4 +1,4 @@
-import type { UserRow } from '../user-json.js';
+import type { UserRow } from '../storage/user-json.js';
 import { parseScopes } from './authorize-request.js';
 import { profileClaims } from './userinfo.js';
 

@@ -1,17 +1,17 @@
 import type { Request, Router } from 'express';
-import { writeAudit, type AuditEvent } from '../audit.js';
+import { writeAudit, type AuditEvent } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
-import { HUNDRED_YEARS_MS, parseBanDuration } from '../ban-duration.js';
+import { HUNDRED_YEARS_MS, parseBanDuration } from '../input/ban-duration.js';
 import { inTransaction } from '../../db/transaction.js';
-import { cancelPendingEmailChange } from '../email-change.js';
-import { AuthError, authErrors } from '../errors.js';
-import { acceptPhone } from '../phone-number.js';
-import { bodyOf, handle, optionalObject, queryString } from '../http.js';
-import { consumeUserTokens } from '../one-time-tokens.js';
-import { acceptNewPassword } from '../password-input.js';
-import { clientIp, requireAdmin } from '../request-auth.js';
-import { revokeSessions } from '../sessions.js';
-import { userJson, type UserRow } from '../user-json.js';
+import { cancelPendingEmailChange } from '../flows/email-change.js';
+import { AuthError, authErrors } from '../http/errors.js';
+import { acceptPhone } from '../input/phone-number.js';
+import { bodyOf, handle, optionalObject, queryString } from '../http/handler.js';
+import { consumeUserTokens } from '../storage/one-time-tokens.js';
+import { acceptNewPassword } from '../http/password-input.js';
+import { clientIp, requireAdmin } from '../http/request-auth.js';
+import { revokeSessions } from '../storage/sessions.js';
+import { userJson, type UserRow } from '../storage/user-json.js';
 import {
   DuplicateEmailError,
   DuplicatePhoneError,
@@ -23,8 +23,8 @@ import {
   mergeMetadata,
   updateUser,
   type UserChange,
-} from '../users.js';
-import { acceptEmail, isBlank } from '../request-fields.js';
+} from '../storage/users.js';
+import { acceptEmail, isBlank } from '../http/request-fields.js';
 
 const DEFAULT_PER_PAGE = 50;
 

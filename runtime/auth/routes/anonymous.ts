@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { authErrors } from '../errors.js';
-import { enforceRateLimit, optionalObject } from '../http.js';
-import { clientIp } from '../request-auth.js';
-import { openSession } from '../sessions.js';
-import { sessionJson } from '../session-response.js';
+import { authErrors } from '../http/errors.js';
+import { enforceRateLimit, optionalObject } from '../http/handler.js';
+import { clientIp } from '../http/request-auth.js';
+import { openSession } from '../storage/sessions.js';
+import { sessionJson } from '../http/session-response.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
-import { userJson } from '../user-json.js';
-import { insertUser, updateUser } from '../users.js';
+import { userJson } from '../storage/user-json.js';
+import { insertUser, updateUser } from '../storage/users.js';
 
 /**
  * GoTrue's anonymous sign-in (supabase-js `signInAnonymously`): `POST /signup` with neither

@@ -1,17 +1,17 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AuthError, authErrors } from '../errors.js';
+import { AuthError, authErrors } from '../http/errors.js';
 import { askBeforeExternalSignUp, linkExternal, signInExternal } from '../external/account-linking.js';
 import { authorizationUrl, enabledProvider, exchangeProviderCode } from '../external/provider-flow.js';
-import { AUTH_CODE_LIFETIME_SECONDS, completeOAuthFlow, createOAuthFlow, deleteFlow, findOAuthFlow } from '../flow-state.js';
-import { handle, queryString } from '../http.js';
-import { acceptPkceParams } from '../pkce.js';
-import { redirectWithFragment, redirectWithQuery, resolveRedirect } from '../redirects.js';
-import { checkPresentApiKey, clientIp, requireUser } from '../request-auth.js';
-import { openSession } from '../sessions.js';
-import { sessionJson } from '../session-response.js';
-import { isUuid } from '../users.js';
+import { AUTH_CODE_LIFETIME_SECONDS, completeOAuthFlow, createOAuthFlow, deleteFlow, findOAuthFlow } from '../storage/flow-state.js';
+import { handle, queryString } from '../http/handler.js';
+import { acceptPkceParams } from '../credentials/pkce.js';
+import { redirectWithFragment, redirectWithQuery, resolveRedirect } from '../flows/redirects.js';
+import { checkPresentApiKey, clientIp, requireUser } from '../http/request-auth.js';
+import { openSession } from '../storage/sessions.js';
+import { sessionJson } from '../http/session-response.js';
+import { isUuid } from '../storage/users.js';
 import { manualLinkingDisabled } from './identities.js';
 import { unsupportedProvider } from './unsupported.js';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
-import { AuthError, authErrors } from '../errors.js';
+import { AuthError, authErrors } from '../http/errors.js';
 import {
   CHALLENGE_EXPIRY_SECONDS,
   MAX_ENROLLED_FACTORS,
@@ -23,21 +23,21 @@ import {
   sealTotpSecret,
   type FactorRow,
   type WebAuthnFactorCredential,
-} from '../factors.js';
-import { bodyOf, enforceRateLimit, handle, optionalObject } from '../http.js';
-import { encodeQr, qrSvg } from '../qr-code.js';
-import { clientIp, requireAdmin, requireSession, type SessionUser } from '../request-auth.js';
-import { findLiveSession, replaceRefreshToken, revokeAal1Sessions, revokeSessions } from '../sessions.js';
+} from '../storage/factors.js';
+import { bodyOf, enforceRateLimit, handle, optionalObject } from '../http/handler.js';
+import { encodeQr, qrSvg } from '../credentials/qr-code.js';
+import { clientIp, requireAdmin, requireSession, type SessionUser } from '../http/request-auth.js';
+import { findLiveSession, replaceRefreshToken, revokeAal1Sessions, revokeSessions } from '../storage/sessions.js';
 import { attemptDecisionFrom } from '../hooks/hook-output.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
-import { sessionJson } from '../session-response.js';
-import { base32Decode, generateTotpSecret, matchTotpStep, otpauthUri } from '../totp.js';
-import type { UserRow } from '../user-json.js';
-import { findUserById, isUuid } from '../users.js';
-import { factorCeremony, verifyFactorResponse, type CeremonyType, type FactorCeremony } from '../webauthn-factor.js';
+import { sessionJson } from '../http/session-response.js';
+import { base32Decode, generateTotpSecret, matchTotpStep, otpauthUri } from '../credentials/totp.js';
+import type { UserRow } from '../storage/user-json.js';
+import { findUserById, isUuid } from '../storage/users.js';
+import { factorCeremony, verifyFactorResponse, type CeremonyType, type FactorCeremony } from '../flows/webauthn-factor.js';
 import { projectRelyingParty } from '../../settings/webauthn-rp.js';
-import { acceptFactorPhone, phoneCodeMatches, phoneFactorErrors, replacedPhoneFactors, textChallengeCode } from '../phone-factor.js';
-import { acceptChannel } from '../phone-otp.js';
+import { acceptFactorPhone, phoneCodeMatches, phoneFactorErrors, replacedPhoneFactors, textChallengeCode } from '../flows/phone-factor.js';
+import { acceptChannel } from '../flows/phone-otp.js';
 
 /**
  * Supabase Auth's MFA API for TOTP factors and, with `auth.mfa.webauthn.enabled`, WebAuthn

@@ -1,18 +1,18 @@
 import type { Router } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
-import { requestEmailChange } from '../email-change.js';
-import { AuthError, authErrors } from '../errors.js';
-import { bodyOf, handle, optionalObject } from '../http.js';
-import { insertUnconfirmed, invite } from '../invites.js';
-import { issueOneTimeToken, type IssuedOneTimeToken } from '../one-time-tokens.js';
-import { acceptNewPassword } from '../password-input.js';
-import { allowedRedirect, verifyLink, type LinkType } from '../redirects.js';
-import { clientIp, requireAdmin } from '../request-auth.js';
-import { userJson, type UserRow } from '../user-json.js';
-import { findUserByEmail, mergeMetadata, updateUser } from '../users.js';
-import { acceptEmail, acceptRedirect } from '../request-fields.js';
+import { requestEmailChange } from '../flows/email-change.js';
+import { AuthError, authErrors } from '../http/errors.js';
+import { bodyOf, handle, optionalObject } from '../http/handler.js';
+import { insertUnconfirmed, invite } from '../flows/invites.js';
+import { issueOneTimeToken, type IssuedOneTimeToken } from '../storage/one-time-tokens.js';
+import { acceptNewPassword } from '../http/password-input.js';
+import { allowedRedirect, verifyLink, type LinkType } from '../flows/redirects.js';
+import { clientIp, requireAdmin } from '../http/request-auth.js';
+import { userJson, type UserRow } from '../storage/user-json.js';
+import { findUserByEmail, mergeMetadata, updateUser } from '../storage/users.js';
+import { acceptEmail, acceptRedirect } from '../http/request-fields.js';
 
 type GeneratedType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change_current' | 'email_change_new';
 

@@ -1,13 +1,13 @@
 import type { Router } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AuthError, authErrors } from '../errors.js';
-import { handle } from '../http.js';
-import { deleteIdentity, syncProviders } from '../identities.js';
-import { clientIp, requireUser } from '../request-auth.js';
-import { hasEmailIdentity } from '../user-json.js';
-import { findUserById, isUuid } from '../users.js';
+import { AuthError, authErrors } from '../http/errors.js';
+import { handle } from '../http/handler.js';
+import { deleteIdentity, syncProviders } from '../storage/identities.js';
+import { clientIp, requireUser } from '../http/request-auth.js';
+import { hasEmailIdentity } from '../storage/user-json.js';
+import { findUserById, isUuid } from '../storage/users.js';
 
 export const manualLinkingDisabled = (): AuthError => authErrors.disabled(404, 'manual_linking_disabled', 'Manual linking is disabled');
 

@@ -1,12 +1,12 @@
 import type { Router } from 'express';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { bodyOf, handle, optionalObject } from '../http.js';
-import { invite } from '../invites.js';
-import { mailLink } from '../mail-out.js';
-import { clientIp, requireAdmin } from '../request-auth.js';
-import { userJson } from '../user-json.js';
-import { acceptEmail, acceptRedirect } from '../request-fields.js';
+import { bodyOf, handle, optionalObject } from '../http/handler.js';
+import { invite } from '../flows/invites.js';
+import { mailLink } from '../flows/mail-out.js';
+import { clientIp, requireAdmin } from '../http/request-auth.js';
+import { userJson } from '../storage/user-json.js';
+import { acceptEmail, acceptRedirect } from '../http/request-fields.js';
 
 /** auth-js `auth.admin.inviteUserByEmail(email, {data, redirectTo})`: mails an invite link and answers the user. */
 export function registerInvite(router: Router, deps: AuthDeps): void {

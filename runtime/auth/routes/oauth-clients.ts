@@ -1,11 +1,11 @@
 import type { Request, Router } from 'express';
 import type { AuthDeps } from '../auth-deps.js';
-import { AuthError, authErrors } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle } from '../http.js';
+import { AuthError, authErrors } from '../http/errors.js';
+import { bodyOf, enforceRateLimit, handle } from '../http/handler.js';
 import { acceptClientChange, acceptRegistration, type RegistrationType } from '../oauth-server/client-metadata.js';
 import { deleteClient, findClient, insertClient, listClients, oauthClientJson, regenerateSecret, updateClient, type OAuthClientRow } from '../oauth-server/clients.js';
-import { checkPresentApiKey, requireAdmin } from '../request-auth.js';
-import { isUuid } from '../users.js';
+import { checkPresentApiKey, requireAdmin } from '../http/request-auth.js';
+import { isUuid } from '../storage/users.js';
 
 /**
  * Registration of the third-party apps that may use the project as their OAuth 2.1

@@ -1,9 +1,9 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import { issuerOf, type AuthDeps } from '../auth-deps.js';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
-import { AuthError, authErrors, OAuthProtocolError } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
+import { AuthError, authErrors, OAuthProtocolError } from '../http/errors.js';
+import { bodyOf, enforceRateLimit, handle, queryString } from '../http/handler.js';
 import {
   approveAuthorization,
   findActiveConsent,
@@ -24,12 +24,12 @@ import { findClient, type OAuthClientRow } from '../oauth-server/clients.js';
 import { idTokenClaims, wantsIdToken } from '../oauth-server/id-token.js';
 import { userInfoOf } from '../oauth-server/userinfo.js';
 import { signAccessToken } from '../../tokens/jwt.js';
-import { verifierMatches } from '../pkce.js';
-import { allowedRedirect } from '../redirects.js';
-import { checkPresentApiKey, clientIp, requireUser } from '../request-auth.js';
-import { sessionJson } from '../session-response.js';
-import { openSession, refreshSession, revokeOAuthClientSessions, revokeSessions } from '../sessions.js';
-import { findUserById, isBanned, isUuid } from '../users.js';
+import { verifierMatches } from '../credentials/pkce.js';
+import { allowedRedirect } from '../flows/redirects.js';
+import { checkPresentApiKey, clientIp, requireUser } from '../http/request-auth.js';
+import { sessionJson } from '../http/session-response.js';
+import { openSession, refreshSession, revokeOAuthClientSessions, revokeSessions } from '../storage/sessions.js';
+import { findUserById, isBanned, isUuid } from '../storage/users.js';
 import { refreshFailure } from './token.js';
 
 /**

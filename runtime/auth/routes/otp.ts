@@ -1,17 +1,17 @@
 import type { Request, Router } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
-import { authErrors } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle, inBackground, optionalObject } from '../http.js';
-import { createFlowState } from '../flow-state.js';
-import { mailLink, type LinkMail } from '../mail-out.js';
-import { issueOneTimeToken } from '../one-time-tokens.js';
-import { acceptPkceParams, type PkceChallenge } from '../pkce.js';
-import { clientIp, requireApiKey } from '../request-auth.js';
-import type { UserRow } from '../user-json.js';
-import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../users.js';
-import { acceptEmail, acceptRedirect, isBlank } from '../request-fields.js';
+import { authErrors } from '../http/errors.js';
+import { bodyOf, enforceRateLimit, handle, inBackground, optionalObject } from '../http/handler.js';
+import { createFlowState } from '../storage/flow-state.js';
+import { mailLink, type LinkMail } from '../flows/mail-out.js';
+import { issueOneTimeToken } from '../storage/one-time-tokens.js';
+import { acceptPkceParams, type PkceChallenge } from '../credentials/pkce.js';
+import { clientIp, requireApiKey } from '../http/request-auth.js';
+import type { UserRow } from '../storage/user-json.js';
+import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../storage/users.js';
+import { acceptEmail, acceptRedirect, isBlank } from '../http/request-fields.js';
 import { signInWithSms, wantsSms } from './sms-otp.js';
 
 interface OtpRequest {

@@ -7,12 +7,12 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Request, Router } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AuthError, authErrors } from '../errors.js';
-import { listFactors } from '../factors.js';
-import { bodyOf, enforceRateLimit, handle } from '../http.js';
+import { AuthError, authErrors } from '../http/errors.js';
+import { listFactors } from '../storage/factors.js';
+import { bodyOf, enforceRateLimit, handle } from '../http/handler.js';
 import {
   consumeCeremonyChallenge,
   countPasskeys,
@@ -28,12 +28,12 @@ import {
   renamePasskey,
   type CeremonyKind,
   type ChallengeRow,
-} from '../passkeys.js';
-import { clientIp, requireAdmin, requireApiKey, requireSession, type SessionUser } from '../request-auth.js';
-import { openSession } from '../sessions.js';
-import { sessionJson } from '../session-response.js';
-import type { UserRow } from '../user-json.js';
-import { findUserById, isBanned, isUuid, updateUser } from '../users.js';
+} from '../storage/passkeys.js';
+import { clientIp, requireAdmin, requireApiKey, requireSession, type SessionUser } from '../http/request-auth.js';
+import { openSession } from '../storage/sessions.js';
+import { sessionJson } from '../http/session-response.js';
+import type { UserRow } from '../storage/user-json.js';
+import { findUserById, isBanned, isUuid, updateUser } from '../storage/users.js';
 import { projectRelyingParty } from '../../settings/webauthn-rp.js';
 
 /**

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
-import { authErrors } from '../errors.js';
-import { optionalObject } from '../http.js';
+import { authErrors } from '../http/errors.js';
+import { optionalObject } from '../http/handler.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
-import { acceptPhone } from '../phone-number.js';
-import { acceptChannel, phoneEnabled, textCode } from '../phone-otp.js';
+import { acceptPhone } from '../input/phone-number.js';
+import { acceptChannel, phoneEnabled, textCode } from '../flows/phone-otp.js';
 import type { SmsChannel } from '../sms/sms-sender.js';
-import { clientIp } from '../request-auth.js';
-import { openSession } from '../sessions.js';
-import { sessionJson } from '../session-response.js';
-import { decoyUserJson, userJson, type UserJson, type UserRow } from '../user-json.js';
-import { DuplicatePhoneError, findUserById, findUserByPhone, insertUser, PHONE_APP_METADATA, updateUser } from '../users.js';
-import { isBlank } from '../request-fields.js';
+import { clientIp } from '../http/request-auth.js';
+import { openSession } from '../storage/sessions.js';
+import { sessionJson } from '../http/session-response.js';
+import { decoyUserJson, userJson, type UserJson, type UserRow } from '../storage/user-json.js';
+import { DuplicatePhoneError, findUserById, findUserByPhone, insertUser, PHONE_APP_METADATA, updateUser } from '../storage/users.js';
+import { isBlank } from '../http/request-fields.js';
 
 /** A user object for a phone nobody (or somebody else) signed up with: the shape a new unconfirmed phone user has. */
 export function decoyPhoneUserJson(phone: string, userMetadata: Record<string, unknown>, now: Date): UserJson {

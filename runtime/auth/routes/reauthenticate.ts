@@ -1,13 +1,13 @@
 import type { Router } from 'express';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { authErrors } from '../errors.js';
-import { handle } from '../http.js';
-import { mailNonce } from '../mail-out.js';
-import { issueNonce } from '../reauthentication.js';
-import { clientIp, requireUser } from '../request-auth.js';
-import { findUserById } from '../users.js';
-import { textNonce } from '../phone-otp.js';
+import { authErrors } from '../http/errors.js';
+import { handle } from '../http/handler.js';
+import { mailNonce } from '../flows/mail-out.js';
+import { issueNonce } from '../flows/reauthentication.js';
+import { clientIp, requireUser } from '../http/request-auth.js';
+import { findUserById } from '../storage/users.js';
+import { textNonce } from '../flows/phone-otp.js';
 
 /**
  * auth-js `reauthenticate()`: mails the signed-in user a nonce for a sensitive change, or, as

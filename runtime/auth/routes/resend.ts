@@ -1,17 +1,17 @@
 import type { Router } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { authErrors } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle, inBackground } from '../http.js';
-import { mailEmailChange, mailLink } from '../mail-out.js';
-import { issueOneTimeToken } from '../one-time-tokens.js';
-import { reissueEmailChange } from '../email-change.js';
-import { clientIp, requireApiKey } from '../request-auth.js';
-import { findUserByEmail, findUserByPhone, updateUser } from '../users.js';
-import { acceptEmail, acceptRedirect, isBlank } from '../request-fields.js';
-import { acceptPhone } from '../phone-number.js';
-import { phoneEnabled, textCode, type PhoneOtpType } from '../phone-otp.js';
+import { authErrors } from '../http/errors.js';
+import { bodyOf, enforceRateLimit, handle, inBackground } from '../http/handler.js';
+import { mailEmailChange, mailLink } from '../flows/mail-out.js';
+import { issueOneTimeToken } from '../storage/one-time-tokens.js';
+import { reissueEmailChange } from '../flows/email-change.js';
+import { clientIp, requireApiKey } from '../http/request-auth.js';
+import { findUserByEmail, findUserByPhone, updateUser } from '../storage/users.js';
+import { acceptEmail, acceptRedirect, isBlank } from '../http/request-fields.js';
+import { acceptPhone } from '../input/phone-number.js';
+import { phoneEnabled, textCode, type PhoneOtpType } from '../flows/phone-otp.js';
 
 export const RESEND_MESSAGE = 'If this e-mail address awaits confirmation, a new confirmation link has been sent to it';
 export const RESEND_EMAIL_CHANGE_MESSAGE = 'If this account has an e-mail change waiting, a new link has been sent to the new address';

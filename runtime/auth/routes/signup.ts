@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
-import { authErrors } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle, optionalObject } from '../http.js';
-import { mailLink } from '../mail-out.js';
-import { createFlowState } from '../flow-state.js';
-import { issueOneTimeToken, type IssuedOneTimeToken } from '../one-time-tokens.js';
-import { acceptPkceParams, type PkceChallenge } from '../pkce.js';
-import { acceptNewPassword } from '../password-input.js';
+import { authErrors } from '../http/errors.js';
+import { bodyOf, enforceRateLimit, handle, optionalObject } from '../http/handler.js';
+import { mailLink } from '../flows/mail-out.js';
+import { createFlowState } from '../storage/flow-state.js';
+import { issueOneTimeToken, type IssuedOneTimeToken } from '../storage/one-time-tokens.js';
+import { acceptPkceParams, type PkceChallenge } from '../credentials/pkce.js';
+import { acceptNewPassword } from '../http/password-input.js';
 import { signUpAnonymously } from './anonymous.js';
 import { signUpWithPhone } from './phone-signup.js';
-import { clientIp, requireApiKey } from '../request-auth.js';
-import { openSession } from '../sessions.js';
-import { sessionJson } from '../session-response.js';
+import { clientIp, requireApiKey } from '../http/request-auth.js';
+import { openSession } from '../storage/sessions.js';
+import { sessionJson } from '../http/session-response.js';
 import { hookEnabled, runHook } from '../hooks/run-hook.js';
-import { acceptEmail, acceptRedirect, isBlank } from '../request-fields.js';
-import { decoyUserJson, userJson } from '../user-json.js';
-import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../users.js';
+import { acceptEmail, acceptRedirect, isBlank } from '../http/request-fields.js';
+import { decoyUserJson, userJson } from '../storage/user-json.js';
+import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../storage/users.js';
 
 /** A confirmation link, ending a PKCE flow when the client started one. */
 async function issueConfirmation(db: Queryable, userId: string, pkce: PkceChallenge | null, now: Date): Promise<IssuedOneTimeToken> {

@@ -1,14 +1,14 @@
 import type { Request, Response } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AuthError, authErrors } from '../errors.js';
-import { optionalObject } from '../http.js';
-import { acceptPhone } from '../phone-number.js';
-import { acceptChannel, phoneEnabled, textCode } from '../phone-otp.js';
-import { clientIp } from '../request-auth.js';
-import { findUserByPhone } from '../users.js';
-import { isBlank } from '../request-fields.js';
+import { AuthError, authErrors } from '../http/errors.js';
+import { optionalObject } from '../http/handler.js';
+import { acceptPhone } from '../input/phone-number.js';
+import { acceptChannel, phoneEnabled, textCode } from '../flows/phone-otp.js';
+import { clientIp } from '../http/request-auth.js';
+import { findUserByPhone } from '../storage/users.js';
+import { isBlank } from '../http/request-fields.js';
 import { signUpPhone } from './phone-signup.js';
 
 /** GoTrue's SmsOtpResponse: `message_id` only when there is one. */

@@ -1,9 +1,9 @@
 import type { Request, Router } from 'express';
 import type { AuthDeps } from '../auth-deps.js';
-import { authErrors } from '../errors.js';
-import { handle, queryString } from '../http.js';
-import { checkPresentApiKey, requireAdmin, requireApiKey } from '../request-auth.js';
-import { OAUTH_PROVIDERS } from '../settings-json.js';
+import { authErrors } from '../http/errors.js';
+import { handle, queryString } from '../http/handler.js';
+import { checkPresentApiKey, requireAdmin, requireApiKey } from '../http/request-auth.js';
+import { OAUTH_PROVIDERS } from '../http/settings-json.js';
 
 /**
  * Supabase Auth endpoints of features Gantry does not have (SSO) or has

@@ -1,23 +1,23 @@
 import type { Router } from 'express';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { cancelPendingEmailChange, requestEmailChange } from '../email-change.js';
-import { authErrors } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http.js';
-import { mailEmailChange } from '../mail-out.js';
-import { consumeUserTokens } from '../one-time-tokens.js';
-import { acceptNewPassword } from '../password-input.js';
-import { acceptPkceParams } from '../pkce.js';
-import { consumeNonce, nonceRequired, reauthenticationErrors } from '../reauthentication.js';
-import { clientIp, requireUser } from '../request-auth.js';
-import { revokeSessions, type LogoutScope } from '../sessions.js';
-import { userJson } from '../user-json.js';
-import { mergeMetadata, updateUser, type UserChange } from '../users.js';
-import { acceptEmail, acceptRedirect, isBlank } from '../request-fields.js';
-import { acceptPhone } from '../phone-number.js';
-import { requestPhoneChange } from '../phone-change.js';
-import { acceptChannel, phoneEnabled } from '../phone-otp.js';
+import { cancelPendingEmailChange, requestEmailChange } from '../flows/email-change.js';
+import { authErrors } from '../http/errors.js';
+import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http/handler.js';
+import { mailEmailChange } from '../flows/mail-out.js';
+import { consumeUserTokens } from '../storage/one-time-tokens.js';
+import { acceptNewPassword } from '../http/password-input.js';
+import { acceptPkceParams } from '../credentials/pkce.js';
+import { consumeNonce, nonceRequired, reauthenticationErrors } from '../flows/reauthentication.js';
+import { clientIp, requireUser } from '../http/request-auth.js';
+import { revokeSessions, type LogoutScope } from '../storage/sessions.js';
+import { userJson } from '../storage/user-json.js';
+import { mergeMetadata, updateUser, type UserChange } from '../storage/users.js';
+import { acceptEmail, acceptRedirect, isBlank } from '../http/request-fields.js';
+import { acceptPhone } from '../input/phone-number.js';
+import { requestPhoneChange } from '../flows/phone-change.js';
+import { acceptChannel, phoneEnabled } from '../flows/phone-otp.js';
 
 /** The requested new address, normalised; undefined when none was sent (GoTrue ignores "") or it is the current one. */
 function acceptNewEmail(raw: unknown, current: string | null): string | undefined {

@@ -3,13 +3,13 @@ import path from 'node:path';
 import type { Request, Response, Router } from 'express';
 import type { PoolClient } from 'pg';
 import Handlebars from 'handlebars';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AuthError, authErrors } from '../errors.js';
-import { bodyOf, enforceRateLimit, handle, queryString } from '../http.js';
+import { AuthError, authErrors } from '../http/errors.js';
+import { bodyOf, enforceRateLimit, handle, queryString } from '../http/handler.js';
 import { signJwt } from '../../tokens/jwt.js';
-import { issueAuthCode } from '../flow-state.js';
+import { issueAuthCode } from '../storage/flow-state.js';
 import {
   consumeUserTokens,
   findOneTimeToken,
@@ -17,20 +17,20 @@ import {
   isPkceLinkToken,
   type OneTimeTokenType,
   type ValidOneTimeToken,
-} from '../one-time-tokens.js';
-import { MIN_PASSWORD_LENGTH } from '../passwords.js';
-import { redirectWithFragment, redirectWithQuery } from '../redirects.js';
-import { checkPresentApiKey, clientIp, requireApiKey } from '../request-auth.js';
-import { openSession, type AmrMethod } from '../sessions.js';
-import { sessionJson, type SessionJson } from '../session-response.js';
-import type { UserRow } from '../user-json.js';
-import { findUserByEmail, findUserById, findUserByPhone, findUserByPhoneChange, findUsersByAnyEmail, isBanned, updateUser } from '../users.js';
-import { acceptPhone } from '../phone-number.js';
-import { confirmPhone, confirmPhoneChange } from '../phone-change.js';
-import { matchesTestOtp, type PhoneOtpType } from '../phone-otp.js';
-import { confirmEmailChange, type ChangeTokenType } from '../email-change.js';
-import { acceptRedirect, isBlank } from '../request-fields.js';
-import { normaliseEmail } from '../email-address.js';
+} from '../storage/one-time-tokens.js';
+import { MIN_PASSWORD_LENGTH } from '../credentials/passwords.js';
+import { redirectWithFragment, redirectWithQuery } from '../flows/redirects.js';
+import { checkPresentApiKey, clientIp, requireApiKey } from '../http/request-auth.js';
+import { openSession, type AmrMethod } from '../storage/sessions.js';
+import { sessionJson, type SessionJson } from '../http/session-response.js';
+import type { UserRow } from '../storage/user-json.js';
+import { findUserByEmail, findUserById, findUserByPhone, findUserByPhoneChange, findUsersByAnyEmail, isBanned, updateUser } from '../storage/users.js';
+import { acceptPhone } from '../input/phone-number.js';
+import { confirmPhone, confirmPhoneChange } from '../flows/phone-change.js';
+import { matchesTestOtp, type PhoneOtpType } from '../flows/phone-otp.js';
+import { confirmEmailChange, type ChangeTokenType } from '../flows/email-change.js';
+import { acceptRedirect, isBlank } from '../http/request-fields.js';
+import { normaliseEmail } from '../input/email-address.js';
 
 /** What a redeemed token does; `email` (either a sign-up or a magic-link code) resolves to one of these. */
 type EmailVerifyType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change';

@@ -5,7 +5,7 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { sealHookSecrets, type HookName } from '../../../runtime/settings/hook-settings.js';
-import { base32Decode, hotp, totpStep } from '../../../runtime/auth/totp.js';
+import { base32Decode, hotp, totpStep } from '../../../runtime/auth/credentials/totp.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
 import { uniqueEmail } from '../../integration/auth/harness.js';
 

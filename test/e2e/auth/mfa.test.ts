@@ -1,7 +1,7 @@
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { base32Decode, hotp, totpStep } from '../../../runtime/auth/totp.js';
+import { base32Decode, hotp, totpStep } from '../../../runtime/auth/credentials/totp.js';
 import { docsExample } from '../../helpers/docs-examples.js';
 import { scanQrSvg } from '../../helpers/qr-svg.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, hotp, totpCode, totpStep } from '../../../runtime/auth/totp.js';
+import { base32Decode, hotp, totpCode, totpStep } from '../../../runtime/auth/credentials/totp.js';
 import { scanQrSvg } from '../../helpers/qr-svg.js';
 import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject, type CallResult } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s256Challenge } from '../../../runtime/auth/pkce.js';
+import { s256Challenge } from '../../../runtime/auth/credentials/pkce.js';
 import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from './harness.js';
 import { linkFrom } from './smtp-capture.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { amrClaims } from '../../../runtime/auth/amr.js';
-import { factorJson, openTotpSecret, sealTotpSecret } from '../../../runtime/auth/factors.js';
-import type { SessionRow } from '../../../runtime/auth/sessions.js';
+import { amrClaims } from '../../../runtime/auth/credentials/amr.js';
+import { factorJson, openTotpSecret, sealTotpSecret } from '../../../runtime/auth/storage/factors.js';
+import type { SessionRow } from '../../../runtime/auth/storage/sessions.js';
 
 const jwtSecret = 'a-project-secret-of-sufficient-length-0001';
 const factorId = '00000000-0000-4000-8000-000000000001';

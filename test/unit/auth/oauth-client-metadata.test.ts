@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthError } from '../../../runtime/auth/errors.js';
+import { AuthError } from '../../../runtime/auth/http/errors.js';
 import { acceptClientChange, acceptRegistration, redirectUriProblem } from '../../../runtime/auth/oauth-server/client-metadata.js';
 
 function refusal(work: () => unknown): { status: number; code: string; message: string } {

@@ -5,7 +5,7 @@ import { clientAuthenticationProblem, clientCredentialsOf } from '../../../runti
 import type { OAuthClientRow } from '../../../runtime/auth/oauth-server/clients.js';
 import { idTokenClaims, wantsIdToken } from '../../../runtime/auth/oauth-server/id-token.js';
 import { userInfoOf } from '../../../runtime/auth/oauth-server/userinfo.js';
-import type { UserRow } from '../../../runtime/auth/user-json.js';
+import type { UserRow } from '../../../runtime/auth/storage/user-json.js';
 
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 

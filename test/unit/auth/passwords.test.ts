@@ -1,6 +1,6 @@
 import bcrypt from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DUMMY_PASSWORD_HASH, PasswordPool, passwordProblem } from '../../../runtime/auth/passwords.js';
+import { DUMMY_PASSWORD_HASH, PasswordPool, passwordProblem } from '../../../runtime/auth/credentials/passwords.js';
 
 const pool = new PasswordPool(2);
 afterAll(() => pool.close());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptPkceParams, s256Challenge, verifierMatches } from '../../../runtime/auth/pkce.js';
+import { acceptPkceParams, s256Challenge, verifierMatches } from '../../../runtime/auth/credentials/pkce.js';
 
 // RFC 7636 appendix B.
 const RFC_VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';

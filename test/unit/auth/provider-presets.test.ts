@@ -9,7 +9,7 @@ import {
   resolveExternalProviders,
   sealProviderSecret,
 } from '../../../runtime/settings/provider-settings.js';
-import { hashedNonce, idTokenClaimsError } from '../../../runtime/auth/id-token-grant.js';
+import { hashedNonce, idTokenClaimsError } from '../../../runtime/auth/flows/id-token-grant.js';
 
 /** The presets' user-info mapping, on answers shaped as the providers document them (test/fixtures/oauth-providers). */
 

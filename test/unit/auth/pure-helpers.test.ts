@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HUNDRED_YEARS_MS, parseBanDuration } from '../../../runtime/auth/ban-duration.js';
-import { normaliseEmail } from '../../../runtime/auth/email-address.js';
-import { AuthError, authErrorBody, authErrors, wantsVersionedErrors } from '../../../runtime/auth/errors.js';
+import { HUNDRED_YEARS_MS, parseBanDuration } from '../../../runtime/auth/input/ban-duration.js';
+import { normaliseEmail } from '../../../runtime/auth/input/email-address.js';
+import { AuthError, authErrorBody, authErrors, wantsVersionedErrors } from '../../../runtime/auth/http/errors.js';
 import {
   generateOpaqueToken,
   hashToken,
@@ -9,9 +9,9 @@ import {
   openChildToken,
   sealChildToken,
   tokenHashesEqual,
-} from '../../../runtime/auth/opaque-tokens.js';
-import { redirectWithFragment, verifyLink } from '../../../runtime/auth/redirects.js';
-import { mergeMetadata } from '../../../runtime/auth/users.js';
+} from '../../../runtime/auth/credentials/opaque-tokens.js';
+import { redirectWithFragment, verifyLink } from '../../../runtime/auth/flows/redirects.js';
+import { mergeMetadata } from '../../../runtime/auth/storage/users.js';
 
 describe('error bodies', () => {
   it('uses the legacy shape without the version header and the 2024 shape with it', () => {

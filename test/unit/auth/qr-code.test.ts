@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeQr, qrSvg, type QrMatrix } from '../../../runtime/auth/qr-code.js';
+import { encodeQr, qrSvg, type QrMatrix } from '../../../runtime/auth/credentials/qr-code.js';
 import { scanQrSvg } from '../../helpers/qr-svg.js';
 
 const URI = 'otpauth://totp/localhost:3000:someone@example.com?algorithm=SHA1&digits=6&issuer=localhost%3A3000&period=30&secret=ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitsFrom } from '../../../runtime/auth/rate-limits.js';
+import { rateLimitsFrom } from '../../../runtime/auth/flows/rate-limits.js';
 import { parseSetting, resolveSettings, SettingsError } from '../../../runtime/platform/settings.js';
 
 describe('rate limit settings', () => {

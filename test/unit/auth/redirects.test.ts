@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileRedirectGlob, GlobSyntaxError, splitPatternList } from '../../../runtime/settings/redirect-glob.js';
-import { allowedRedirect, redirectPolicy, resolveRedirect } from '../../../runtime/auth/redirects.js';
+import { allowedRedirect, redirectPolicy, resolveRedirect } from '../../../runtime/auth/flows/redirects.js';
 
 describe('redirect globs (gobwas/glob, separators . and /)', () => {
   it.each([

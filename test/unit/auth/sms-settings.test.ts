@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { acceptPhone } from '../../../runtime/auth/phone-number.js';
+import { acceptPhone } from '../../../runtime/auth/input/phone-number.js';
 import { formatPhone } from '../../../runtime/settings/phone-format.js';
-import { frequencyLimitMessage } from '../../../runtime/auth/phone-otp.js';
+import { frequencyLimitMessage } from '../../../runtime/auth/flows/phone-otp.js';
 import { renderSmsTemplate } from '../../../runtime/auth/sms/sms-sender.js';
 import { displaySmsSettings, openSmsSecret, parseTestOtps, resolveSmsSettings, sealSmsSecret, testOtpFor } from '../../../runtime/settings/sms-settings.js';
 import { parseSetting, SettingsError } from '../../../runtime/platform/settings.js';

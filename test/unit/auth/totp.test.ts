@@ -8,7 +8,7 @@ import {
   otpauthUri,
   totpCode,
   totpStep,
-} from '../../../runtime/auth/totp.js';
+} from '../../../runtime/auth/credentials/totp.js';
 
 // RFC 6238 appendix B: the SHA1 rows, 8 digits, seed "12345678901234567890".
 const RFC6238_SHA1_KEY = Buffer.from('12345678901234567890', 'ascii');

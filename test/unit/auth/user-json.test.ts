@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decoyUserJson, userJson, type UserRow } from '../../../runtime/auth/user-json.js';
+import { decoyUserJson, userJson, type UserRow } from '../../../runtime/auth/storage/user-json.js';
 
 const created = new Date('2026-01-01T10:00:00.000Z');
 const row: UserRow = {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMailer } from '../../../runtime/mail/mailer.js';
 import { renderMail } from '../../../runtime/mail/render.js';
-import { describeLifetime } from '../../../runtime/auth/mail-out.js';
+import { describeLifetime } from '../../../runtime/auth/flows/mail-out.js';
 
 const link = 'http://127.0.0.1:54321/v1/demo/auth/v1/verify?token=abc_DEF-123&type=signup';
 
