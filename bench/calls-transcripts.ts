@@ -20,8 +20,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeRecording } from '../runtime/calls/analysis/analyze.js';
 import type { EngineSpec } from '../runtime/calls/transcript/speech-settings.js';
-import { CUSTOMER_VOICE, DIALOGUE, dialogue, FIXTURE_RATE, OPERATOR_VOICE } from '../test/unit/calls/helpers/speech-fixtures.js';
-import { startTranscriptionServer, TWO_WORDS } from '../test/unit/calls/helpers/transcription-server.js';
+import { CUSTOMER_VOICE, DIALOGUE, dialogue, FIXTURE_RATE, OPERATOR_VOICE } from '../test/helpers/calls/speech-fixtures.js';
+import { startTranscriptionServer, TWO_WORDS } from '../test/helpers/calls/transcription-server.js';
 import { pcm16WavHeader } from './wav-header.js';
 
 const args = process.argv.slice(2);

@@ -10,10 +10,10 @@
  */
 import { analyzeRecording } from '../runtime/calls/analysis/analyze.js';
 import type { VadKind } from '../runtime/calls/analysis/options.js';
-import { missingDialogueTools, SUPPORT_DIALOGUE, synthesizeDialogue, type DialogueOptions, type SpokenDialogue } from '../test/unit/calls/helpers/spoken-dialogue.js';
-import { chunked } from '../test/unit/calls/helpers/synth.js';
-import { scoreVad, type ChannelSegments } from '../test/unit/calls/helpers/vad-scoring.js';
-import { encodeWav } from '../test/unit/calls/helpers/wav-writer.js';
+import { missingDialogueTools, SUPPORT_DIALOGUE, synthesizeDialogue, type DialogueOptions, type SpokenDialogue } from '../test/helpers/calls/spoken-dialogue.js';
+import { chunked } from '../test/helpers/calls/synth.js';
+import { scoreVad, type ChannelSegments } from '../test/helpers/calls/vad-scoring.js';
+import { encodeWav } from '../test/helpers/calls/wav-writer.js';
 
 const args = process.argv.slice(2);
 const minutesAt = args.indexOf('--minutes');

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { databaseNameFor } from '../../runtime/platform/bootstrap.js';
 import { cli, cliOk, installation, jsonObject, removeInstallation, type Installation } from '../helpers/serve-process.js';
-import { createProject, SHOP_SQL } from './projects.js';
+import { createProject, SHOP_SQL } from '../helpers/blackbox-projects.js';
 
 /**
  * `gantry diff` as a team runs it: a git repository holding generated/ and migrations/, the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, jsonObject, servedInstallation, shutDown, type Installation, type Server } from '../helpers/serve-process.js';
-import { createProject, eventually, request, sqlFile, type Answer } from './projects.js';
+import { createProject, eventually, request, sqlFile, type Answer } from '../helpers/blackbox-projects.js';
 
 /**
  * `gantry project config --set auth.hook.*` run as its own process beside a running

@@ -16,7 +16,7 @@ import {
   sqlFile,
   uniqueRef,
   type PrintedKeys as Keys,
-} from './projects.js';
+} from '../helpers/blackbox-projects.js';
 
 /**
  * The clients users point at a project the CLI created: supabase-js with the printed

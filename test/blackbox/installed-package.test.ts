@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { freePort } from '../../runtime/platform/ports.js';
 import { docsExample } from '../helpers/docs-examples.js';
 import { repoRoot, runProcess, type CliResult } from '../helpers/platform.js';
-import { uniqueRef } from './projects.js';
+import { uniqueRef } from '../helpers/blackbox-projects.js';
 
 /**
  * Gantry as a team adopts it, the loop of its own repository: the `npm pack` tarball installed in a fresh

@@ -2,7 +2,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, cliOk, jsonObject, servedInstallation, shutDown, type Installation, type Server } from '../helpers/serve-process.js';
 import { docsExample } from '../helpers/docs-examples.js';
-import { createProject, eventually, request, uniqueRef, type Answer, type PrintedKeys as Keys } from './projects.js';
+import { createProject, eventually, request, uniqueRef, type Answer, type PrintedKeys as Keys } from '../helpers/blackbox-projects.js';
 
 /**
  * How a project signs its access tokens, set by `project create --signing-alg`, `project keys

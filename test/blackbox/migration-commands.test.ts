@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { migrationChecksum } from '../../generator/migrations/local-files.js';
 import { repoRoot } from '../helpers/platform.js';
 import { cli, cliOk, jsonObject, servedInstallation, shutDown, type Installation, type Server } from '../helpers/serve-process.js';
-import { createProject, eventually, getProject, request, SHOP_SQL, sqlFile, type PrintedKeys as Keys } from './projects.js';
+import { createProject, eventually, getProject, request, SHOP_SQL, sqlFile, type PrintedKeys as Keys } from '../helpers/blackbox-projects.js';
 
 /**
  * The schema history as a team drives it: `migration new|list|repair|import`, `migrate <ref>` and

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, jsonObject, servedInstallation, shutDown, type Installation, type Server } from '../helpers/serve-process.js';
 import { docsExample } from '../helpers/docs-examples.js';
-import { createProject, eventually, request, SHOP_SQL, type PrintedKeys as Keys } from './projects.js';
+import { createProject, eventually, request, SHOP_SQL, type PrintedKeys as Keys } from '../helpers/blackbox-projects.js';
 
 /** `project config --set auth.oauth_server.*` as its own process beside a running `gantry serve`. */
 

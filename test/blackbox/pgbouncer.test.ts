@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
 import { pgbouncerBinaries, startBouncer, tracksPreparedStatements, type Bouncer, type PgBouncerBinary } from '../helpers/pgbouncer.js';
 import { cliOk, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
-import { callProject, eventually, session, sqlFile, uniqueRef, type Answer, type PrintedKeys as Keys } from './projects.js';
+import { callProject, eventually, session, sqlFile, uniqueRef, type Answer, type PrintedKeys as Keys } from '../helpers/blackbox-projects.js';
 
 /**
  * A host behind PgBouncer in transaction mode: DATABASE_URL names the bouncer,

@@ -20,7 +20,7 @@ import {
   watchTable,
   type Answer,
   type PrintedKeys as Keys,
-} from './projects.js';
+} from '../helpers/blackbox-projects.js';
 
 /**
  * The project commands of the CLI, each run as its own process beside a running

@@ -1,11 +1,11 @@
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { callsEnv, dropQueueSchema, eventually } from '../integration/calls/harness.js';
-import { referenceCall, synthesize } from '../unit/calls/helpers/synth.js';
-import { encodeWav } from '../unit/calls/helpers/wav-writer.js';
+import { callsEnv, dropQueueSchema, eventually } from '../helpers/calls/harness.js';
+import { referenceCall, synthesize } from '../helpers/calls/synth.js';
+import { encodeWav } from '../helpers/calls/wav-writer.js';
 import { cliOk, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
-import { request, uniqueRef, type Answer } from './projects.js';
+import { request, uniqueRef, type Answer } from '../helpers/blackbox-projects.js';
 
 /**
  * Recordings from servers that close the connection after the body, as ordinary file servers do

@@ -18,7 +18,7 @@ import {
   SHOP_SQL,
   sqlFile,
   type PrintedKeys as Keys,
-} from './projects.js';
+} from '../helpers/blackbox-projects.js';
 
 /**
  * The commands that change a project's schema, code or existence (migrate, gen,

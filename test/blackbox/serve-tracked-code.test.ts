@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { uniqueRef } from './projects.js';
+import { uniqueRef } from '../helpers/blackbox-projects.js';
 import { cliOk, installation, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
 
 /**

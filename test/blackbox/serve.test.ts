@@ -3,7 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, cliOk, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
-import { eventually, request, sqlFile } from './projects.js';
+import { eventually, request, sqlFile } from '../helpers/blackbox-projects.js';
 
 /**
  * `gantry serve` as a user runs it with nothing set up: its own embedded cluster under

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, installation, serve, shutDown, type CliRun, type Installation, type Server } from '../helpers/serve-process.js';
-import { callProject, eventually, session, uniqueRef, type PrintedKeys } from './projects.js';
+import { callProject, eventually, session, uniqueRef, type PrintedKeys } from '../helpers/blackbox-projects.js';
 
 /**
  * Settings as code: a team's repository (a folder with its own gantry.toml, migrations/ and generated/) declares a

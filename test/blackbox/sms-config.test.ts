@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, installation, jsonObject, serve, shutDown, type Installation, type Server } from '../helpers/serve-process.js';
 import { docsExample } from '../helpers/docs-examples.js';
 import { FakeSmsProvider } from '../helpers/fake-sms.js';
-import { createProject, eventually, request, SHOP_SQL, type PrintedKeys as Keys } from './projects.js';
+import { createProject, eventually, request, SHOP_SQL, type PrintedKeys as Keys } from '../helpers/blackbox-projects.js';
 
 /** `project config --set auth.sms.*` as its own process beside a running `gantry serve` that texts through a local fake Twilio. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliOk, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
-import { callProject, eventually, OWN_NOTES_SQL, session, uniqueRef, type Answer, type PrintedKeys as Keys } from './projects.js';
+import { callProject, eventually, OWN_NOTES_SQL, session, uniqueRef, type Answer, type PrintedKeys as Keys } from '../helpers/blackbox-projects.js';
 
 /**
  * One user's journey through two hosts sharing one database, every step on the other

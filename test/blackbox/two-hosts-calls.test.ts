@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { callsEnv, dropQueueSchema, eventually, REFERENCE_WAV, startReceiver } from '../integration/calls/harness.js';
-import { startRecordingServer } from '../integration/calls/recordings.js';
+import { callsEnv, dropQueueSchema, eventually, REFERENCE_WAV, startReceiver } from '../helpers/calls/harness.js';
+import { startRecordingServer } from '../helpers/calls/recordings.js';
 import { cliOk, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
-import { request, uniqueRef, type Answer } from './projects.js';
+import { request, uniqueRef, type Answer } from '../helpers/blackbox-projects.js';
 import { parsePublicId } from '../../runtime/calls/ids.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../helpers/serve-process.js';
-import { eventually, projectNotFound, request, sqlFile, uniqueRef, watchTable, type Answer, type PrintedKeys as Keys } from './projects.js';
+import { eventually, projectNotFound, request, sqlFile, uniqueRef, watchTable, type Answer, type PrintedKeys as Keys } from '../helpers/blackbox-projects.js';
 
 /**
  * Two hosts sharing one database (DATABASE_URL to the same cluster), each with its own

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../runtime/outbound/guarded-request.js';
-import { callsEnv, eventually, startCallsHarness, type CallsHarness } from '../integration/calls/harness.js';
-import { startRecordingServer } from '../integration/calls/recordings.js';
+import { callsEnv, eventually, startCallsHarness, type CallsHarness } from '../helpers/calls/harness.js';
+import { startRecordingServer } from '../helpers/calls/recordings.js';
 import { confineToLoopback, type LoopbackConfinement } from './loopback-only.js';
 
 /**

@@ -1,5 +1,5 @@
 import { resolveHooks, type AuthHooks, type HookName } from '../../runtime/settings/hook-settings.js';
-import type { AuthProject } from '../integration/auth/harness.js';
+import type { AuthProject } from './auth/harness.js';
 
 /**
  * Postgres-function hooks for tests: `public.<fn>(event jsonb)`, run as supabase_auth_admin,

@@ -35,6 +35,15 @@ describe('layers', () => {
     expect(offending).toEqual([]);
   });
 
+  it('no test level imports another level: what two levels share lives in test/helpers', () => {
+    const levels = ['unit', 'integration', 'e2e', 'blackbox', 'hardening'].map((level) => path.join('test', level) + path.sep);
+    const levelOf = (file: string): string | undefined => levels.find((level) => file.startsWith(level));
+    const offending = sources('test').flatMap((file) => importsOf(file)
+      .filter((target) => levelOf(target) !== undefined && levelOf(target) !== levelOf(file))
+      .map((target) => `${file} -> ${target}`));
+    expect(offending).toEqual([]);
+  });
+
   it('finds the imports it checks', () => {
     expect(importsOf(path.join('runtime', 'host', 'start.ts'))).toContain(path.join('runtime', 'host', 'pools.js'));
   });

@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { sealHookSecrets, type HookName } from '../../../runtime/settings/hook-settings.js';
 import { base32Decode, hotp, totpStep } from '../../../runtime/auth/credentials/totp.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { uniqueEmail } from '../../integration/auth/harness.js';
+import { uniqueEmail } from '../../helpers/auth/harness.js';
 
 /**
  * Supabase Auth's hooks through supabase-js: Postgres-function hooks called as

@@ -2,8 +2,8 @@ import { createClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { uniqueEmail } from '../../integration/auth/harness.js';
-import { linkFrom, SmtpCapture } from '../../integration/auth/smtp-capture.js';
+import { uniqueEmail } from '../../helpers/auth/harness.js';
+import { linkFrom, SmtpCapture } from '../../helpers/auth/smtp-capture.js';
 
 /** The auth API as the real host serves it: mounted per project, behind the host's CORS. */
 

@@ -5,7 +5,7 @@ import { base32Decode, hotp, totpStep } from '../../../runtime/auth/credentials/
 import { docsExample } from '../../helpers/docs-examples.js';
 import { scanQrSvg } from '../../helpers/qr-svg.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { uniqueEmail } from '../../integration/auth/harness.js';
+import { uniqueEmail } from '../../helpers/auth/harness.js';
 import { supabaseClient } from '../rest/http.js';
 
 /**

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { uniqueEmail } from '../../integration/auth/harness.js';
+import { uniqueEmail } from '../../helpers/auth/harness.js';
 
 /**
  * The project as an OAuth 2.1 server, end to end over HTTP: a third-party client registered with

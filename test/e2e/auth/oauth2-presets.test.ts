@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveExternalProviders, sealProviderSecret } from '../../../runtime/settings/provider-settings.js';
-import { AuthSuite, decodeJwt, type AuthProject } from '../../integration/auth/harness.js';
+import { AuthSuite, decodeJwt, type AuthProject } from '../../helpers/auth/harness.js';
 import { BEFORE_USER_CREATED_SQL, hookCallsFor, pgFunctionHook } from '../../helpers/pg-hook-functions.js';
 import { browse } from '../../helpers/oidc-server.js';
 import { OAuth2ProviderServer, type OAuth2ProviderName } from '../../helpers/oauth2-provider-server.js';

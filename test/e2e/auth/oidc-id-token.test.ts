@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveExternalProviders } from '../../../runtime/settings/provider-settings.js';
-import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
+import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
 import { BEFORE_USER_CREATED_SQL, hookCallsFor, pgFunctionHook } from '../../helpers/pg-hook-functions.js';
 import { browse, OidcServer, type OidcAccount } from '../../helpers/oidc-server.js';
-import { codeFrom } from '../../integration/auth/smtp-capture.js';
+import { codeFrom } from '../../helpers/auth/smtp-capture.js';
 import { authClient } from './client.js';
 
 /** signInWithIdToken, linkIdentity, getUserIdentities and unlinkIdentity against a real OIDC provider on loopback. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveExternalProviders, sealProviderSecret } from '../../../runtime/settings/provider-settings.js';
-import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
+import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
 import { browse, OidcServer, type OidcAccount } from '../../helpers/oidc-server.js';
 import { authClient } from './client.js';
 

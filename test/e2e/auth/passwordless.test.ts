@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
-import { codeFrom, linkFrom, type CapturedMail } from '../../integration/auth/smtp-capture.js';
+import { AuthSuite, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { codeFrom, linkFrom, type CapturedMail } from '../../helpers/auth/smtp-capture.js';
 import { authClient as client } from './client.js';
 
 /** supabase-js flows beyond passwords: magic links and e-mail codes, PKCE, invites and generated links, reauthentication. */

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESET_MESSAGE } from '../../../runtime/auth/routes/recovery.js';
-import { AuthSuite, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
-import { linkFrom } from '../../integration/auth/smtp-capture.js';
+import { AuthSuite, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { linkFrom } from '../../helpers/auth/smtp-capture.js';
 
 /** The password-reset page of the recovery link, driven in a real browser (CSP, inline script, POST /reset). */
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccessTokenAlg } from '../../../runtime/tokens/keyring.js';
 import { generateSigningKey, rotateSigningKey } from '../../../runtime/platform/signing-keys.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { uniqueEmail } from '../../integration/auth/harness.js';
+import { uniqueEmail } from '../../helpers/auth/harness.js';
 import { isolatedClient } from './isolated-client.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, uniqueEmail, type AuthProject } from '../../integration/auth/harness.js';
-import { codeFrom, linkFrom } from '../../integration/auth/smtp-capture.js';
+import { AuthSuite, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { codeFrom, linkFrom } from '../../helpers/auth/smtp-capture.js';
 import { authClient as client } from './client.js';
 
 let suite: AuthSuite;

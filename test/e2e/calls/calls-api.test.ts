@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectReferenceTimings } from '../../unit/calls/helpers/reference.js';
+import { expectReferenceTimings } from '../../helpers/calls/reference.js';
 import { runCli, startTestHost, testEnv, type TestHost } from '../../helpers/platform.js';
-import { callsEnv, dropQueueSchema } from '../../integration/calls/harness.js';
-import { startRecordingServer } from '../../integration/calls/recordings.js';
+import { callsEnv, dropQueueSchema } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
 
 let host: TestHost;
 let cliEnv: Record<string, string>;

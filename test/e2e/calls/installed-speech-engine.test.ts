@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../../runtime/calls/keys.js';
 import { startTestHost, type TestHost } from '../../helpers/platform.js';
-import { callsEnv, dropQueueSchema } from '../../integration/calls/harness.js';
-import { startRecordingServer } from '../../integration/calls/recordings.js';
-import { CUSTOMER_VOICE, DIALOGUE, dialogue, FIXTURE_RATE, missingSpeechTools, OPERATOR_VOICE } from '../../unit/calls/helpers/speech-fixtures.js';
-import { encodeWav } from '../../unit/calls/helpers/wav-writer.js';
+import { callsEnv, dropQueueSchema } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
+import { CUSTOMER_VOICE, DIALOGUE, dialogue, FIXTURE_RATE, missingSpeechTools, OPERATOR_VOICE } from '../../helpers/calls/speech-fixtures.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
 
 /**
  * A deployment that set nothing about speech, on a machine with pocketsphinx and

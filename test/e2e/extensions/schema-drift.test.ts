@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
 import { repoRoot } from '../../helpers/platform.js';
 import { writeExtensionIn } from '../../helpers/extension-project.js';
 import { servedInstallation, shutDown, type Server } from '../../helpers/serve-process.js';
-import { createProject, eventually, request, type Answer, type PrintedKeys } from '../../blackbox/projects.js';
+import { createProject, eventually, request, type Answer, type PrintedKeys } from '../../helpers/blackbox-projects.js';
 
 /**
  * A schema change the project's extension does not survive, made behind the CLI's back (psql): the

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { repoRoot } from '../../helpers/platform.js';
 import { writeExtensionIn } from '../../helpers/extension-project.js';
 import { servedInstallation, shutDown, type Server } from '../../helpers/serve-process.js';
-import { createProject, eventually, request, type PrintedKeys } from '../../blackbox/projects.js';
+import { createProject, eventually, request, type PrintedKeys } from '../../helpers/blackbox-projects.js';
 
 /**
  * `gantry serve` as a user runs it: an extension written or edited while it serves the project is

@@ -5,7 +5,7 @@ import { sealHookSecrets } from '../../../runtime/settings/hook-settings.js';
 import { createApiKey } from '../../../runtime/calls/keys.js';
 import { createLogger, prettyLine } from '../../../runtime/logger.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { uniqueEmail } from '../../integration/auth/harness.js';
+import { uniqueEmail } from '../../helpers/auth/harness.js';
 
 /**
  * The host's log lines at debug level: one JSON shape for access lines (ref, api, method, route

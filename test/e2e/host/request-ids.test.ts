@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealHookSecrets } from '../../../runtime/settings/hook-settings.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
-import { uniqueEmail } from '../../integration/auth/harness.js';
+import { uniqueEmail } from '../../helpers/auth/harness.js';
 
 /**
  * Request ids at the HTTP level: a client's `X-Request-Id` kept when short and plain, else one made;

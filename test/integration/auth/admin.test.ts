@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../../../runtime/tokens/jwt.js';
-import { AuthSuite, uniqueEmail, type AuthProject } from './harness.js';
+import { AuthSuite, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
 
 let suite: AuthSuite;
 let project: AuthProject;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, decodeJwt, followToFragment, uniqueEmail, type AuthProject } from './harness.js';
-import { codeFrom, linkFrom } from './smtp-capture.js';
+import { AuthSuite, decodeJwt, followToFragment, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { codeFrom, linkFrom } from '../../helpers/auth/smtp-capture.js';
 
 let suite: AuthSuite;
 /** Secure e-mail change off: the new address alone confirms. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, hotp, totpCode, totpStep } from '../../../runtime/auth/credentials/totp.js';
 import { scanQrSvg } from '../../helpers/qr-svg.js';
-import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject, type CallResult } from './harness.js';
+import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject, type CallResult } from '../../helpers/auth/harness.js';
 
 /** TOTP MFA over HTTP as Supabase Auth answers it: enrol, challenge, verify to aal2, replay, unenrol, admin. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, decodeJwt, followToFragment, uniqueEmail, type AuthProject } from './harness.js';
-import { codeFrom, linkFrom } from './smtp-capture.js';
+import { AuthSuite, decodeJwt, followToFragment, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { codeFrom, linkFrom } from '../../helpers/auth/smtp-capture.js';
 
 /** Magic links and e-mail OTP codes: POST /otp (and /magiclink), verified by link, token_hash or address + code. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoftwareAuthenticator } from '../../e2e/auth/auth-js/lib/software-authenticator.js';
-import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from './harness.js';
+import { SoftwareAuthenticator } from '../../helpers/auth/software-authenticator.js';
+import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
 
 /**
  * Passkeys over HTTP with a software authenticator: what auth-js's own suite does not

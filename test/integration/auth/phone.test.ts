@@ -3,7 +3,7 @@ import { sealSmsSecret } from '../../../runtime/settings/sms-settings.js';
 import { resolveSettings } from '../../../runtime/platform/settings.js';
 import type { ProjectSettings } from '../../../runtime/platform/project-context.js';
 import { FakeSmsProvider } from '../../helpers/fake-sms.js';
-import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from './harness.js';
+import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
 
 /** Phone sign-in over HTTP as GoTrue answers it, texting through a local server speaking Twilio's and Vonage's APIs. */
 

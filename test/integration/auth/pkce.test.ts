@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../../runtime/auth/credentials/pkce.js';
-import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from './harness.js';
-import { linkFrom } from './smtp-capture.js';
+import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { linkFrom } from '../../helpers/auth/smtp-capture.js';
 
 /** PKCE: code_challenge on signup, recover, /otp and e-mail change; the link redirects with ?code=; grant_type=pkce. */
 

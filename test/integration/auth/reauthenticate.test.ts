@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, uniqueEmail, type AuthProject } from './harness.js';
-import { codeFrom } from './smtp-capture.js';
+import { AuthSuite, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { codeFrom } from '../../helpers/auth/smtp-capture.js';
 
 /** GET /reauthenticate mails a nonce; with auth.update_password_require_reauthentication a day-old session needs it for PUT /user {password}. */
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECOVER_MESSAGE, RESET_MESSAGE } from '../../../runtime/auth/routes/recovery.js';
-import { AuthSuite, uniqueEmail, type AuthProject } from './harness.js';
-import { linkFrom } from './smtp-capture.js';
+import { AuthSuite, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { linkFrom } from '../../helpers/auth/smtp-capture.js';
 
 let suite: AuthSuite;
 let project: AuthProject;

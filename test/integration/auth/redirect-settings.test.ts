@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, followToFragment, uniqueEmail, type AuthProject } from './harness.js';
-import { linkFrom } from './smtp-capture.js';
+import { AuthSuite, followToFragment, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { linkFrom } from '../../helpers/auth/smtp-capture.js';
 
 /** auth.site_url, auth.redirect_allow_list and auth.disable_signup, as Supabase Auth's SITE_URL, URI_ALLOW_LIST and DISABLE_SIGNUP. */
 

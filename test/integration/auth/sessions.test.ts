@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DUMMY_PASSWORD_HASH, PasswordPool } from '../../../runtime/auth/credentials/passwords.js';
-import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from './harness.js';
+import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
 
 /** The real worker pool, recording what each compare was asked to check. */
 class RecordingPasswordPool extends PasswordPool {

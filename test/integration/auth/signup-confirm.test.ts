@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, decodeJwt, followToFragment, uniqueEmail, type AuthProject } from './harness.js';
-import { linkFrom } from './smtp-capture.js';
+import { AuthSuite, decodeJwt, followToFragment, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { linkFrom } from '../../helpers/auth/smtp-capture.js';
 
 let suite: AuthSuite;
 let confirmOn: AuthProject;

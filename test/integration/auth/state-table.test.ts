@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, uniqueEmail, type AuthProject } from './harness.js';
-import { linkFrom } from './smtp-capture.js';
+import { AuthSuite, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
+import { linkFrom } from '../../helpers/auth/smtp-capture.js';
 
 /** One test per row of the service document's state table (section 3), in its order. */
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthSuite, uniqueEmail, type AuthProject } from './harness.js';
+import { AuthSuite, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
 
 /** Endpoints of Supabase Auth features Gantry lacks answer as Supabase Auth does with the feature off, never a bare 404. */
 

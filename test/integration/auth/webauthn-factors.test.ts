@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoftwareAuthenticator } from '../../e2e/auth/auth-js/lib/software-authenticator.js';
+import { SoftwareAuthenticator } from '../../helpers/auth/software-authenticator.js';
 import { hookCalls, pgFunctionHook, recordingHookSql } from '../../helpers/pg-hook-functions.js';
-import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from './harness.js';
+import { AuthSuite, decodeJwt, uniqueEmail, type AuthProject } from '../../helpers/auth/harness.js';
 
 /**
  * WebAuthn MFA factors over HTTP with a software authenticator, as GoTrue's /factors serves

@@ -2,9 +2,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyLockName } from '../../../runtime/calls/idempotency.js';
 import { generateApiKey, revokeApiKey } from '../../../runtime/calls/keys.js';
-import { expectReferenceTimings } from '../../unit/calls/helpers/reference.js';
-import { callsEnv, startCallsHarness, type CallsHarness } from './harness.js';
-import { startRecordingServer } from './recordings.js';
+import { expectReferenceTimings } from '../../helpers/calls/reference.js';
+import { callsEnv, startCallsHarness, type CallsHarness } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
 
 let h: CallsHarness;
 let rec: Awaited<ReturnType<typeof startRecordingServer>>;

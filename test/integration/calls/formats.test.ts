@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeWith, hasEncoder, missingToolMessage, type ExternalCodec } from '../../unit/calls/helpers/encoders.js';
-import { expectReferenceTimings, FRAME_S } from '../../unit/calls/helpers/reference.js';
-import { referenceCall, synthesize } from '../../unit/calls/helpers/synth.js';
-import { asExtensible, encodeWav } from '../../unit/calls/helpers/wav-writer.js';
-import { callsEnv, startCallsHarness, type CallsHarness } from './harness.js';
-import { startRecordingServer } from './recordings.js';
+import { encodeWith, hasEncoder, missingToolMessage, type ExternalCodec } from '../../helpers/calls/encoders.js';
+import { expectReferenceTimings, FRAME_S } from '../../helpers/calls/reference.js';
+import { referenceCall, synthesize } from '../../helpers/calls/synth.js';
+import { asExtensible, encodeWav } from '../../helpers/calls/wav-writer.js';
+import { callsEnv, startCallsHarness, type CallsHarness } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
 
 /** Every format through the whole API: submit, fetch, decode, analyse, read the result back. */
 const channels = synthesize(referenceCall(8000));

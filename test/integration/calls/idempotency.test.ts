@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneIdempotencyKeys } from '../../../runtime/calls/idempotency.js';
 import { publicId } from '../../../runtime/calls/ids.js';
-import { callsEnv, eventually, startCallsHarness, type CallsHarness } from './harness.js';
+import { callsEnv, eventually, startCallsHarness, type CallsHarness } from '../../helpers/calls/harness.js';
 
 /**
  * Idempotency-Key expiry with an injected clock: the services below read `clock` instead of the

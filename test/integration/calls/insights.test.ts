@@ -1,8 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenantInsights } from '../../../runtime/calls/insights/store.js';
-import { SCRIPT, SUPPORT_CALL, transcriptOf } from '../../unit/calls/insights/fixture-transcript.js';
-import { callsEnv, startCallsHarness, type CallsHarness } from './harness.js';
+import { SCRIPT, SUPPORT_CALL, transcriptOf } from '../../helpers/calls/fixture-transcript.js';
+import { callsEnv, startCallsHarness, type CallsHarness } from '../../helpers/calls/harness.js';
 
 let h: CallsHarness;
 

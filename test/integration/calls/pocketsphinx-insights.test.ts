@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CUSTOMER_VOICE, DIALOGUE, dialogue, FIXTURE_RATE, missingSpeechTools, OPERATOR_VOICE } from '../../unit/calls/helpers/speech-fixtures.js';
-import { encodeWav } from '../../unit/calls/helpers/wav-writer.js';
-import { callsEnv, startCallsHarness, type CallsHarness } from './harness.js';
-import { startRecordingServer } from './recordings.js';
+import { CUSTOMER_VOICE, DIALOGUE, dialogue, FIXTURE_RATE, missingSpeechTools, OPERATOR_VOICE } from '../../helpers/calls/speech-fixtures.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
+import { callsEnv, startCallsHarness, type CallsHarness } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
 
 /**
  * Insight settings and a call's own options over HTTP on a transcript PocketSphinx decoded from

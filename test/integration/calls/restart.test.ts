@@ -3,10 +3,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPTED } from '../../../runtime/calls/jobs/sweep.js';
 import { createApiKey } from '../../../runtime/calls/keys.js';
-import { expectReferenceTimings } from '../../unit/calls/helpers/reference.js';
+import { expectReferenceTimings } from '../../helpers/calls/reference.js';
 import { repoRoot, testEnv } from '../../helpers/platform.js';
-import { callsEnv, eventually, startCallsHarness } from './harness.js';
-import { startRecordingServer } from './recordings.js';
+import { callsEnv, eventually, startCallsHarness } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
 
 let rec: Awaited<ReturnType<typeof startRecordingServer>>;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingDialogueTools, SUPPORT_DIALOGUE, synthesizeDialogue } from '../../unit/calls/helpers/spoken-dialogue.js';
-import { encodeWav } from '../../unit/calls/helpers/wav-writer.js';
-import { callsEnv, startCallsHarness, type CallsHarness } from './harness.js';
-import { startRecordingServer } from './recordings.js';
+import { missingDialogueTools, SUPPORT_DIALOGUE, synthesizeDialogue } from '../../helpers/calls/spoken-dialogue.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
+import { callsEnv, startCallsHarness, type CallsHarness } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
 
 const missing = missingDialogueTools();
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../runtime/outbound/guarded-request.js';
-import { callsEnv, eventually, startCallsHarness, type CallsHarness } from './harness.js';
-import { startRecordingServer } from './recordings.js';
+import { callsEnv, eventually, startCallsHarness, type CallsHarness } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
 
 /**
  * The default policy (no CALLS_ALLOW_PRIVATE_URLS) with only 127.0.0.1/32 let through, so a local

@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTranscriptionServer, type Answer, type TranscriptionServer } from '../../unit/calls/helpers/transcription-server.js';
-import { callsEnv, eventually, startCallsHarness, startReceiver, type CallsHarness } from './harness.js';
-import { startRecordingServer } from './recordings.js';
+import { startTranscriptionServer, type Answer, type TranscriptionServer } from '../../helpers/calls/transcription-server.js';
+import { callsEnv, eventually, startCallsHarness, startReceiver, type CallsHarness } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
 
 let h: CallsHarness;
 let rec: Awaited<ReturnType<typeof startRecordingServer>>;

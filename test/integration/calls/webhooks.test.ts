@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../../runtime/calls/keys.js';
-import { callsEnv, eventually, startCallsHarness, startReceiver, type CallsHarness, type ReceivedHook } from './harness.js';
-import { startRecordingServer } from './recordings.js';
+import { callsEnv, eventually, startCallsHarness, startReceiver, type CallsHarness, type ReceivedHook } from '../../helpers/calls/harness.js';
+import { startRecordingServer } from '../../helpers/calls/recordings.js';
 
 let h: CallsHarness;
 let rec: Awaited<ReturnType<typeof startRecordingServer>>;

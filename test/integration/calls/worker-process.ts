@@ -6,7 +6,7 @@ import { createCallsApp, startCallsService } from '../../../runtime/calls/app.js
 import { loadConfig } from '../../../runtime/config.js';
 import { createLogger } from '../../../runtime/logger.js';
 import { Platform } from '../../../runtime/platform/platform.js';
-import { listen } from './harness.js';
+import { listen } from '../../helpers/calls/harness.js';
 
 const config = loadConfig();
 const platform = await Platform.open(config);

@@ -12,7 +12,7 @@ import { functionMeta, tableMeta } from '../../../generator/model/project-meta.j
 import { buildRelationships } from '../../../generator/model/relationships.js';
 import type { RelationModel, SchemaModel } from '../../../generator/model/types.js';
 import { writeGenerated } from '../../../generator/write.js';
-import { formatterChanges } from '../../unit/generator/formatter.js';
+import { formatterChanges } from '../../helpers/formatter.js';
 import { createThrowawayDatabase, repoRoot, type ThrowawayDatabase } from './throwaway-database.js';
 
 const hostile = 'test/fixtures/schemas/hostile.sql';

@@ -9,7 +9,7 @@ import { parseRequest } from '../../../runtime/rest/parse/request.js';
 import { buildStatement } from '../../../runtime/rest/sql/build.js';
 import type { ResultRow } from '../../../runtime/rest/sql/envelope.js';
 import { plannedRowsFromExplain } from '../../../runtime/rest/sql/statement.js';
-import { META } from '../../unit/rest/fixture-meta.js';
+import { META } from '../../helpers/rest-fixture-meta.js';
 
 /**
  * The statements of the SQL builder run against real PostgreSQL: every shape the unit tests

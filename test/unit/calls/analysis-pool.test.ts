@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AudioError } from '../../../runtime/calls/audio/errors.js';
 import { AnalysisPool } from '../../../runtime/calls/jobs/analysis-pool.js';
-import { expectReferenceTimings } from './helpers/reference.js';
-import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
-import { encodeWav } from './helpers/wav-writer.js';
+import { expectReferenceTimings } from '../../helpers/calls/reference.js';
+import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from '../../helpers/calls/synth.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
 
 const wav = encodeWav(synthesize(referenceCall(8000)), 8000, 's16');
 const pool = new AnalysisPool();

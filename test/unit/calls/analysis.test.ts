@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
-import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
-import { expectReferenceTimings } from './helpers/reference.js';
-import { asExtensible, encodeWav, type WavEncoding } from './helpers/wav-writer.js';
+import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from '../../helpers/calls/synth.js';
+import { expectReferenceTimings } from '../../helpers/calls/reference.js';
+import { asExtensible, encodeWav, type WavEncoding } from '../../helpers/calls/wav-writer.js';
 
 const reference = synthesize(referenceCall(8000));
 

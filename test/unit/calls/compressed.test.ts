@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import { decodeAudio } from '../../../runtime/calls/audio/decode.js';
 import { AudioError } from '../../../runtime/calls/audio/errors.js';
-import { encodeWith, hasEncoder, missingToolMessage, type ExternalCodec } from './helpers/encoders.js';
-import { FRAME_S, expectReferenceTimings } from './helpers/reference.js';
-import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
-import { encodeWav } from './helpers/wav-writer.js';
+import { encodeWith, hasEncoder, missingToolMessage, type ExternalCodec } from '../../helpers/calls/encoders.js';
+import { FRAME_S, expectReferenceTimings } from '../../helpers/calls/reference.js';
+import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from '../../helpers/calls/synth.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
 
 async function failure(bytes: Uint8Array): Promise<AudioError> {
   try {

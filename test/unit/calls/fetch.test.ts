@@ -7,9 +7,9 @@ import { fetchRecording, type FetchRecordingOptions } from '../../../runtime/cal
 import type { Resolver } from '../../../runtime/outbound/guarded-request.js';
 import { checkOutboundUrl, redirectTarget } from '../../../runtime/outbound/outbound-url.js';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
-import { expectReferenceTimings } from './helpers/reference.js';
-import { referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
-import { encodeWav } from './helpers/wav-writer.js';
+import { expectReferenceTimings } from '../../helpers/calls/reference.js';
+import { referenceCall, synthesize, TONE_ANALYSIS } from '../../helpers/calls/synth.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
 
 const AUDIO = Buffer.from('RIFF....WAVEfmt ' + 'x'.repeat(1000));
 const CALL = Buffer.from(encodeWav(synthesize(referenceCall(8000)), 8000, 'mulaw'));

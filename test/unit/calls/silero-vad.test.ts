@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import type { VadKind } from '../../../runtime/calls/analysis/options.js';
 import { SileroChannelVad, sileroModelPath } from '../../../runtime/calls/analysis/silero-vad.js';
-import { missingDialogueTools, SUPPORT_DIALOGUE, synthesizeDialogue, type DialogueOptions, type SpokenDialogue } from './helpers/spoken-dialogue.js';
-import { chunked, referenceCall, synthesize } from './helpers/synth.js';
-import { scoreVad } from './helpers/vad-scoring.js';
-import { encodeWav } from './helpers/wav-writer.js';
+import { missingDialogueTools, SUPPORT_DIALOGUE, synthesizeDialogue, type DialogueOptions, type SpokenDialogue } from '../../helpers/calls/spoken-dialogue.js';
+import { chunked, referenceCall, synthesize } from '../../helpers/calls/synth.js';
+import { scoreVad } from '../../helpers/calls/vad-scoring.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
 
 const missing = missingDialogueTools();
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import type { EngineSpec } from '../../../runtime/calls/transcript/speech-settings.js';
-import { startTranscriptionServer, type TranscriptionServer } from './helpers/transcription-server.js';
-import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
-import { encodeWav } from './helpers/wav-writer.js';
+import { startTranscriptionServer, type TranscriptionServer } from '../../helpers/calls/transcription-server.js';
+import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from '../../helpers/calls/synth.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
 
 let server: TranscriptionServer;
 beforeAll(async () => {

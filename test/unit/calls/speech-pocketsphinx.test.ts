@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import type { CompletedTranscript } from '../../../runtime/calls/transcript/transcript.js';
-import { CUSTOMER_VOICE, DIALOGUE, dialogue, FIXTURE_RATE, missingSpeechTools, OPERATOR_VOICE, wordErrorRate } from './helpers/speech-fixtures.js';
-import { chunked } from './helpers/synth.js';
-import { encodeWav } from './helpers/wav-writer.js';
+import { CUSTOMER_VOICE, DIALOGUE, dialogue, FIXTURE_RATE, missingSpeechTools, OPERATOR_VOICE, wordErrorRate } from '../../helpers/calls/speech-fixtures.js';
+import { chunked } from '../../helpers/calls/synth.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
 
 
 const missing = missingSpeechTools();
@@ -75,7 +75,7 @@ describe(missing ?? 'PocketSphinx on an espeak-ng dialogue', () => {
 
 describe('no engine', () => {
   it('no engine configured: the transcript says so, the metrics are there', async () => {
-    const { referenceCall, synthesize, TONE_ANALYSIS } = await import('./helpers/synth.js');
+    const { referenceCall, synthesize, TONE_ANALYSIS } = await import('../../helpers/calls/synth.js');
     const wav = encodeWav(synthesize(referenceCall()), 8000, 's16');
     const result = await analyzeRecording(chunked(wav), { ...TONE_ANALYSIS, speech: { language: 'en-US', engines: [] } });
     expect(result.transcript).toEqual({ status: 'unavailable', reason: 'no speech engine is configured (CALLS_SPEECH_ENGINES, /v1/speech/settings)', language: 'en-US' });

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import { recogniseModelFolder, recognizerConfig } from '../../../runtime/calls/transcript/sherpa-model-folder.js';
 import { wordsFromSherpa } from '../../../runtime/calls/transcript/sherpa-tokens.js';
-import { chunked, referenceCall, synthesize } from './helpers/synth.js';
-import { encodeWav } from './helpers/wav-writer.js';
+import { chunked, referenceCall, synthesize } from '../../helpers/calls/synth.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
 
 /**
  * No speech model ships in an npm package, so these tests cover everything up to the model: how

@@ -3,10 +3,10 @@ import { analyzeRecording } from '../../../runtime/calls/analysis/analyze.js';
 import { decodeAudio } from '../../../runtime/calls/audio/decode.js';
 import { AudioError } from '../../../runtime/calls/audio/errors.js';
 import { OggPageWalker } from '../../../runtime/calls/audio/ogg-pages.js';
-import { encodeWith, hasEncoder, missingToolMessage, type ExternalCodec } from './helpers/encoders.js';
-import { FRAME_S } from './helpers/reference.js';
-import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from './helpers/synth.js';
-import { encodeWav } from './helpers/wav-writer.js';
+import { encodeWith, hasEncoder, missingToolMessage, type ExternalCodec } from '../../helpers/calls/encoders.js';
+import { FRAME_S } from '../../helpers/calls/reference.js';
+import { chunked, referenceCall, synthesize, TONE_ANALYSIS } from '../../helpers/calls/synth.js';
+import { encodeWav } from '../../helpers/calls/wav-writer.js';
 
 /** Decodes to the end: the sample count per channel, or the error's code and message. */
 async function outcome(bytes: Uint8Array, sizes: readonly number[] = [4096]): Promise<{ samples: number } | { code: string; message: string }> {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { decodeAudio } from '../../../runtime/calls/audio/decode.js';
 import { AudioError } from '../../../runtime/calls/audio/errors.js';
 import type { PcmBlock } from '../../../runtime/calls/audio/pcm-block.js';
-import { chunked, referenceCall, synthesize } from './helpers/synth.js';
-import { asExtensible, encodeWav, withFormatTag, type WavEncoding } from './helpers/wav-writer.js';
+import { chunked, referenceCall, synthesize } from '../../helpers/calls/synth.js';
+import { asExtensible, encodeWav, withFormatTag, type WavEncoding } from '../../helpers/calls/wav-writer.js';
 
 interface Collected {
   readonly sampleRate: number;

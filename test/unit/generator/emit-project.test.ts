@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EmitError, emitProject } from '../../../generator/emit/project.js';
 import { readExposedSchemas } from '../../../generator/emit/schema-snapshot.js';
 import { schemaFingerprint } from '../../../generator/model/fingerprint.js';
-import { formatterChanges } from './formatter.js';
+import { formatterChanges } from '../../helpers/formatter.js';
 import { column, fk, int4, model, table, text } from './model-fixtures.js';
 
 const sample = model([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allowedMethods } from '../../../runtime/rest/allowed-methods.js';
 import type { ProjectMeta, TableMeta } from '../../../runtime/rest/metadata.js';
-import { META } from './fixture-meta.js';
+import { META } from '../../helpers/rest-fixture-meta.js';
 
 function withView(updatable: TableMeta['updatable']): ProjectMeta {
   const films = META.tables['public.films'] as TableMeta;

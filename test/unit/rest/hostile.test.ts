@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../runtime/rest/errors.js';
 import { parseRequest } from '../../../runtime/rest/parse/request.js';
 import { buildStatement } from '../../../runtime/rest/sql/build.js';
-import { META } from './fixture-meta.js';
+import { META } from '../../helpers/rest-fixture-meta.js';
 import { request } from './request-helper.js';
 
 /** Text between identifiers and parameters: what the SQL would contain besides quoted names and $n. */

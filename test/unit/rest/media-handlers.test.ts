@@ -5,7 +5,7 @@ import { parseAccept } from '../../../runtime/rest/parse/headers.js';
 import { parseRequest } from '../../../runtime/rest/parse/request.js';
 import { buildRead } from '../../../runtime/rest/sql/read.js';
 import { buildRpc } from '../../../runtime/rest/sql/rpc.js';
-import { META } from './fixture-meta.js';
+import { META } from '../../helpers/rest-fixture-meta.js';
 import { errorOf } from './request-helper.js';
 
 const png: MediaHandlerMeta = { mediaType: 'image/png', binary: true, aggregate: null };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RowsPayload } from '../../../runtime/rest/parse/ast.js';
 import { PlanCache, type Plan } from '../../../runtime/rest/plan-cache.js';
 import { buildStatement } from '../../../runtime/rest/sql/build.js';
-import { META } from './fixture-meta.js';
+import { META } from '../../helpers/rest-fixture-meta.js';
 import { request } from './request-helper.js';
 
 const plan = (n: number): Plan => ({ request: { target: `t${n}` }, built: { name: `s${n}` } }) as unknown as Plan;

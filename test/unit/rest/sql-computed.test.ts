@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectMeta, TableMeta } from '../../../runtime/rest/metadata.js';
 import { buildRead } from '../../../runtime/rest/sql/read.js';
-import { META } from './fixture-meta.js';
+import { META } from '../../helpers/rest-fixture-meta.js';
 import { errorOf, request } from './request-helper.js';
 
 /** META with computed fields and relationships on films, as the generator emits them. */

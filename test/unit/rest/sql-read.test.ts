@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { explainSql, planText } from '../../../runtime/rest/sql/explain.js';
 import { buildRead } from '../../../runtime/rest/sql/read.js';
 import { plannedRowsFromExplain } from '../../../runtime/rest/sql/statement.js';
-import { META } from './fixture-meta.js';
+import { META } from '../../helpers/rest-fixture-meta.js';
 import { errorOf, request, type RequestOptions } from './request-helper.js';
 
 const TAIL = 'SELECT NULL::bigint AS total_count, pg_catalog.count(*) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, '

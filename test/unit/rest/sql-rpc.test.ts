@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildRpc, resolveFunction } from '../../../runtime/rest/sql/rpc.js';
-import { META } from './fixture-meta.js';
+import { META } from '../../helpers/rest-fixture-meta.js';
 import { errorOf, request } from './request-helper.js';
 
 function post(fn: string, body: string | null, query = '', headers: Record<string, string> = {}) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProjectMeta, TableMeta } from '../../../runtime/rest/metadata.js';
 import { buildStatement } from '../../../runtime/rest/sql/build.js';
 import { columnsRead } from '../../../runtime/rest/sql/write.js';
-import { META } from './fixture-meta.js';
+import { META } from '../../helpers/rest-fixture-meta.js';
 import { errorOf, request } from './request-helper.js';
 
 function build(method: string, table: string, query: string, body: string | null, headers: Record<string, string> = {}) {

@@ -16,7 +16,7 @@ import {
   SUPABASE_SECRET_KEY,
 } from './lib/clients.js'
 import { mockUserCredentials } from './lib/utils.js'
-import { SoftwareAuthenticator } from './lib/software-authenticator.js'
+import { SoftwareAuthenticator } from '../../../helpers/auth/software-authenticator.js'
 
 // Must match [auth.webauthn] in test/supabase/config.toml
 const RP_ID = 'localhost'

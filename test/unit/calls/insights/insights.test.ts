@@ -5,7 +5,7 @@ import { findPii, luhnValid, redactText, redactUtterances, redactWords } from '.
 import { checkScript } from '../../../../runtime/calls/insights/script-adherence.js';
 import { DEFAULT_INSIGHT_SETTINGS, parseInsightSettings } from '../../../../runtime/calls/insights/settings.js';
 import { utteranceMetrics } from '../../../../runtime/calls/insights/utterance-metrics.js';
-import { SCRIPT, SUPPORT_CALL, transcriptOf, utterance } from './fixture-transcript.js';
+import { SCRIPT, SUPPORT_CALL, transcriptOf, utterance } from '../../../helpers/calls/fixture-transcript.js';
 
 describe('fuzzy phrase spotting', () => {
   it('finds keywords the engine misrecognised, split or joined, with score, times and speaker', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { CallAnalysis } from '../../../../runtime/calls/analysis/result.js';
+import type { CallAnalysis } from '../../../runtime/calls/analysis/result.js';
 
 /** One analysis frame: lossy codecs may move an edge by at most this much. */
 export const FRAME_S = 0.02;

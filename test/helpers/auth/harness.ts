@@ -9,7 +9,7 @@ import type { ProjectContext, ProjectSettings } from '../../../runtime/platform/
 import type { Platform, ProjectRecord } from '../../../runtime/platform/platform.js';
 import { Platform as PlatformClass } from '../../../runtime/platform/platform.js';
 import { resolveSettings } from '../../../runtime/platform/settings.js';
-import { createTestProject, testConfig } from '../../helpers/platform.js';
+import { createTestProject, testConfig } from '../platform.js';
 import { SmtpCapture } from './smtp-capture.js';
 
 /** A movable clock: tests jump it forward to expire tokens. */

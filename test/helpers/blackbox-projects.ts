@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { repoRoot } from '../helpers/platform.js';
-import { cliOk, jsonObject, type Installation } from '../helpers/serve-process.js';
+import { repoRoot } from './platform.js';
+import { cliOk, jsonObject, type Installation } from './serve-process.js';
 
 /**
  * Projects as the CLI prints them and as a running `gantry serve` answers for them over

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { closeServer, listen } from '../../../integration/calls/harness.js';
+import { closeServer, listen } from './harness.js';
 
 /**
  * A local server speaking OpenAI's `POST /v1/audio/transcriptions` (multipart upload, verbose_json

@@ -8,9 +8,9 @@ import type { Resolver } from '../../../runtime/outbound/guarded-request.js';
 import { createApiKey } from '../../../runtime/calls/keys.js';
 import { createLogger } from '../../../runtime/logger.js';
 import { Platform, PLATFORM_DATABASE } from '../../../runtime/platform/platform.js';
-import { testConfig } from '../../helpers/platform.js';
-import { referenceCall, synthesize } from '../../unit/calls/helpers/synth.js';
-import { encodeWav } from '../../unit/calls/helpers/wav-writer.js';
+import { testConfig } from '../platform.js';
+import { referenceCall, synthesize } from './synth.js';
+import { encodeWav } from './wav-writer.js';
 
 export interface ApiResponse {
   readonly status: number;

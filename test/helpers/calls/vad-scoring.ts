@@ -1,4 +1,4 @@
-import { framesOf } from '../../../../runtime/calls/analysis/vad.js';
+import { framesOf } from '../../../runtime/calls/analysis/vad.js';
 import type { PlacedTurn } from './spoken-dialogue.js';
 
 /** `[start_s, end_s]` speech segments per channel, as a detector found them. */

@@ -1,4 +1,4 @@
-import type { CompletedTranscript, Utterance } from '../../../../runtime/calls/transcript/transcript.js';
+import type { CompletedTranscript, Utterance } from '../../../runtime/calls/transcript/transcript.js';
 
 const ms = (seconds: number): number => Math.round(seconds * 1000) / 1000;
 

@@ -1,6 +1,6 @@
 import type {
   ColumnMeta, FunctionArgMeta, FunctionMeta, ProjectMeta, RelationKind, RelationMeta, TableMeta,
-} from '../../../runtime/rest/metadata.js';
+} from '../../runtime/rest/metadata.js';
 
 /** Metadata for fixture-schema.sql, written the way the generator emits it. */
 
