@@ -1,5 +1,5 @@
 /**
- * The bench's peer: GET /todos?limit=N written the obvious way (perf.md's "plain" server):
+ * The bench's peer: GET /todos?limit=N written the obvious way (shared/research/perf.md's "plain" server):
  * express 5, a pg pool of 10, jose verifying the JWT on every request, and the
  * transaction's four statements awaited one by one (prepared, JSON built by PostgreSQL).
  * Env: PORT, DATABASE_URL (the authenticator), JWT_SECRET.

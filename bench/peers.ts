@@ -112,7 +112,7 @@ async function platformaticSetup(dir: string, ctx: PeerContext): Promise<string>
   }
 }
 
-// The queries of shared/bench/scenarios/graphql.json, so the figures compare with perf.md's.
+// The queries of shared/bench/scenarios/graphql.json, so the figures compare with shared/research/perf.md's.
 const TODOS_QUERY = '{ allTodos(first: 20) { nodes { id owner title done priority createdAt } } }';
 const PROJECTS_QUERY = '{ allProjects(first: 10) { nodes { id name tasksByProjectId { nodes { id title done } } } } }';
 

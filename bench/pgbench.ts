@@ -17,7 +17,7 @@ export interface PgbenchResult {
  * The transaction the data API runs for one request, as a pgbench script: the same BEGIN,
  * the same set_config statement, the same statement text with its parameters as pgbench
  * variables (so `-M prepared` binds them as the API does), COMMIT. Awaited one by one: the
- * 4-round-trip ceiling of perf.md.
+ * 4-round-trip ceiling of shared/research/perf.md (the team's research, outside this repository).
  */
 export function pgbenchScript(identity: RequestIdentity, built: BuiltStatement): { script: string; variables: Record<string, string> } {
   const variables: Record<string, string> = {};

@@ -392,7 +392,7 @@ async function main(): Promise<void> {
       const read = results.get(ALL_SCENARIOS[0]!.name)!;
       const c10 = median(ceiling10.map((r) => r.tps));
       lines.push('');
-      lines.push(`pgbench at 10 clients (perf.md's reference ceiling) for the 20-row read: ${fmt(c10)} tx/s; API ÷ that = ${fmt(median(read.api.map((r) => r.rps)) / c10, 2)}`);
+      lines.push(`pgbench at 10 clients (shared/research/perf.md's reference ceiling) for the 20-row read: ${fmt(c10)} tx/s; API ÷ that = ${fmt(median(read.api.map((r) => r.rps)) / c10, 2)}`);
     }
     if (peerRuns.length) lines.push('', ...peerTable(peerRuns, results));
     if (bigRows > 0) lines.push('', ...(await countLatencies(apiUrl, keys.service_key, bigRows)));
