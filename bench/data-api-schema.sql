@@ -1,4 +1,4 @@
--- The data API benchmark's project schema (after perf.md's fixed bench schema): todos
+-- The data API benchmark's project schema (after shared/research/perf.md's fixed bench schema): todos
 -- (10,000 rows, 100 owners, RLS owner = auth.uid() on an (owner, id) index, and a copy an extension hooks), projects
 -- (1,000) with tasks (10,000) for the to-many embed, entries for inserts, and an RPC. Deterministic rows.
 
