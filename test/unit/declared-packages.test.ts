@@ -23,7 +23,7 @@ function specifiersOf(file: string): string[] {
 }
 
 describe('declared packages', () => {
-  const files = sourceFiles(['runtime', 'generator', 'test', 'bench']);
+  const files = sourceFiles(['cli', 'runtime', 'generator', 'test', 'bench']);
   const used = new Set(files.flatMap(specifiersOf).map(packageOf).filter((name): name is string => name !== null));
 
   it('declares every package the code and the tests import', () => {

@@ -62,7 +62,7 @@ describe('the installable package', () => {
     ];
     const files = packed[0].files.map((file) => file.path);
     const tops = [...new Set(files.map((file) => (file.includes('/') ? `${file.split('/')[0]}/` : file)))].sort();
-    expect(tops).toEqual(['README.md', 'bin/', 'generator/', 'package.json', 'runtime/', 'templates/', 'tsconfig.extensions.json']);
+    expect(tops).toEqual(['README.md', 'bin/', 'cli/', 'generator/', 'package.json', 'runtime/', 'templates/', 'tsconfig.extensions.json']);
     expect(files).toEqual(
       expect.arrayContaining([
         'bin/gantry.mjs',

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { createApiKey, revokeApiKey } from '../../runtime/calls/keys.js';
-import { loadConfig } from '../../runtime/config.js';
-import { Platform } from '../../runtime/platform/platform.js';
+import { createApiKey, revokeApiKey } from '../runtime/calls/keys.js';
+import { loadConfig } from '../runtime/config.js';
+import { Platform } from '../runtime/platform/platform.js';
 import { type Output } from './output.js';
-import { CliError } from '../command-error.js';
+import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry calls key create --tenant <id> | gantry calls key revoke <id>';
 

@@ -1,19 +1,19 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../runtime/config.js';
-import { taskClient } from '../../runtime/db/pool-errors.js';
-import { assertValidRef } from '../../runtime/platform/bootstrap.js';
-import { Platform } from '../../runtime/platform/platform.js';
-import { generateProject } from '../generate.js';
-import { displayPath } from '../migrations/apply.js';
-import { resetProjectDatabase } from '../migrations/create.js';
-import { MigrationError } from '../migrations/errors.js';
-import { projectMigrationsDir, readSeed, SEED_FILE } from '../migrations/local-files.js';
-import { isProduction } from '../migrations/production.js';
-import { tablesWithRows } from '../migrations/user-rows.js';
-import { withAppliedSettings } from '../settings/apply.js';
+import { loadConfig } from '../runtime/config.js';
+import { taskClient } from '../runtime/db/pool-errors.js';
+import { assertValidRef } from '../runtime/platform/bootstrap.js';
+import { Platform } from '../runtime/platform/platform.js';
+import { generateProject } from '../generator/generate.js';
+import { displayPath } from '../generator/migrations/apply.js';
+import { resetProjectDatabase } from '../generator/migrations/create.js';
+import { MigrationError } from '../generator/migrations/errors.js';
+import { projectMigrationsDir, readSeed, SEED_FILE } from '../generator/migrations/local-files.js';
+import { isProduction } from '../generator/migrations/production.js';
+import { tablesWithRows } from '../generator/migrations/user-rows.js';
+import { withAppliedSettings } from '../generator/settings/apply.js';
 import { type Output } from './output.js';
-import { CliError } from '../command-error.js';
+import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry db reset <ref> [--yes]';
 

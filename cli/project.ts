@@ -1,20 +1,20 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../runtime/config.js';
-import { assertValidRef, deleteProject, readSchemaFiles } from '../../runtime/platform/bootstrap.js';
-import { projectKeys } from '../../runtime/platform/keys.js';
-import { Platform } from '../../runtime/platform/platform.js';
-import { displaySettings, parseSetting, settingLines } from '../../runtime/platform/settings.js';
-import { isAccessTokenAlg, type AccessTokenAlg, type SigningAlg } from '../../runtime/tokens/keyring.js';
+import { loadConfig } from '../runtime/config.js';
+import { assertValidRef, deleteProject, readSchemaFiles } from '../runtime/platform/bootstrap.js';
+import { projectKeys } from '../runtime/platform/keys.js';
+import { Platform } from '../runtime/platform/platform.js';
+import { displaySettings, parseSetting, settingLines } from '../runtime/platform/settings.js';
+import { isAccessTokenAlg, type AccessTokenAlg, type SigningAlg } from '../runtime/tokens/keyring.js';
 import {
   currentSigningKey,
   DEFAULT_ROTATION_GRACE_SECONDS,
   DEFAULT_SIGNING_ALG,
   generateSigningKey,
   rotateSigningKey,
-} from '../../runtime/platform/signing-keys.js';
-import { removeGenerated } from '../write.js';
+} from '../runtime/platform/signing-keys.js';
+import { removeGenerated } from '../generator/write.js';
 import { type Output } from './output.js';
-import { CliError } from '../command-error.js';
+import { CliError } from '../generator/command-error.js';
 
 async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promise<T> {
   const platform = await Platform.open(loadConfig());
@@ -61,11 +61,11 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       const signingAlg = createSigningAlg(values['signing-alg']);
       const schemaFiles = await readSchemaFiles(values.schema ?? []);
       const created = await withPlatform(async (platform) => {
-        const { createProjectWithHistory } = await import('../migrations/create.js');
+        const { createProjectWithHistory } = await import('../generator/migrations/create.js');
         // An unknown --cluster is refused before anything is created.
         if (values.cluster !== undefined) platform.clusterNamed(values.cluster);
         const { record } = await createProjectWithHistory(platform, { ref, schemaFiles, autoconfirm: values.autoconfirm ? true : undefined, signingAlg, cluster: values.cluster });
-        const { generateProject } = await import('../generate.js');
+        const { generateProject } = await import('../generator/generate.js');
         await generateProject(platform, record);
         return { keys: projectKeys(config, record), cluster: record.cluster };
       });
@@ -111,8 +111,8 @@ export async function projectCommand(args: string[], out: Output): Promise<void>
       // A project gantry.toml declares keeps its settings there: --set writes the file, then applies it.
       const inFile = sets.length > 0 && file !== null && file.projects.some((p) => p.ref === ref);
       const assignments = inFile ? [] : sets.map(parseSetting);
-      const { configureProject } = await import('../settings/project-config.js');
-      const { setInConfigFile } = await import('../settings/config-set.js');
+      const { configureProject } = await import('../generator/settings/project-config.js');
+      const { setInConfigFile } = await import('../generator/settings/config-set.js');
       const { record, generated, written } = await withPlatform(async (platform) => {
         const project = await requireProject(platform, ref);
         return inFile ? setInConfigFile(platform, project, file, sets, process.env) : { ...(await configureProject(platform, project, assignments)), written: [] };

@@ -1,14 +1,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG_FILE_NAME } from '../../runtime/config-file.js';
-import { loadConfig } from '../../runtime/config.js';
-import { REF_PATTERN } from '../../runtime/platform/bootstrap.js';
-import { importSupabaseConfig } from '../settings/supabase-import.js';
-import { settingLine, setSettingInText } from '../settings/toml-edit.js';
-import { replaceFile } from '../write.js';
+import { CONFIG_FILE_NAME } from '../runtime/config-file.js';
+import { loadConfig } from '../runtime/config.js';
+import { REF_PATTERN } from '../runtime/platform/bootstrap.js';
+import { importSupabaseConfig } from '../generator/settings/supabase-import.js';
+import { settingLine, setSettingInText } from '../generator/settings/toml-edit.js';
+import { replaceFile } from '../generator/write.js';
 import { type Output } from './output.js';
-import { CliError } from '../command-error.js';
+import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry config import <ref> [supabase/config.toml]';
 

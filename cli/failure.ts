@@ -1,4 +1,4 @@
-import { CodedError } from '../../runtime/coded-error.js';
+import { CodedError } from '../runtime/coded-error.js';
 import type { Output } from './output.js';
 
 /**

@@ -1,9 +1,9 @@
-import { loadConfig } from '../../runtime/config.js';
-import { assertValidRef } from '../../runtime/platform/bootstrap.js';
-import { Platform } from '../../runtime/platform/platform.js';
-import { confirmMove, moveProject } from '../migrations/move.js';
+import { loadConfig } from '../runtime/config.js';
+import { assertValidRef } from '../runtime/platform/bootstrap.js';
+import { Platform } from '../runtime/platform/platform.js';
+import { confirmMove, moveProject } from '../generator/migrations/move.js';
 import { type Output } from './output.js';
-import { CliError } from '../command-error.js';
+import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry project move <ref> --to CLUSTER | gantry project move <ref> --confirm';
 

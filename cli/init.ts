@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG_FILE_NAME, findConfigFile, parseConfigFile } from '../../runtime/config-file.js';
-import { assertValidRef } from '../../runtime/platform/bootstrap.js';
-import { CONFIG_HEADER, initFiles, projectTable, type InitFile } from '../init/plan.js';
+import { CONFIG_FILE_NAME, findConfigFile, parseConfigFile } from '../runtime/config-file.js';
+import { assertValidRef } from '../runtime/platform/bootstrap.js';
+import { CONFIG_HEADER, initFiles, projectTable, type InitFile } from '../generator/init/plan.js';
 import { type Output } from './output.js';
-import { CliError } from '../command-error.js';
+import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry init [<ref>] [--json]';
 

@@ -1,17 +1,17 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import * as runtime from '../../runtime/index.js';
-import { loadConfig } from '../../runtime/config.js';
-import { createLogger } from '../../runtime/logger.js';
-import { startHost } from '../../runtime/host/start.js';
-import { ProjectError } from '../../runtime/platform/bootstrap.js';
-import { projectKeys } from '../../runtime/platform/keys.js';
-import type { ClusterEvent } from '../../runtime/platform/cluster.js';
-import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
-import { codeSync, generateProject } from '../generate.js';
-import { createProjectWithHistory } from '../migrations/create.js';
-import { copyMigrations, listLocalMigrations } from '../migrations/local-files.js';
-import { applyDeclaredSettings } from '../settings/apply.js';
+import * as runtime from '../runtime/index.js';
+import { loadConfig } from '../runtime/config.js';
+import { createLogger } from '../runtime/logger.js';
+import { startHost } from '../runtime/host/start.js';
+import { ProjectError } from '../runtime/platform/bootstrap.js';
+import { projectKeys } from '../runtime/platform/keys.js';
+import type { ClusterEvent } from '../runtime/platform/cluster.js';
+import { Platform, type ProjectRecord } from '../runtime/platform/platform.js';
+import { codeSync, generateProject } from '../generator/generate.js';
+import { createProjectWithHistory } from '../generator/migrations/create.js';
+import { copyMigrations, listLocalMigrations } from '../generator/migrations/local-files.js';
+import { applyDeclaredSettings } from '../generator/settings/apply.js';
 
 function reportCluster(log: Logger, event: ClusterEvent): void {
   if (event.kind === 'postmaster-died') log.error({ pid: event.pid }, 'embedded PostgreSQL died; restarting it');

@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig, type GantryConfig } from '../../runtime/config.js';
-import { assertValidRef } from '../../runtime/platform/bootstrap.js';
-import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
-import { checkFromMigrations, committedProjects, regenerateFromMigrations, typecheckAgainst } from '../check/gate.js';
-import { localStates } from '../check/local-state.js';
-import { gatePasses, projectPasses, reportProject, reportText } from '../check/report.js';
-import { generateProject } from '../generate.js';
-import { planDeclared } from '../settings/apply.js';
-import { driftLines } from '../settings/declared.js';
+import { loadConfig, type GantryConfig } from '../runtime/config.js';
+import { assertValidRef } from '../runtime/platform/bootstrap.js';
+import { Platform, type ProjectRecord } from '../runtime/platform/platform.js';
+import { checkFromMigrations, committedProjects, regenerateFromMigrations, typecheckAgainst } from '../generator/check/gate.js';
+import { localStates } from '../generator/check/local-state.js';
+import { gatePasses, projectPasses, reportProject, reportText } from '../generator/check/report.js';
+import { generateProject } from '../generator/generate.js';
+import { planDeclared } from '../generator/settings/apply.js';
+import { driftLines } from '../generator/settings/declared.js';
 import { type Output } from './output.js';
-import { CliError } from '../command-error.js';
+import { CliError } from '../generator/command-error.js';
 
 async function openProject(platform: Platform, ref: string | undefined): Promise<ProjectRecord> {
   if (!ref) throw new CliError('usage', 'a project ref is required');

@@ -1,17 +1,17 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../runtime/config.js';
-import { taskClient } from '../../runtime/db/pool-errors.js';
-import { assertValidRef } from '../../runtime/platform/bootstrap.js';
-import { Platform, type ProjectRecord } from '../../runtime/platform/platform.js';
-import { displayPath } from '../migrations/apply.js';
-import { MigrationError } from '../migrations/errors.js';
-import { ensureHistoryTable, forgetMigration, readHistory, recordMigration } from '../migrations/history.js';
-import { assertMigrationName, copyMigrations, listLocalMigrations, listMigrationsIn, nextVersions, writeMigration } from '../migrations/local-files.js';
-import { migrationStatus } from '../migrations/status.js';
-import { writeSum } from '../migrations/sum-file.js';
+import { loadConfig } from '../runtime/config.js';
+import { taskClient } from '../runtime/db/pool-errors.js';
+import { assertValidRef } from '../runtime/platform/bootstrap.js';
+import { Platform, type ProjectRecord } from '../runtime/platform/platform.js';
+import { displayPath } from '../generator/migrations/apply.js';
+import { MigrationError } from '../generator/migrations/errors.js';
+import { ensureHistoryTable, forgetMigration, readHistory, recordMigration } from '../generator/migrations/history.js';
+import { assertMigrationName, copyMigrations, listLocalMigrations, listMigrationsIn, nextVersions, writeMigration } from '../generator/migrations/local-files.js';
+import { migrationStatus } from '../generator/migrations/status.js';
+import { writeSum } from '../generator/migrations/sum-file.js';
 import { type Output } from './output.js';
-import { CliError } from '../command-error.js';
+import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry migration new <ref> <name> | list <ref> | repair <ref> <version> --status applied|reverted | import <ref> DIR';
 
