@@ -6,6 +6,7 @@ import { requestIdOf } from '../http/request-id.js';
 import { enterRequest, type RequestScope } from '../http/request-scope.js';
 import { applyCors, isCorsPreflight, setCorsHeaders } from './cors.js';
 import { countRequest } from '../metrics.js';
+import { runInContext, SpanStatusCode, startServerSpan, tracingOn, type Context, type Span } from '../tracing.js';
 import { refinedRoute, requestRoute, RPC_ROUTE, type ApiName } from './request-route.js';
 
 /** Tracks requests in flight so shutdown can wait for them. */
@@ -41,7 +42,22 @@ class HostRequest implements RequestScope {
   }
 }
 
+/** The answer on the request's span: the route as the router refined it, the status, the project once known. */
+function endServerSpan(span: Span, req: IncomingMessage, res: ServerResponse, scope: HostRequest): void {
+  const route = refinedRoute(scope.route, matchedRoutePath(req));
+  span.updateName(`${req.method ?? 'GET'} ${route}`);
+  span.setAttribute('http.route', route);
+  span.setAttribute('http.response.status_code', res.statusCode);
+  if (scope.ref !== '') span.setAttribute('gantry.ref', scope.ref);
+  // A response closed before it finished was cut short (the client went away, or the host failed mid-answer).
+  if (res.statusCode >= 500 || !res.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
 const expressRequests = new WeakMap<IncomingMessage, HostRequest>();
+
+/** The trace context of each request while tracing is on (its server span); nothing when off. */
+const traceContexts = new WeakMap<IncomingMessage, Context>();
 
 /**
  * What every request to the host passes through, on both HTTP stacks (node:http for the data API,
@@ -77,6 +93,12 @@ export class RequestEnvelope {
     if (scope) scope.ref = scope.pathRef;
   }
 
+  /** Runs the request's handler under its server span when tracing is on, so its spans are that span's children. */
+  within<T>(req: IncomingMessage, fn: () => T): T {
+    const ctx = traceContexts.get(req);
+    return ctx === undefined ? fn() : runInContext(ctx, fn);
+  }
+
   notFound(res: ServerResponse, message = 'not found'): void {
     sendHostError(res, 404, 'PGRST125', message);
   }
@@ -102,16 +124,31 @@ export class RequestEnvelope {
     const scope = new HostRequest(id, api, ref, route, known, process.hrtime.bigint());
     enterRequest(scope);
     const logged = log.isLevelEnabled('info');
+    const span = tracingOn() ? this.traceRequest(req, scope) : null;
     // A response closes once: `on` spares `once`'s wrapper.
     res.on('close', () => {
       inFlight.count--;
       const seconds = Number(process.hrtime.bigint() - scope.started) / 1e9;
       countRequest(scope.api, scope.ref, req.method, scope.route === RPC_ROUTE, res.statusCode, seconds);
+      if (span !== null) endServerSpan(span, req, res, scope);
       if (logged) {
         const route = refinedRoute(scope.route, matchedRoutePath(req));
         log.info(accessLine({ ref: scope.ref, api: scope.api, method: req.method, route, status: res.statusCode, seconds, requestId: scope.id }), 'request');
       }
     });
     return scope;
+  }
+
+  /** The request's server span (named by method and route template, never the path) and its context. */
+  private traceRequest(req: IncomingMessage, scope: HostRequest): Span {
+    const method = req.method ?? 'GET';
+    const { span, context } = startServerSpan(`${method} ${scope.route}`, req.headers, {
+      'http.request.method': method,
+      'http.route': scope.route,
+      'gantry.api': scope.api,
+      'gantry.request_id': scope.id,
+    });
+    traceContexts.set(req, context);
+    return span;
   }
 }

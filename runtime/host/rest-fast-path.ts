@@ -32,7 +32,7 @@ export function createRestFastPath(directory: ProjectDirectory, envelope: Reques
       answerPaused(res, ref);
       return true;
     }
-    rest(req, res, path === '' ? '/' : path, q < 0 ? '' : url.slice(q + 1)).catch((error: unknown) => envelope.failed(res, error));
+    envelope.within(req, () => rest(req, res, path === '' ? '/' : path, q < 0 ? '' : url.slice(q + 1))).catch((error: unknown) => envelope.failed(res, error));
     return true;
   };
 }
