@@ -74,17 +74,23 @@ export class RequestEnvelope {
   /** The express stack's entry: CORS headers set on the response. True when it answered (a preflight). */
   enter(req: IncomingMessage, res: ServerResponse): boolean {
     const { api, ref, route } = requestRoute(req.url ?? '');
-    expressRequests.set(req, this.track(req, res, api, ref, route, false));
+    const scope = this.track(req, res, api, ref, route, false);
+    enterRequest(scope);
+    expressRequests.set(req, scope);
     return applyCors(req, res);
   }
 
   /**
    * The data API fast path's entry, for a project it serves: its handler writes CORS_HEADERS with its
-   * own in one writeHead (server-factory.ts), so only a preflight is answered here. True when it answered.
+   * own in one writeHead (server-factory.ts), so only a preflight is answered here. The request, or null when
+   * it answered.
    */
-  enterFast(req: IncomingMessage, res: ServerResponse, ref: string, route: string): boolean {
-    this.track(req, res, 'rest', ref, route, true);
-    return isCorsPreflight(req) && applyCors(req, res);
+  enterFast(req: IncomingMessage, res: ServerResponse, ref: string, route: string): RequestScope | null {
+    // No request scope here: on Node 20 an AsyncLocalStorage, once entered, runs a hook for every promise the
+    // process makes, which cost the 20-row read measurably (docs/performance.md); what the fast path logs
+    // itself carries the request's fields explicitly.
+    const scope = this.track(req, res, 'rest', ref, route, true);
+    return isCorsPreflight(req) && applyCors(req, res) ? null : scope;
   }
 
   /** The express stack found the project the request names: from now on its ref is a label. */
@@ -104,8 +110,8 @@ export class RequestEnvelope {
   }
 
   /** An error nothing else answered: logged; a body parser's 4xx keeps its status, anything else is a 500. */
-  failed(res: ServerResponse, error: unknown): void {
-    this.log.error({ err: error }, 'unhandled error');
+  failed(res: ServerResponse, error: unknown, scope?: RequestScope): void {
+    this.log.error({ ...scope?.logFields?.(), err: error }, 'unhandled error');
     if (res.headersSent) {
       res.destroy();
       return;
@@ -122,7 +128,6 @@ export class RequestEnvelope {
     const id = requestIdOf(req);
     res.setHeader('X-Request-Id', id);
     const scope = new HostRequest(id, api, ref, route, known, process.hrtime.bigint());
-    enterRequest(scope);
     const logged = log.isLevelEnabled('info');
     const span = tracingOn() ? this.traceRequest(req, scope) : null;
     // A response closes once: `on` spares `once`'s wrapper.
