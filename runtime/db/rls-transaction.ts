@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { BoundedPool, type PoolGrowth } from './bounded-pool.js';
-import { checkoutGate, UNBOUNDED_WAIT, type ConnectionBudget, type WaitLimits } from './connection-budget.js';
+import { checkoutGate, UNBOUNDED_WAIT, type ConnectionBudget, type Permit, type WaitLimits } from './connection-budget.js';
 import { surviveDroppedConnections } from './pool-errors.js';
+import { endWith, inSpan, startSpan, tracingOn } from '../tracing.js';
 
 /** Who the request runs as: set with `set_config(..., true)` at the start of its transaction. */
 export interface RequestIdentity {
@@ -131,6 +132,17 @@ function queryConfig(statement: TxStatement, named: boolean): pg.QueryConfig {
 }
 
 /**
+ * Sends one statement; while tracing is on, in a span of its own from the moment it is queued to its answer.
+ * The span carries the statement's text, whose values are bind parameters: never the values themselves.
+ */
+function send(client: pg.Client | pg.PoolClient, statement: string | pg.QueryConfig): Promise<pg.QueryResult> {
+  if (!tracingOn()) return client.query(statement);
+  const text = typeof statement === 'string' ? statement : statement.text;
+  const span = startSpan(text.slice(0, text.search(/\s|$/)), { 'db.system': 'postgresql', 'db.statement': text });
+  return endWith(span, client.query(statement));
+}
+
+/**
  * Runs each data request as one transaction: BEGIN, the role and claims, the
  * request's statements, COMMIT, so row-level security applies and nothing is
  * half-written.
@@ -241,6 +253,10 @@ export class RlsExecutor {
   async run(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
     if (this.closed) throw new Error('executor is closed');
     const setup = identityStatement(identity);
+    return tracingOn() ? inSpan('transaction', () => this.runAs(setup, statements, options), { 'db.system': 'postgresql' }) : this.runAs(setup, statements, options);
+  }
+
+  private runAs(setup: TxStatement, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
     if (options.commitIf) return this.runExclusive(setup, statements, options);
     // A write's COMMIT waits for its WAL flush; on a shared connection every transaction
     // queued behind it would wait too, so writes take a connection of their own and
@@ -258,10 +274,10 @@ export class RlsExecutor {
     let queued: Promise<pg.QueryResult>[];
     try {
       queued = [
-        client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
-        client.query(queryConfig(setup, this.named)),
-        ...statements.map((statement) => client.query(queryConfig(statement, this.named))),
-        client.query('COMMIT'),
+        send(client, options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
+        send(client, queryConfig(setup, this.named)),
+        ...statements.map((statement) => send(client, queryConfig(statement, this.named))),
+        send(client, 'COMMIT'),
       ];
     } finally {
       if (socket?.uncork) setImmediate(() => socket.uncork?.());
@@ -290,7 +306,13 @@ export class RlsExecutor {
 
   /** A pooled connection with room for `statements`; a full one is closed and another taken. */
   private async pooledClient(setup: TxStatement, statements: readonly TxStatement[]): Promise<pg.PoolClient> {
-    const client = await this.exclusive.connect();
+    const waiting = startSpan('connection wait');
+    let client: pg.PoolClient;
+    try {
+      client = await this.exclusive.connect();
+    } finally {
+      waiting?.end();
+    }
     if (this.admit(client, setup, statements)) return client;
     client.release(true);
     const fresh = await this.exclusive.connect();
@@ -313,20 +335,33 @@ export class RlsExecutor {
   }
 
   private async runPipelined(setup: TxStatement, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    // A free slot is taken without a promise; tryAcquire never passes one that waits.
-    const permit = this.slots.tryAcquire('slot') ?? await this.slots.acquire('slot');
+    // The wait for a slot and, when the shared connection is not open yet, for its connection.
+    const waiting = startSpan('connection wait');
+    let permit: Permit;
+    try {
+      // A free slot is taken without a promise; tryAcquire never passes one that waits.
+      permit = this.slots.tryAcquire('slot') ?? await this.slots.acquire('slot');
+    } catch (error) {
+      waiting?.end();
+      throw error;
+    }
     const slot = this.leastLoaded();
     this.pending[slot]!++;
     this.used[slot] = true;
     try {
       if (this.closed) throw new Error('executor is closed');
-      let client = await this.muxClient(slot);
-      if (!this.admit(client, setup, statements)) {
-        // A full connection ends once its queue drains; this and later transactions get a fresh one.
-        if (this.mux[slot] === client) this.mux[slot] = null;
-        void client.end().catch(() => undefined);
+      let client: pg.Client;
+      try {
         client = await this.muxClient(slot);
-        this.admit(client, setup, statements);
+        if (!this.admit(client, setup, statements)) {
+          // A full connection ends once its queue drains; this and later transactions get a fresh one.
+          if (this.mux[slot] === client) this.mux[slot] = null;
+          void client.end().catch(() => undefined);
+          client = await this.muxClient(slot);
+          this.admit(client, setup, statements);
+        }
+      } finally {
+        waiting?.end();
       }
       return await this.pipeline(client, setup, statements, options);
     } finally {
@@ -335,6 +370,7 @@ export class RlsExecutor {
       if (this.pending[slot] === 0 && this.yieldWhen()) this.closeShared(slot);
     }
   }
+
 
   /**
    * The shared connection with the fewest transactions in flight: with `slots` admitting at most
@@ -351,12 +387,12 @@ export class RlsExecutor {
     const client = await this.pooledClient(setup, statements);
     let broken = false;
     try {
-      await client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE);
+      await send(client, options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE);
       try {
-        await client.query(queryConfig(setup, this.named));
+        await send(client, queryConfig(setup, this.named));
         const results: pg.QueryResult[] = [];
-        for (const statement of statements) results.push(await client.query(queryConfig(statement, this.named)));
-        await client.query(options.commitIf!(results) ? 'COMMIT' : 'ROLLBACK');
+        for (const statement of statements) results.push(await send(client, queryConfig(statement, this.named)));
+        await send(client, options.commitIf!(results) ? 'COMMIT' : 'ROLLBACK');
         return results;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {
@@ -391,19 +427,19 @@ export class RlsExecutor {
     try {
       // BEGIN and the identity go out with the first statement (pooled connections pipeline): one round trip, not three.
       const opened = Promise.all([
-        client.query(options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
-        client.query(setup.text, setup.values as unknown[]),
+        send(client, options.readOnly ? BEGIN_READ_ONLY : BEGIN_READ_WRITE),
+        send(client, { text: setup.text, values: setup.values as unknown[] }),
       ]);
       opened.catch(() => undefined);
       try {
         const { commit, value } = await work(async (text, values) => {
-          const result = client.query(text, values as unknown[]);
+          const result = send(client, { text, values: values as unknown[] });
           result.catch(() => undefined);
           await opened;
           return result;
         });
         await opened;
-        await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+        await send(client, commit ? 'COMMIT' : 'ROLLBACK');
         return { committed: commit, value };
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {

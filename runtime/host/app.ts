@@ -19,7 +19,7 @@ export function createHostApp(directory: ProjectDirectory, envelope: RequestEnve
   app.set('query parser', 'simple');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (!envelope.enter(req, res)) next();
+    if (!envelope.enter(req, res)) envelope.within(req, next);
   });
 
   app.use(healthRoutes(readiness, () => ({ projects: directory.refs().length })));

@@ -26,13 +26,14 @@ export function createRestFastPath(directory: ProjectDirectory, envelope: Reques
     const ref = url.slice(PROJECT_PREFIX.length, slash);
     const rest = directory.get(ref)?.rest;
     if (!rest) return false;
-    if (envelope.enterFast(req, res, ref, restRoute(path))) return true;
+    const scope = envelope.enterFast(req, res, ref, restRoute(path));
+    if (scope === null) return true;
     if (directory.isPaused(ref) && !runsWhilePaused(req.method, REST_PREFIX)) {
       setCorsHeaders(res);
       answerPaused(res, ref);
       return true;
     }
-    rest(req, res, path === '' ? '/' : path, q < 0 ? '' : url.slice(q + 1)).catch((error: unknown) => envelope.failed(res, error));
+    envelope.within(req, () => rest(req, res, path === '' ? '/' : path, q < 0 ? '' : url.slice(q + 1))).catch((error: unknown) => envelope.failed(res, error, scope));
     return true;
   };
 }

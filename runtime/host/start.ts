@@ -24,6 +24,7 @@ import { ExtensionWatcher } from './extension-watcher.js';
 import { createAdminServer } from './admin.js';
 import { collectProcessMetrics, gaugeAtScrape } from '../metrics.js';
 import { ANALYZE_QUEUE, DELIVER_QUEUE, type CallsQueue } from '../calls/queue.js';
+import { startTracing } from '../tracing.js';
 
 export interface RunningHost {
   readonly baseUrl: string;
@@ -91,6 +92,8 @@ function trustProxy(app: Express, value: GantryConfig['trustProxy']): void {
 /** Starts the project host on HOST:PORT and the call-analysis listener on HOST:CALLS_PORT. */
 export async function startHost(platform: Platform, options: StartOptions): Promise<RunningHost> {
   const { log } = options;
+  // Before any request: the server spans need the SDK registered. Off (nothing loaded) unless an OTLP endpoint is set.
+  const stopTracing = await startTracing(process.env);
   // First, so that an invalid TRUST_PROXY stops the start before anything runs.
   const callsApp = express();
   callsApp.disable('x-powered-by');
@@ -176,6 +179,8 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     await extensions.close();
     for (const budget of pools.budgets()) budget.close();
     await loaded.close();
+    // Last: the spans of the requests that drained are exported before the process ends.
+    await stopTracing?.().catch((error: unknown) => log.warn({ err: error }, 'trace export failed at shutdown'));
   };
 
   return {

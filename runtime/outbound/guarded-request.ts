@@ -6,6 +6,7 @@ import { addressBlockReason, type AddressPolicy } from './address-policy.js';
 import { blockedError } from './errors.js';
 import { bareHost } from './outbound-url.js';
 import { requestIdHeader } from '../http/request-scope.js';
+import { contextWithSpan, endWith, injectTraceHeaders, SpanKind, startSpan } from '../tracing.js';
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -93,15 +94,23 @@ export function guardedRequest(url: URL, init: GuardedRequestInit, options: Guar
     const reason = addressBlockReason(host, options);
     if (reason) return Promise.reject(blockedError(host, reason));
   }
-  return new Promise((resolve, reject) => {
+  // A client span to the response's headers (the path and query can hold secrets: only the server is named).
+  const span = startSpan(init.method, {
+    'http.request.method': init.method,
+    'server.address': host,
+    'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+  }, SpanKind.CLIENT);
+  // The request id and the trace (`traceparent`, this span as the parent) of the request that caused this call.
+  const headers = { ...requestIdHeader(), ...init.headers };
+  if (span !== null) injectTraceHeaders(headers, contextWithSpan(span));
+  return endWith(span, new Promise<GuardedResponse>((resolve, reject) => {
     const request = (url.protocol === 'https:' ? https : http).request({
       protocol: url.protocol,
       hostname: host,
       port: url.port || undefined,
       path: `${url.pathname}${url.search}`,
       method: init.method,
-      // The id of the request that caused this call (a hook, an SMS, a webhook), so both sides' logs meet.
-      headers: { ...requestIdHeader(), ...init.headers },
+      headers,
       // A connection of its own: nothing pooled outlives the request or is shared between tenants.
       agent: false,
       lookup: guardedLookup(options.resolve ?? systemResolver, options),
@@ -127,7 +136,7 @@ export function guardedRequest(url: URL, init: GuardedRequestInit, options: Guar
       reject(error);
     });
     request.end(init.body);
-  });
+  }));
 }
 
 /**

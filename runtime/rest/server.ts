@@ -13,7 +13,8 @@ import { decodePathSegment, parseRequest } from './parse/request.js';
 import { mediaHandlersOf } from './media-handlers.js';
 import { mayCommit, needsCommitDecision, planResponse, respond, writeError, writeResponse, type RestResponse } from './respond.js';
 import type { ProjectDefinition } from './routes.js';
-import { PlanCache } from './plan-cache.js';
+import { PlanCache, type Plan } from './plan-cache.js';
+import { inSpanSync } from '../tracing.js';
 import { buildStatement } from './sql/build.js';
 import type { ResultRow } from './sql/envelope.js';
 import { explainSql, planText } from './sql/explain.js';
@@ -139,7 +140,7 @@ export function createRestHandler(
   return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
     const head = req.method === 'HEAD';
     try {
-      const claims = authenticate(req.headers, ctx.keyring, queryParam(query, 'apikey'));
+      const claims = inSpanSync('token check', () => authenticate(req.headers, ctx.keyring, queryParam(query, 'apikey')));
       if (req.method === 'OPTIONS') {
         // CORS preflights never get here (runtime/host/cors.ts); this is PostgREST's OPTIONS: which methods the resource takes.
         const allow = allowFor(req, project, path);
@@ -147,28 +148,32 @@ export function createRestHandler(
         return;
       }
       const body = await bodyOf(req, res);
-      const key = plans.keyOf(req.method ?? 'GET', path, query, req.headers);
-      let plan = key === null ? undefined : plans.get(key);
-      if (!plan) {
-        const request = parseRequest({
-          method: req.method ?? 'GET',
-          resource: resourceOf(path),
-          query,
-          headers: req.headers,
-          body,
-          schemas: project.schemas,
-          ignoredParams: ['apikey'],
-          plans: ctx.settings['api.plan'],
-          mediaHandlers: (schema) => mediaHandlersOf(project, schema, resourceOf(path)),
-        });
-        const rows = key === null && request.payload?.kind === 'rows' ? request.payload : null;
-        const writeKey = rows && plans.writeKeyOf(req.method ?? 'POST', path, query, req.headers, rows);
-        const kept = writeKey && rows ? plans.statementFor(writeKey, rows.json) : undefined;
-        const built = kept ?? buildStatement(request, project, { aggregates: ctx.settings['api.aggregates'], maxRows: ctx.settings['api.max_rows'] ?? undefined });
-        plan = { request, built };
-        if (key !== null) plans.set(key, plan);
-        else if (writeKey && !kept) plans.keepStatement(writeKey, built);
-      }
+      // Parse and SQL build, or the cached plan of a request of the same shape.
+      const plan = inSpanSync('plan', (): Plan => {
+        const key = plans.keyOf(req.method ?? 'GET', path, query, req.headers);
+        let plan = key === null ? undefined : plans.get(key);
+        if (!plan) {
+          const request = parseRequest({
+            method: req.method ?? 'GET',
+            resource: resourceOf(path),
+            query,
+            headers: req.headers,
+            body,
+            schemas: project.schemas,
+            ignoredParams: ['apikey'],
+            plans: ctx.settings['api.plan'],
+            mediaHandlers: (schema) => mediaHandlersOf(project, schema, resourceOf(path)),
+          });
+          const rows = key === null && request.payload?.kind === 'rows' ? request.payload : null;
+          const writeKey = rows && plans.writeKeyOf(req.method ?? 'POST', path, query, req.headers, rows);
+          const kept = writeKey && rows ? plans.statementFor(writeKey, rows.json) : undefined;
+          const built = kept ?? buildStatement(request, project, { aggregates: ctx.settings['api.aggregates'], maxRows: ctx.settings['api.max_rows'] ?? undefined });
+          plan = { request, built };
+          if (key !== null) plans.set(key, plan);
+          else if (writeKey && !kept) plans.keepStatement(writeKey, built);
+        }
+        return plan;
+      });
       const { request: apiRequest, built } = plan;
       const identity = requestIdentity(req, claims, path, {
         schema: apiRequest.schema,

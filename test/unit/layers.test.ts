@@ -56,6 +56,8 @@ describe('layers', () => {
  * a contract, nothing loads. A room not listed fails the test, so a new folder is given its floor.
  */
 const floors: readonly (readonly string[])[] = [
+  // Traces: the transaction's and the outbound calls' spans are made in the leaves.
+  ['runtime/tracing.ts'],
   // Leaves: PostgreSQL connections and transactions, HTTP bodies and replies, mail, metrics.
   ['runtime/coded-error.ts', 'runtime/env.ts', 'runtime/metrics.ts', 'runtime/db', 'runtime/http', 'runtime/mail'],
   ['runtime/config-error.ts', 'runtime/sealed-value.ts', 'runtime/generated-files.ts', 'runtime/outbound'],

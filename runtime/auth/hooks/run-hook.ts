@@ -5,6 +5,7 @@ import { hookError, hookReportedError } from './hook-output.js';
 import { openHookSecrets, type HookName } from '../../settings/hook-settings.js';
 import { callHttpHook } from './http-hook.js';
 import { callPgFunctionHook } from './pg-function-hook.js';
+import { inSpan } from '../../tracing.js';
 
 /** GoTrue's v0hooks names, which its payloads' `metadata.name` carry. */
 const METADATA_NAME: Readonly<Record<HookName, string>> = {
@@ -34,9 +35,9 @@ export async function runHook(deps: AuthDeps, name: HookName, input: Readonly<Re
   const started = Date.now();
   let output: unknown;
   try {
-    output = hook.uri.startsWith('pg-functions:')
-      ? await callPgFunctionHook(deps.ctx.adminPool, hook.uri, payload)
-      : await callHttpHook(hook.uri, openHookSecrets(deps.ctx.keyring.secret, name, hook.secrets_sealed), payload);
+    output = await inSpan('auth hook', () => hook.uri.startsWith('pg-functions:')
+      ? callPgFunctionHook(deps.ctx.adminPool, hook.uri, payload)
+      : callHttpHook(hook.uri, openHookSecrets(deps.ctx.keyring.secret, name, hook.secrets_sealed), payload), { 'gantry.hook': name });
   } catch (error) {
     deps.log.error({ err: error, ref: deps.ctx.ref, hook: name, duration_ms: Date.now() - started }, 'auth hook failed');
     if (error instanceof AuthError) throw error;
