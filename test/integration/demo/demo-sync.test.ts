@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitProject } from '../../../generator/emit/project.js';
+import { withQueryTypes } from '../../../generator/extension-sql/query-types.js';
 import { extensionFunctionPaths } from '../../../generator/generate.js';
 import { introspectProject } from '../../../generator/introspect/introspect.js';
 import { writeGenerated } from '../../../generator/write.js';
@@ -28,7 +29,11 @@ describe('generated/demo', () => {
     await client.connect();
     try {
       const functionPaths = await extensionFunctionPaths(path.join(repoRoot, 'extensions'), 'demo');
-      const files = emitProject(await introspectProject(client, { schemas: ['public'] }), { ref: 'demo', functionPaths });
+      const model = await introspectProject(client, { schemas: ['public'] });
+      const extensionsDir = path.join(repoRoot, 'extensions');
+      const { files } = await withQueryTypes(client, emitProject(model, { ref: 'demo', functionPaths }), {
+        ref: 'demo', extensionsDir, generatedDir: path.join(repoRoot, 'generated'), model, extraSearchPath: [], inTransaction: false,
+      });
       const result = await writeGenerated(path.join(repoRoot, 'generated/demo'), files, { check: true });
       expect(result.diff, 'generated/demo is stale: run `npx gantry gen demo` against the demo schema').toBe('');
     } finally {
