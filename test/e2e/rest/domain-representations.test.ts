@@ -153,6 +153,6 @@ describe('generated code', () => {
     const types = await readGenerated(host.platform, project, 'database.types.ts');
     expect(types).toMatch(/datarep_todos: \{\n {8}Row: \{\n {10}id: number;\n {10}label_color: number \| null;/);
     const table = await readGenerated(host.platform, project, 'tables/datarep_todos.ts');
-    expect(table.replace(/\s+/g, '')).toContain('representation:{fromJson:{schema:"public",name:"color"},fromText:{schema:"public",name:"color"},toJson:{schema:"public",name:"json"},}');
+    expect(table.replace(/\s+/g, '')).toContain('representation:{fromJson:{schema:"public",name:"color"},fromText:{schema:"public",name:"color"},toJson:{schema:"public",name:"json"}}');
   });
 });
