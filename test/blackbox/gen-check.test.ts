@@ -130,15 +130,15 @@ describe('gantry gen --check, the CI gate', () => {
   it('fails when a generated file was edited, naming the file with a short hunk and the remedy', async () => {
     const root = await freshCheckout();
     const file = generated(root, 'tables/posts.ts');
-    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('subtitle?: string | null;', 'subtitle?: string;'));
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('{ name: "subtitle", pgType: "text" },', '{ name: "subtitle", pgType: "text", nullable: false },'));
     const run = await check(root);
     expect(run.code).toBe(1);
     expect(lines(run).slice(0, -1)).toEqual([
       `${ref}: differs (1 file)`,
       '  M tables/posts.ts',
       expect.stringMatching(/^ {4}@@ -\d+ \+\d+ @@$/),
-      '    -   subtitle?: string;',
-      '    +   subtitle?: string | null;',
+      '    -     { name: "subtitle", pgType: "text", nullable: false },',
+      '    +     { name: "subtitle", pgType: "text" },',
       FROM_MIGRATIONS,
     ]);
     expect(lines(run).at(-1)).toMatch(/^gen --check fails: 1 of 1 project\(s\) \(built from migrations in [\d.]+ s\)$/);
@@ -223,7 +223,7 @@ describe('gantry gen --check, the CI gate', () => {
   it('an edited generated file in a fresh clone: the remedy, run, makes the gate pass', async () => {
     const root = await freshCheckout();
     const file = generated(root, 'tables/posts.ts');
-    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('subtitle?: string | null;', 'subtitle?: string;'));
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('{ name: "subtitle", pgType: "text" },', '{ name: "subtitle", pgType: "text", nullable: false },'));
     const env = checkoutEnv(root, true);
     await runRemedy(root, env);
     const after = await check(root);
