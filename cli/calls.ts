@@ -1,20 +1,10 @@
 import { parseArgs } from 'node:util';
 import { createApiKey, revokeApiKey } from '../runtime/calls/keys.js';
-import { loadConfig } from '../runtime/config.js';
-import { Platform } from '../runtime/platform/platform.js';
 import { type Output } from './output.js';
+import { withPlatform } from './platform-session.js';
 import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry calls key create --tenant <id> | gantry calls key revoke <id>';
-
-async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promise<T> {
-  const platform = await Platform.open(loadConfig());
-  try {
-    return await work(platform);
-  } finally {
-    await platform.close();
-  }
-}
 
 /** `gantry calls key create --tenant <id>` (the key is printed here and never again) and `calls key revoke <id>`. */
 export async function callsCommand(args: string[], out: Output): Promise<void> {

@@ -13,6 +13,7 @@ import { isProduction } from '../generator/migrations/production.js';
 import { tablesWithRows } from '../generator/migrations/user-rows.js';
 import { withAppliedSettings } from '../generator/settings/apply.js';
 import { type Output } from './output.js';
+import { requireProject } from './platform-session.js';
 import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry db reset <ref> [--yes]';
@@ -31,8 +32,7 @@ export async function dbCommand(args: string[], out: Output): Promise<void> {
   assertValidRef(ref);
   const platform = await Platform.open(loadConfig());
   try {
-    const record = await platform.getProject(ref);
-    if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
+    const record = await requireProject(platform, ref);
     if (await isProduction(platform.pool, record.databaseName)) {
       throw new MigrationError(
         'database_is_production',

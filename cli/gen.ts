@@ -10,14 +10,13 @@ import { generateProject } from '../generator/generate.js';
 import { planDeclared } from '../generator/settings/apply.js';
 import { driftLines } from '../generator/settings/declared.js';
 import { type Output } from './output.js';
+import { requireProject } from './platform-session.js';
 import { CliError } from '../generator/command-error.js';
 
 async function openProject(platform: Platform, ref: string | undefined): Promise<ProjectRecord> {
   if (!ref) throw new CliError('usage', 'a project ref is required');
   assertValidRef(ref);
-  const record = await platform.getProject(ref);
-  if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
-  return record;
+  return requireProject(platform, ref);
 }
 
 /**

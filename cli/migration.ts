@@ -11,6 +11,7 @@ import { assertMigrationName, copyMigrations, listLocalMigrations, listMigration
 import { migrationStatus } from '../generator/migrations/status.js';
 import { writeSum } from '../generator/migrations/sum-file.js';
 import { type Output } from './output.js';
+import { requireProject } from './platform-session.js';
 import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry migration new <ref> <name> | list <ref> | repair <ref> <version> --status applied|reverted | import <ref> DIR';
@@ -19,8 +20,7 @@ const USAGE = 'usage: gantry migration new <ref> <name> | list <ref> | repair <r
 async function withProjectDatabase<T>(ref: string, work: (client: import('pg').Client, record: ProjectRecord, platform: Platform) => Promise<T>): Promise<T> {
   const platform = await Platform.open(loadConfig());
   try {
-    const record = await platform.getProject(ref);
-    if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
+    const record = await requireProject(platform, ref);
     const client = taskClient(platform.projectUrl(record));
     await client.connect();
     try {

@@ -1,8 +1,7 @@
-import { loadConfig } from '../runtime/config.js';
 import { assertValidRef } from '../runtime/platform/bootstrap.js';
-import { Platform } from '../runtime/platform/platform.js';
 import { confirmMove, moveProject } from '../generator/migrations/move.js';
 import { type Output } from './output.js';
+import { requireProject, withPlatform } from './platform-session.js';
 import { CliError } from '../generator/command-error.js';
 
 const USAGE = 'usage: gantry project move <ref> --to CLUSTER | gantry project move <ref> --confirm';
@@ -11,10 +10,8 @@ const USAGE = 'usage: gantry project move <ref> --to CLUSTER | gantry project mo
 export async function moveCommand(ref: string | undefined, options: { to?: string; confirm?: boolean }, out: Output): Promise<void> {
   if (!ref || (options.to === undefined) === (options.confirm !== true)) throw new CliError('usage', USAGE);
   assertValidRef(ref);
-  const platform = await Platform.open(loadConfig());
-  try {
-    const record = await platform.getProject(ref);
-    if (!record) throw new CliError('project_not_found', `project "${ref}" does not exist`);
+  await withPlatform(async (platform) => {
+    const record = await requireProject(platform, ref);
     if (options.confirm) {
       const done = await confirmMove(platform, record);
       out.result(done, `dropped ${ref}'s old database on cluster ${done.dropped.cluster}`);
@@ -25,7 +22,5 @@ export async function moveCommand(ref: string | undefined, options: { to?: strin
       `moved ${ref} from cluster ${report.from} to ${report.to}: ${report.copied.rows} row(s) of ${report.copied.tables} table(s), writes paused ${report.paused_ms} ms`,
       `the old database stays on cluster ${report.from}, read-only: gantry project move ${ref} --confirm drops it`,
     ].join('\n'));
-  } finally {
-    await platform.close();
-  }
+  });
 }

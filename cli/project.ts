@@ -14,16 +14,8 @@ import {
 } from '../runtime/platform/signing-keys.js';
 import { removeGenerated } from '../generator/write.js';
 import { type Output } from './output.js';
+import { withPlatform } from './platform-session.js';
 import { CliError } from '../generator/command-error.js';
-
-async function withPlatform<T>(work: (platform: Platform) => Promise<T>): Promise<T> {
-  const platform = await Platform.open(loadConfig());
-  try {
-    return await work(platform);
-  } finally {
-    await platform.close();
-  }
-}
 
 async function requireProject(platform: Platform, ref: string | undefined) {
   if (!ref) throw new CliError('usage', 'a project ref is required');
