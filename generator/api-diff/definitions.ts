@@ -1,3 +1,4 @@
+import { quoteIdent } from '../../runtime/db/identifiers.js';
 import { apiRoles } from '../introspect/catalog-queries.js';
 import type { ApiRoleGrants, ColumnModel, FunctionArgModel, FunctionModel, PolicyModel, RoleGrants } from '../model/types.js';
 
@@ -8,7 +9,7 @@ import type { ApiRoleGrants, ColumnModel, FunctionArgModel, FunctionModel, Polic
 
 /** An identifier as `quote_ident` shows it: bare when it is a plain lower-case name. */
 export function displayIdent(name: string): string {
-  return /^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`;
+  return /^[a-z_][a-z0-9_$]*$/.test(name) ? name : quoteIdent(name);
 }
 
 export function displayName(schema: string, name: string): string {

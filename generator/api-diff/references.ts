@@ -1,3 +1,4 @@
+import { quoteIdent } from '../../runtime/db/identifiers.js';
 import { compareCodePoints } from '../model/sort.js';
 import type { ChangeSubject } from './api-change.js';
 import type { CodeSite, ExtensionCode, SiteKind } from './code-references.js';
@@ -25,7 +26,7 @@ function escape(text: string): string {
  * lower-case one (PostgreSQL folds unquoted names to lower case), or double-quoted exactly.
  */
 export function sqlNames(sql: string, name: string): boolean {
-  const quoted = `"${name.replace(/"/g, '""')}"`;
+  const quoted = quoteIdent(name);
   if (sql.includes(quoted)) return true;
   return /^[a-z_][a-z0-9_$]*$/.test(name) && new RegExp(`(?<![\\w$"])${escape(name)}(?![\\w$"])`, 'i').test(sql);
 }

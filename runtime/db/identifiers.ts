@@ -1,6 +1,6 @@
 /**
- * The one identifier-quoting function of the data API. Every identifier written into SQL
- * text goes through here; every value goes in as a bind parameter (see params.ts).
+ * The one identifier-quoting function (the data API, auth hooks, the jobs, the generator's reports).
+ * Every identifier written into SQL text goes through here; every value goes in as a bind parameter (runtime/rest/sql/params.ts for the data API).
  */
 
 /** `"name"` with embedded double quotes doubled. NUL cannot occur: the parser rejects it. */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { qualifiedName } from '../../db/identifiers.js';
 import { inTransaction } from '../../db/transaction.js';
 
 /** GoTrue's hookspgfunc default: the function runs under a 2 s statement timeout. */
@@ -10,7 +11,7 @@ export const HOOK_ROLE = 'supabase_auth_admin';
 /** `pg-functions://postgres/<schema>/<function>` -> `"schema"."function"` (names already checked by the setting). */
 export function hookFunctionName(uri: string): string {
   const [, schema, fn] = new URL(uri).pathname.split('/') as [string, string, string];
-  return `"${schema.replaceAll('"', '""')}"."${fn.replaceAll('"', '""')}"`;
+  return qualifiedName(schema, fn);
 }
 
 /**
