@@ -54,8 +54,9 @@ export type QueryOf<E extends EndpointDeclaration> = E['query'] extends infer S 
 /**
  * The fields of a request body as a reader holds them before checking each: the declared names only (a
  * reader that reads a field the declaration does not state fails to compile), each value still unknown.
+ * A body of alternatives (`anyOf`) has the fields of every alternative.
  */
-export type DeclaredFields<T> = { readonly [K in keyof T]?: unknown };
+export type DeclaredFields<T> = { readonly [K in T extends unknown ? keyof T : never]?: unknown };
 
 /** A declaration kept with its literal types, so that `BodyOf` and `QueryOf` see its schemas. */
 export function declareEndpoint<const E extends EndpointDeclaration>(declaration: E): E {
@@ -77,15 +78,14 @@ export function schemaRef(name: string): OpenApiObject {
   return { $ref: `#/components/schemas/${name}` };
 }
 
+/** Each property one parameter; a property's description is the parameter's, where OpenAPI shows it. */
 function parametersOf(schema: TObject | undefined, location: 'path' | 'query'): OpenApiObject[] {
   if (!schema) return [];
   const required = new Set(schema.required ?? []);
-  return Object.entries(schema.properties).map(([name, property]) => ({
-    name,
-    in: location,
-    required: location === 'path' || required.has(name),
-    schema: jsonSchema(property),
-  }));
+  return Object.entries(schema.properties).map(([name, property]) => {
+    const { description, ...rest } = jsonSchema(property);
+    return { name, in: location, required: location === 'path' || required.has(name), ...(description === undefined ? {} : { description }), schema: rest };
+  });
 }
 
 /** The OpenAPI operation object of a declaration. */

@@ -1,6 +1,6 @@
 import { jsonSchema, openApiPaths } from '../../../runtime/http/endpoint.js';
+import { AUTH_ENDPOINTS } from '../../../runtime/auth/routes/endpoints.js';
 import {
-  AUTH_ENDPOINTS,
   AUTH_TAG,
   authError,
   newPassword as declaredNewPassword,
@@ -10,7 +10,7 @@ import {
   redirectToParameter,
   tooMany,
   unauthorizedKey,
-} from '../../../runtime/auth/routes/endpoints.js';
+} from '../../../runtime/auth/routes/endpoint-parts.js';
 import { schemaRef, type JsonSchema } from './json-schema.js';
 
 /**

@@ -57,7 +57,8 @@ export function optionalObject(value: unknown, field: string): Record<string, un
   return value as Record<string, unknown>;
 }
 
-export function queryString(req: Request, name: string): string | undefined {
+/** A query parameter as text; `Q` (an endpoint's `QueryOf`) limits `name` to the declared parameters. */
+export function queryString<Q = Record<string, unknown>>(req: Request, name: keyof Q & string): string | undefined {
   const value = req.query[name];
   return typeof value === 'string' ? value : undefined;
 }

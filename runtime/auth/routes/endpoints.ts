@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { declareEndpoint, schemaRef, type EndpointDeclaration, type OpenApiObject } from '../../http/endpoint.js';
+import { declareEndpoint, schemaRef, type EndpointDeclaration } from '../../http/endpoint.js';
+import { authError, newPassword, ok, OPEN_SECURITY, operation, pkceFields, PUBLIC_SECURITY, redirectToParameter, tooMany, unauthorizedKey } from './endpoint-parts.js';
 
 /**
  * The auth endpoints declared once (runtime/http/endpoint.ts): the project's OpenAPI document states
@@ -8,47 +9,6 @@ import { declareEndpoint, schemaRef, type EndpointDeclaration, type OpenApiObjec
  * still stated by hand in generator/emit/openapi/auth.ts; test/unit/generator/auth-openapi.test.ts
  * lists them.
  */
-
-export const AUTH_TAG = 'Auth';
-
-/** Public endpoints take the anon key; the user endpoints a user's access token; admin ones the service key. */
-export const PUBLIC_SECURITY: readonly OpenApiObject[] = [{ apikey: [] }, { apikeyQuery: [] }];
-/** No key at all. */
-export const OPEN_SECURITY: readonly OpenApiObject[] = [{}];
-
-export function authError(description: string): OpenApiObject {
-  return { description, content: { 'application/json': { schema: schemaRef('AuthError') } } };
-}
-
-export const tooMany: OpenApiObject = {
-  description: 'Rate limited (`over_request_rate_limit`).',
-  headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
-  content: { 'application/json': { schema: schemaRef('AuthError') } },
-};
-
-export const unauthorizedKey = authError('No API key (`no_api_key`) or not a key of this project (`invalid_api_key`).');
-
-export const ok = (description: string, schema: OpenApiObject): OpenApiObject => ({ description, content: { 'application/json': { schema } } });
-
-export const redirectToParameter: OpenApiObject = {
-  name: 'redirect_to',
-  in: 'query',
-  required: false,
-  description:
-    'Where the e-mailed link leads after verification: followed only on the site URL (`auth.site_url`, else the public URL of this service) or a match of `auth.redirect_allow_list`; otherwise replaced by the site URL.',
-  schema: { type: 'string', format: 'uri' },
-};
-
-export const pkceFields = {
-  code_challenge: Type.Optional(
-    Type.String({ minLength: 43, maxLength: 128, description: 'PKCE: the e-mailed link then redirects with `?code=`, exchanged at `/token?grant_type=pkce`.' }),
-  ),
-  code_challenge_method: Type.Optional(Type.Unsafe<'s256' | 'plain' | 'S256' | 'PLAIN'>({ type: 'string', enum: ['s256', 'plain'], description: 'With `code_challenge` (either case).' })),
-};
-
-export const newPassword = Type.String({ minLength: 6, description: 'At least 6 characters.' });
-
-const operation = (operationId: string): Pick<EndpointDeclaration, 'tags' | 'operationId'> => ({ tags: [AUTH_TAG], operationId: `auth.${operationId}` });
 
 export const authEndpoints = {
   recover: declareEndpoint({
