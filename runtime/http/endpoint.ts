@@ -16,8 +16,8 @@ export type OpenApiObject = Readonly<Record<string, unknown>>;
 
 export interface EndpointBody {
   readonly schema: TSchema;
-  /** `application/json` unless stated. */
-  readonly mediaType?: string;
+  /** `application/json` unless stated; several when the endpoint reads the same fields from each. */
+  readonly mediaType?: string | readonly string[];
   /** False for a body that may be left out. */
   readonly required?: boolean;
   /** The name of the schema under `components.schemas`: the operation refers to it there. */
@@ -103,7 +103,9 @@ export function openApiOperation(declaration: EndpointDeclaration): OpenApiObjec
       ? {
           requestBody: {
             required: body.required ?? true,
-            content: { [body.mediaType ?? 'application/json']: { schema: body.component ? schemaRef(body.component) : jsonSchema(body.schema) } },
+            content: Object.fromEntries(
+              [body.mediaType ?? 'application/json'].flat().map((type) => [type, { schema: body.component ? schemaRef(body.component) : jsonSchema(body.schema) }]),
+            ),
           },
         }
       : {}),

@@ -187,16 +187,14 @@ const pkceFields: Record<string, JsonSchema> = Object.fromEntries(Object.entries
 const newPassword: JsonSchema = jsonSchema(declaredNewPassword);
 const redirectTo = redirectToParameter;
 
-/** The user endpoints take a user's access token; admin ones the service key. */
+/** The user endpoints take a user's access token. */
 const PUBLIC = PUBLIC_SECURITY;
 const USER = [{ apikey: [], bearer: [] }, { bearer: [] }];
-const ADMIN = [{ apikey: [] }, { bearer: [] }];
 
 function op(operationId: string, summary: string, security: readonly unknown[], fields: Record<string, unknown>): JsonSchema {
   return { tags: [AUTH_TAG], operationId: `auth.${operationId}`, summary, security: [...security], ...fields };
 }
 
-const userId = { name: 'id', in: 'path', required: true, description: 'The user id.', schema: { type: 'string', format: 'uuid' } };
 const passkeyId = { name: 'passkey_id', in: 'path', required: true, description: 'The passkey id.', schema: { type: 'string', format: 'uuid' } };
 const passkeysOff = authError('Passkeys are switched off for the project (`passkey_disabled`).');
 /** Registering, renaming and deleting a passkey: once the user has a verified MFA factor, only from an aal2 session. */
@@ -214,58 +212,6 @@ const passkeyVerifyBody = (credential: string): JsonSchema =>
 const factorId = { name: 'factor_id', in: 'path', required: true, description: 'The factor id.', schema: { type: 'string', format: 'uuid' } };
 const linkTypes = ['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email'];
 
-const adminUserFields = {
-  email,
-  phone,
-  password: newPassword,
-  user_metadata: metadata('Merged into the user metadata.'),
-  app_metadata: metadata('Merged into the app metadata.'),
-  email_confirm: { type: 'boolean', description: 'Confirm the e-mail address now (creation: default true).' },
-  phone_confirm: { type: 'boolean', description: 'Confirm the phone number now (default false).' },
-  banned: { type: 'boolean', description: 'true bans the user for 100 years; false lifts a ban.' },
-  ban_duration: { type: 'string', description: 'A ban of a given length, e.g. `24h`; `none` lifts it.' },
-};
-
-const adminErrors = {
-  '400': authError('Invalid input (`validation_failed`).'),
-  '401': authError('No token (`no_authorization`).'),
-  '403': authError('An invalid or expired token (`bad_jwt`), or not an admin role (`not_admin`).'),
-  '500': serverError,
-};
-
-/** The OAuth 2.1 server's routes are served only with `auth.oauth_server.enabled`. */
-const oauthServerOff = authError('The OAuth server is off (`feature_disabled`).');
-const oauthClientMissing = authError('No such client (`oauth_client_not_found`), or the OAuth server is off (`feature_disabled`).');
-const oauthClientId = { name: 'client_id', in: 'path', required: true, description: 'The client id.', schema: { type: 'string', format: 'uuid' } };
-const authorizationId = { name: 'authorization_id', in: 'path', required: true, description: 'The id the consent page was given.', schema: { type: 'string' } };
-const redirectUrl = object({ redirect_url: { type: 'string', format: 'uri' } }, ['redirect_url']);
-function oauthClientFields(required: readonly string[]): JsonSchema {
-  return object(
-    {
-      client_name: { type: 'string', maxLength: 1024 },
-      redirect_uris: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 10, description: '`https`, a custom scheme, or `http` on loopback; no fragment.' },
-      grant_types: { type: 'array', items: { type: 'string', enum: ['authorization_code', 'refresh_token'] }, description: 'Default: both.' },
-      token_endpoint_auth_method: { type: 'string', enum: ['none', 'client_secret_basic', 'client_secret_post'], description: '`none` makes a public client; default `client_secret_basic`.' },
-      client_type: { type: 'string', enum: ['public', 'confidential'], description: 'Registration only; inferred from the auth method when absent.' },
-      client_uri: { type: 'string' },
-      logo_uri: { type: 'string' },
-    },
-    required,
-  );
-}
-function discovery(operationId: string, summary: string): JsonSchema {
-  return op(operationId, summary, [{}], {
-    description: 'Issuer, endpoints and what the OAuth 2.1 server supports; `registration_endpoint` when dynamic registration is on.',
-    responses: {
-      '200': {
-        description: 'The metadata.',
-        headers: { 'Cache-Control': { description: '`public, max-age=600`.', schema: { type: 'string' } } },
-        content: json({ type: 'object', required: ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri'], additionalProperties: true, properties: { issuer: { type: 'string', format: 'uri' } } }),
-      },
-      '404': authError('The OAuth server is off (`feature_disabled` or `not_found`).'),
-    },
-  });
-}
 /** `/auth/v1/...` path items of the endpoints not declared in runtime/auth/routes/endpoints.ts yet. */
 const handKeptPaths: Readonly<Record<string, JsonSchema>> = {
   '/auth/v1/signup': {
@@ -512,67 +458,6 @@ const handKeptPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
   },
-  '/auth/v1/authorize': {
-    get: op('authorize', 'Sign in with an OAuth / OpenID Connect provider', [{}, ...PUBLIC], {
-      description:
-        'Opened by a browser: redirects (302) to the provider enabled as `auth.external.<provider>`; its answer comes back at `/callback`. ' +
-        'Implicit flow: the session (with `provider_token`) in the `redirect_to` URL fragment; with `code_challenge`: `?code=`, exchanged at `/token?grant_type=pkce`. ' +
-        'A provider that is not enabled is refused as Supabase Auth refuses it (400 `validation_failed`).',
-      parameters: [
-        queryParam('provider', 'The provider: `google`, `github`, `gitlab`, `azure`, `apple`, `discord` or `custom:<id>`.', { type: 'string' }, true),
-        queryParam('redirect_to', 'Where the flow ends: the site URL (`auth.site_url`) or a match of `auth.redirect_allow_list`; otherwise the site URL.', { type: 'string', format: 'uri' }),
-        queryParam('scopes', 'Provider scopes beyond the configured ones, space-separated.', { type: 'string' }),
-        queryParam('code_challenge', pkceFields.code_challenge!.description as string, { type: 'string' }),
-        queryParam('code_challenge_method', 'With `code_challenge`.', { type: 'string', enum: ['s256', 'plain'] }),
-      ],
-      responses: {
-        '302': { description: "Redirect to the provider's authorization endpoint.", headers: { Location: { schema: { type: 'string' } } } },
-        '400': authError('Unknown or not enabled provider (`validation_failed`).'),
-        '401': unauthorizedKey,
-      },
-    }),
-  },
-  '/auth/v1/callback': {
-    get: op('callback', "The provider's redirect back", [{}], {
-      description: "Checks the flow's state (single use, 5 minutes), exchanges the provider's code, signs the user in or links the identity, and redirects to the flow's `redirect_to` with the session (fragment), `?code=` (PKCE) or the error in GoTrue's query-and-fragment form.",
-      parameters: [
-        queryParam('state', 'The flow, as `/authorize` sent it.', { type: 'string' }),
-        queryParam('code', "The provider's authorization code.", { type: 'string' }),
-      ],
-      responses: { '302': { description: 'Redirect to the app.', headers: { Location: { schema: { type: 'string' } } } } },
-    }),
-    post: op('callbackForm', "The provider's answer posted as a form (Apple's `form_post`)", [{}], {
-      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: object({ state: { type: 'string' }, code: { type: 'string' } }) } } },
-      responses: { '302': { description: 'Redirect to the app.', headers: { Location: { schema: { type: 'string' } } } } },
-    }),
-  },
-  '/auth/v1/user/identities/authorize': {
-    get: op('linkIdentity', "Link a provider's identity to the signed-in user", USER, {
-      description: 'As `/authorize`, for the signed-in user (`auth.manual_linking`); with `skip_http_redirect=true` answers `{url}` instead of redirecting.',
-      parameters: [
-        queryParam('provider', 'The provider to link.', { type: 'string' }, true),
-        queryParam('redirect_to', 'Where the flow ends (as `/authorize`).', { type: 'string', format: 'uri' }),
-        queryParam('skip_http_redirect', 'Answer the URL as JSON.', { type: 'boolean' }),
-      ],
-      responses: {
-        '200': ok('The URL to open.', object({ url: { type: 'string', format: 'uri' } }, ['url'])),
-        '302': { description: "Redirect to the provider's authorization endpoint.", headers: { Location: { schema: { type: 'string' } } } },
-        '401': authError('No access token (`no_authorization`).'),
-        '404': authError('Manual linking is off (`manual_linking_disabled`).'),
-      },
-    }),
-  },
-  '/auth/v1/user/identities/{identity_id}': {
-    delete: op('unlinkIdentity', 'Unlink one of the signed-in user\'s identities', USER, {
-      parameters: [{ name: 'identity_id', in: 'path', required: true, description: 'The identity id.', schema: { type: 'string', format: 'uuid' } }],
-      responses: {
-        '200': ok('Unlinked.', schemaRef('Empty')),
-        '401': authError('No access token (`no_authorization`).'),
-        '404': authError('Manual linking is off (`manual_linking_disabled`).'),
-        '422': authError('The user\'s only identity (`single_identity_not_deletable`), or not an identity of this user (`identity_not_found`).'),
-      },
-    }),
-  },
   '/auth/v1/logout': {
     post: op('logout', 'Sign out', USER, {
       description: 'Revokes refresh tokens: of every session (`global`, the default), this one (`local`) or the others (`others`).',
@@ -581,107 +466,6 @@ const handKeptPaths: Readonly<Record<string, JsonSchema>> = {
         '204': { description: 'Signed out.' },
         '401': authError('No access token (`no_authorization`).'),
         '403': authError('Invalid or expired token (`bad_jwt`), user or session gone, or banned.'),
-      },
-    }),
-  },
-  '/auth/v1/admin/users': {
-    get: op('adminListUsers', 'List users (service key)', ADMIN, {
-      parameters: [
-        queryParam('limit', 'Page size (with offset).', { type: 'integer', minimum: 1 }),
-        queryParam('offset', 'Users to skip.', { type: 'integer', minimum: 0 }),
-        queryParam('page', 'Page number (with per_page; supabase-js).', { type: 'integer', minimum: 1 }),
-        queryParam('per_page', 'Page size (default 50).', { type: 'integer', minimum: 1 }),
-      ],
-      responses: {
-        '200': {
-          description: 'A page of users, oldest first.',
-          headers: {
-            'X-Total-Count': { description: 'All users.', schema: { type: 'integer' } },
-            Link: { description: 'next/last pages (page/per_page paging).', schema: { type: 'string' } },
-          },
-          content: json(object({ users: { type: 'array', items: schemaRef('User') }, aud: { type: 'string' } }, ['users', 'aud'])),
-        },
-        ...adminErrors,
-      },
-    }),
-    post: op('adminCreateUser', 'Create a user (service key)', ADMIN, {
-      description: 'The e-mail is confirmed at once unless `email_confirm` is false; a phone number only with `phone_confirm`. An e-mail, a phone or both.',
-      requestBody: body(object(adminUserFields)),
-      responses: {
-        '200': ok('The created user.', schemaRef('User')),
-        ...adminErrors,
-        '422': authError('Address or number already registered (`email_exists`, `phone_exists`) or weak password.'),
-      },
-    }),
-  },
-  '/auth/v1/admin/users/{id}': {
-    get: op('adminGetUser', 'Get a user (service key)', ADMIN, {
-      parameters: [userId],
-      responses: { '200': ok('The user.', schemaRef('User')), ...adminErrors, '404': authError('No such user (`user_not_found`).') },
-    }),
-    put: op('adminUpdateUser', 'Update a user (service key)', ADMIN, {
-      description: '`banned: true` blocks sign-in for 100 years; a new password signs the user out everywhere.',
-      parameters: [userId],
-      requestBody: body(object(adminUserFields)),
-      responses: {
-        '200': ok('The updated user.', schemaRef('User')),
-        ...adminErrors,
-        '404': authError('No such user (`user_not_found`).'),
-        '422': authError('Address or number already registered (`email_exists`, `phone_exists`) or weak password.'),
-      },
-    }),
-    delete: op('adminDeleteUser', 'Delete a user (service key)', ADMIN, {
-      parameters: [userId],
-      responses: { '200': ok('The deleted user.', schemaRef('User')), ...adminErrors, '404': authError('No such user (`user_not_found`).') },
-    }),
-  },
-  '/auth/v1/admin/users/{id}/factors': {
-    get: op('adminListFactors', "List a user's MFA factors (service key)", ADMIN, {
-      parameters: [userId],
-      responses: {
-        '200': ok('The factors.', { type: 'array', items: schemaRef('Factor') }),
-        ...adminErrors,
-        '404': authError('No such user (`user_not_found`).'),
-      },
-    }),
-  },
-  '/auth/v1/admin/users/{id}/factors/{factor_id}': {
-    put: op('adminUpdateFactor', "Rename a user's MFA factor (service key)", ADMIN, {
-      parameters: [userId, factorId],
-      requestBody: body(object({ friendly_name: { type: 'string', description: 'Empty: left as it is.' } })),
-      responses: {
-        '200': ok('The factor.', schemaRef('Factor')),
-        ...adminErrors,
-        '404': authError('No such user or factor (`user_not_found`, `mfa_factor_not_found`).'),
-        '422': authError('The user has a factor of that name (`mfa_factor_name_conflict`).'),
-      },
-    }),
-    delete: op('adminDeleteFactor', "Delete a user's MFA factor (service key)", ADMIN, {
-      parameters: [userId, factorId],
-      responses: {
-        '200': ok('The deleted factor.', schemaRef('Factor')),
-        ...adminErrors,
-        '404': authError('No such user or factor (`user_not_found`, `mfa_factor_not_found`).'),
-      },
-    }),
-  },
-  '/auth/v1/admin/users/{id}/passkeys': {
-    get: op('adminListPasskeys', "List a user's passkeys (service key)", ADMIN, {
-      parameters: [userId],
-      responses: {
-        '200': ok('The passkeys, oldest first.', { type: 'array', items: schemaRef('Passkey') }),
-        ...adminErrors,
-        '404': authError('No such user (`user_not_found`).'),
-      },
-    }),
-  },
-  '/auth/v1/admin/users/{id}/passkeys/{passkey_id}': {
-    delete: op('adminDeletePasskey', "Delete a user's passkey (service key)", ADMIN, {
-      parameters: [userId, passkeyId],
-      responses: {
-        '204': { description: 'Deleted.' },
-        ...adminErrors,
-        '404': authError('No such user or passkey (`user_not_found`, `validation_failed`).'),
       },
     }),
   },
@@ -774,63 +558,6 @@ const handKeptPaths: Readonly<Record<string, JsonSchema>> = {
         '204': { description: 'Deleted.' },
         ...passkeyManagerErrors,
         '404': authError('Not a passkey of this user (`validation_failed`), or passkeys switched off (`passkey_disabled`).'),
-      },
-    }),
-  },
-  '/auth/v1/invite': {
-    post: op('inviteUser', 'Invite a user by e-mail (service key)', ADMIN, {
-      description: 'Creates the user (unconfirmed, `invited_at` set) and mails an invite link (`/verify` type `invite`), which confirms and signs in.',
-      parameters: [redirectTo],
-      requestBody: body(object({ email, data: metadata('Stored as `user_metadata`.') }, ['email'])),
-      responses: {
-        '200': ok('The invited user.', schemaRef('User')),
-        ...adminErrors,
-        '422': authError('Address already registered and confirmed (`email_exists`).'),
-      },
-    }),
-  },
-  '/auth/v1/admin/generate_link': {
-    post: op('adminGenerateLink', 'Generate an e-mail link without sending it (service key)', ADMIN, {
-      description:
-        'The link and code a mail would carry, for the app to send itself; nothing is mailed. `signup` creates the user with `password` ' +
-        '(or renews the link of an unconfirmed one); `magiclink` and `recovery` of an unknown address become a sign-up link; `invite` invites; ' +
-        '`email_change_current` and `email_change_new` start a change to `new_email` and give the link of the current or of the new address ' +
-        '(`email_change_current` needs `auth.secure_email_change`). The answer is the user with the link fields beside it.',
-      requestBody: body(
-        object(
-          {
-            type: { type: 'string', enum: ['signup', 'invite', 'magiclink', 'recovery', 'email_change_new', 'email_change_current'] },
-            email,
-            password: { ...newPassword, description: '`signup` of a new address.' },
-            new_email: { ...email, description: '`email_change_current` and `email_change_new`.' },
-            data: metadata('`user_metadata` (signup, invite).'),
-            redirect_to: { type: 'string', format: 'uri' },
-          },
-          ['type', 'email'],
-        ),
-      ),
-      responses: {
-        '200': ok(
-          'The user and the link.',
-          {
-            allOf: [
-              schemaRef('User'),
-              object(
-                {
-                  action_link: { type: 'string', format: 'uri', description: 'The `/verify` link of the mail, `redirect_to` in its query.' },
-                  email_otp: { type: 'string', description: 'The 6-digit code of the mail.' },
-                  hashed_token: { type: 'string', description: 'For POST `/verify` with `token_hash`.' },
-                  verification_type: { type: 'string', enum: ['signup', 'invite', 'magiclink', 'recovery', 'email_change_current', 'email_change_new'] },
-                  redirect_to: { type: 'string', format: 'uri' },
-                },
-                ['action_link', 'email_otp', 'hashed_token', 'verification_type', 'redirect_to'],
-              ),
-            ],
-          },
-        ),
-        ...adminErrors,
-        '404': authError('`recovery`, `email_change_current` or `email_change_new` of an unknown address (`user_not_found`).'),
-        '422': authError('Address already registered (`email_exists`) or weak password.'),
       },
     }),
   },
@@ -956,181 +683,6 @@ const handKeptPaths: Readonly<Record<string, JsonSchema>> = {
       },
     }),
   },
-  '/auth/v1/admin/oauth/clients': {
-    get: op('adminListOAuthClients', 'List OAuth clients (service key)', ADMIN, {
-      description: 'Clients not deleted, newest first (not paginated, as GoTrue). The OAuth 2.1 server must be on (`auth.oauth_server.enabled`).',
-      responses: { '200': ok('The clients.', object({ clients: { type: 'array', items: schemaRef('OAuthClient') } }, ['clients'])), ...adminErrors, '404': oauthServerOff },
-    }),
-    post: op('adminCreateOAuthClient', 'Register an OAuth client (service key)', ADMIN, {
-      requestBody: body(oauthClientFields(['redirect_uris'])),
-      responses: { '201': ok('The client, with its secret when confidential.', schemaRef('OAuthClient')), ...adminErrors, '404': oauthServerOff },
-    }),
-  },
-  '/auth/v1/admin/oauth/clients/{client_id}': {
-    get: op('adminGetOAuthClient', 'Get an OAuth client (service key)', ADMIN, {
-      parameters: [oauthClientId],
-      responses: { '200': ok('The client.', schemaRef('OAuthClient')), ...adminErrors, '404': oauthClientMissing },
-    }),
-    put: op('adminUpdateOAuthClient', 'Update an OAuth client (service key)', ADMIN, {
-      description: 'Only the fields given change; `token_endpoint_auth_method` must suit the client type.',
-      parameters: [oauthClientId],
-      requestBody: body(oauthClientFields([])),
-      responses: { '200': ok('The client.', schemaRef('OAuthClient')), ...adminErrors, '404': oauthClientMissing },
-    }),
-    delete: op('adminDeleteOAuthClient', 'Delete an OAuth client (service key)', ADMIN, {
-      description: 'The client stops working and the sessions issued to it end.',
-      parameters: [oauthClientId],
-      responses: { '204': { description: 'Deleted.' }, ...adminErrors, '404': oauthClientMissing },
-    }),
-  },
-  '/auth/v1/admin/oauth/clients/{client_id}/regenerate_secret': {
-    post: op('adminRegenerateOAuthClientSecret', "Replace a confidential client's secret (service key)", ADMIN, {
-      parameters: [oauthClientId],
-      responses: { '200': ok('The client with its new secret.', schemaRef('OAuthClient')), ...adminErrors, '404': oauthClientMissing },
-    }),
-  },
-  '/auth/v1/oauth/clients/register': {
-    post: op('registerOAuthClient', 'Dynamic client registration (RFC 7591)', [{}], {
-      description: 'Needs no API key; only with `auth.oauth_server.allow_dynamic_registration`; 10 per 5 minutes and client IP.',
-      requestBody: body(oauthClientFields(['redirect_uris'])),
-      responses: {
-        '201': ok('The client, with its secret when confidential.', schemaRef('OAuthClient')),
-        '400': authError('Invalid metadata (`validation_failed`).'),
-        '403': authError('Dynamic registration is off (`oauth_dynamic_client_registration_disabled`).'),
-        '404': oauthServerOff,
-        '429': tooMany,
-      },
-    }),
-  },
-  '/auth/v1/oauth/authorize': {
-    get: op('oauthAuthorize', 'Start the authorization code flow (the project as OAuth server)', [{}], {
-      description:
-        'Opened by a browser for a registered client: redirects (302) to the consent page (`auth.site_url` + `auth.oauth_server.authorization_path`) with `?authorization_id=`. ' +
-        'Problems after the client and redirect URI are known go back to the redirect URI as `?error=invalid_request&error_description=…&state=…`.',
-      parameters: [
-        queryParam('client_id', 'The registered client.', { type: 'string', format: 'uuid' }, true),
-        queryParam('redirect_uri', 'One of the client\'s redirect URIs, exactly.', { type: 'string' }, true),
-        queryParam('response_type', 'Only `code`.', { type: 'string', enum: ['code'] }),
-        queryParam('scope', 'Space-separated; default `email`.', { type: 'string' }),
-        queryParam('state', 'Returned to the redirect URI unchanged.', { type: 'string' }),
-        queryParam('code_challenge', 'PKCE challenge, 43 to 128 characters (mandatory).', { type: 'string' }, true),
-        queryParam('code_challenge_method', 'With `code_challenge` (either case).', { type: 'string', enum: ['S256', 'plain'] }, true),
-        queryParam('resource', 'RFC 8707 resource indicator: an absolute URI without query or fragment.', { type: 'string' }),
-        queryParam('nonce', 'Kept with the request.', { type: 'string' }),
-      ],
-      responses: {
-        '302': { description: 'To the consent page, or an error to the redirect URI.', headers: { Location: { schema: { type: 'string' } } } },
-        '400': authError('Missing client or redirect URI, or a redirect URI not registered (`validation_failed`); unknown client (`oauth_client_not_found`).'),
-        '404': oauthServerOff,
-      },
-    }),
-  },
-  '/auth/v1/oauth/authorizations/{authorization_id}': {
-    get: op('oauthAuthorizationDetails', 'What the consent page shows (signed-in user)', USER, {
-      description: 'Ties the request to the user. When the user already consented to every scope asked for, answers `{redirect_url}` at once.',
-      parameters: [authorizationId],
-      responses: {
-        '200': ok(
-          'The request, or the redirect when already consented.',
-          {
-            anyOf: [
-              object({
-                authorization_id: { type: 'string' },
-                redirect_uri: { type: 'string' },
-                client: object({ id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, uri: { type: 'string' }, logo_uri: { type: 'string' } }, ['id']),
-                user: object({ id: { type: 'string', format: 'uuid' }, email }, ['id']),
-                scope: { type: 'string' },
-              }, ['authorization_id', 'redirect_uri', 'client', 'user', 'scope']),
-              redirectUrl,
-            ],
-          },
-        ),
-        '400': authError('Not pending any more, or a browser origin redirects may not go to (`validation_failed`).'),
-        '401': authError('No access token (`no_authorization`).'),
-        '404': authError('Unknown, expired or another user\'s request (`oauth_authorization_not_found`).'),
-      },
-    }),
-  },
-  '/auth/v1/oauth/authorizations/{authorization_id}/consent': {
-    post: op('oauthConsent', 'Approve or deny the request (signed-in user)', USER, {
-      parameters: [authorizationId],
-      requestBody: body(object({ action: { type: 'string', enum: ['approve', 'deny'] } }, ['action'])),
-      responses: {
-        '200': ok('Where to send the browser: the redirect URI with `code` and `state`, or `error=access_denied`.', redirectUrl),
-        '400': authError('Not pending any more, a bad action, or a foreign origin (`validation_failed`).'),
-        '401': authError('No access token (`no_authorization`).'),
-        '404': authError('Unknown, expired or another user\'s request (`oauth_authorization_not_found`).'),
-      },
-    }),
-  },
-  '/auth/v1/oauth/token': {
-    post: op('oauthToken', "The OAuth server's token endpoint", [{}], {
-      description:
-        'Client authentication as registered: HTTP Basic, `client_id`/`client_secret` in the body, or `client_id` alone (public). ' +
-        '`authorization_code` (with `code_verifier`) or `refresh_token`. Access tokens carry `client_id` and `scope` claims.',
-      requestBody: {
-        required: true,
-        content: Object.fromEntries(['application/x-www-form-urlencoded', 'application/json'].map((type) => [type, { schema: object({
-          grant_type: { type: 'string', enum: ['authorization_code', 'refresh_token'] },
-          code: { type: 'string' },
-          code_verifier: { type: 'string' },
-          redirect_uri: { type: 'string' },
-          refresh_token: { type: 'string' },
-          resource: { type: 'string' },
-          client_id: { type: 'string', format: 'uuid' },
-          client_secret: { type: 'string' },
-        }, ['grant_type']) }])),
-      },
-      responses: {
-        '200': ok('Tokens (no user object).', object({
-          access_token: { type: 'string' },
-          token_type: { type: 'string', enum: ['bearer'] },
-          expires_in: { type: 'integer', enum: [3600] },
-          refresh_token: { type: 'string' },
-          id_token: { type: 'string', description: 'OpenID Connect ID token, for a code granted the `openid` scope; signed with the project\'s asymmetric key.' },
-        }, ['access_token', 'token_type', 'expires_in', 'refresh_token'])),
-        '500': authError('The `openid` scope on a project signing with its shared secret (`unexpected_failure`, "Error generating ID token"); the code is not spent.'),
-        '400': { description: 'An OAuth error, or client authentication failed (`invalid_credentials`, as AuthError).', content: json({ anyOf: [schemaRef('OAuthError'), schemaRef('AuthError')] }) },
-        '404': oauthServerOff,
-        '429': tooMany,
-      },
-    }),
-  },
-  '/auth/v1/oauth/userinfo': {
-    get: op('oauthUserInfo', 'OpenID Connect user info', USER, {
-      responses: {
-        '200': ok('`sub`, and the claims of the scopes granted to the token\'s client.', { type: 'object', required: ['sub'], additionalProperties: true, properties: { sub: { type: 'string', format: 'uuid' } } }),
-        '401': authError('No access token (`no_authorization`).'),
-      },
-    }),
-  },
-  '/auth/v1/user/oauth/grants': {
-    get: op('listOAuthGrants', 'The apps the signed-in user allowed', USER, {
-      responses: {
-        '200': ok('Active consents, newest first.', {
-          type: 'array',
-          items: object({
-            client: object({ id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, uri: { type: 'string' }, logo_uri: { type: 'string' } }, ['id']),
-            scopes: { type: 'array', items: { type: 'string' } },
-            granted_at: dateTime,
-          }, ['client', 'scopes', 'granted_at']),
-        }),
-        '401': authError('No access token (`no_authorization`).'),
-      },
-    }),
-    delete: op('revokeOAuthGrant', 'Withdraw a grant (signed-in user)', USER, {
-      description: "Ends the client's sessions of the user: its refresh tokens stop working.",
-      parameters: [queryParam('client_id', 'The client.', { type: 'string', format: 'uuid' }, true)],
-      responses: {
-        '204': { description: 'Withdrawn.' },
-        '400': authError('Missing or malformed `client_id` (`validation_failed`).'),
-        '401': authError('No access token (`no_authorization`).'),
-        '404': authError('No active grant for the client (`oauth_consent_not_found`).'),
-      },
-    }),
-  },
-  '/auth/v1/.well-known/oauth-authorization-server': { get: discovery('oauthServerMetadata', 'OAuth 2.1 server metadata (RFC 8414)') },
-  '/auth/v1/.well-known/openid-configuration': { get: discovery('openidConfiguration', 'OpenID configuration (the same document)') },
 };
 
 /** `/auth/v1/...` path items: the declared endpoints' and the hand-kept ones. */

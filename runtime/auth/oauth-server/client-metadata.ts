@@ -1,4 +1,6 @@
 import { AuthError, authErrors } from '../http/errors.js';
+import type { BodyOf, DeclaredFields } from '../../http/endpoint.js';
+import type { oauthEndpoints } from '../routes/oauth-endpoints.js';
 
 /**
  * The metadata of an OAuth client registration (RFC 7591 as Supabase Auth takes it), checked
@@ -52,6 +54,11 @@ export function redirectUriProblem(uri: string): string | null {
   if (parsed.hash !== '' || uri.includes('#')) return 'fragment not allowed in redirect URI';
   return null;
 }
+
+/** A registration body (admin and dynamic alike), each field as sent. */
+export type RegistrationBody = DeclaredFields<BodyOf<typeof oauthEndpoints.registerClient>>;
+/** An update body. */
+export type ClientChangeBody = DeclaredFields<BodyOf<typeof oauthEndpoints.adminUpdateClient>>;
 
 /** GoTrue decodes the body into typed fields, so a value of the wrong type fails the decoding. */
 const invalidJson = (): AuthError => new AuthError(400, 'bad_json', 'Invalid JSON body');
@@ -112,7 +119,7 @@ const goList = (items: readonly string[]): string => `[${items.join(' ')}]`;
  * A registration body. GoTrue wraps the first problem in a 400 whose message is the inner
  * error's text, which for its own validation errors starts with their status ("400: ...").
  */
-export function acceptRegistration(body: Readonly<Record<string, unknown>>, registrationType: RegistrationType): NewClient {
+export function acceptRegistration(body: RegistrationBody, registrationType: RegistrationType): NewClient {
   try {
     return parseRegistration(body, registrationType);
   } catch (error) {
@@ -123,7 +130,7 @@ export function acceptRegistration(body: Readonly<Record<string, unknown>>, regi
   }
 }
 
-function parseRegistration(body: Readonly<Record<string, unknown>>, registrationType: RegistrationType): NewClient {
+function parseRegistration(body: RegistrationBody, registrationType: RegistrationType): NewClient {
   const redirectUris = body.redirect_uris === undefined || body.redirect_uris === null ? [] : stringList(body.redirect_uris);
   checkRedirectUris(redirectUris, true);
   const grantTypes = body.grant_types === undefined || body.grant_types === null ? [] : stringList(body.grant_types);
@@ -164,8 +171,8 @@ function parseRegistration(body: Readonly<Record<string, unknown>>, registration
 }
 
 /** An update body: only the fields present change; an empty one is refused. */
-export function acceptClientChange(body: Readonly<Record<string, unknown>>, clientType: ClientType): ClientChange {
-  const present = (field: string) => body[field] !== undefined && body[field] !== null;
+export function acceptClientChange(body: ClientChangeBody, clientType: ClientType): ClientChange {
+  const present = (field: keyof ClientChangeBody) => body[field] !== undefined && body[field] !== null;
   const redirectUris = present('redirect_uris') ? stringList(body.redirect_uris) : undefined;
   const grantTypes = present('grant_types') ? stringList(body.grant_types) : undefined;
   const clientName = optionalText(body.client_name);

@@ -25,11 +25,17 @@ import {
   type UserChange,
 } from '../storage/users.js';
 import { acceptEmail, isBlank } from '../http/request-fields.js';
+import type { BodyOf, DeclaredFields, QueryOf } from '../../http/endpoint.js';
+import type { adminEndpoints } from './admin-endpoints.js';
+
+type UserListQuery = QueryOf<typeof adminEndpoints.listUsers>;
+/** What an admin sets on a user: creation and update take the same fields. */
+type AdminUserFields = DeclaredFields<BodyOf<typeof adminEndpoints.createUser>>;
 
 const DEFAULT_PER_PAGE = 50;
 
-function nonNegativeInt(req: Request, name: string, minimum: number): number | undefined {
-  const raw = queryString(req, name);
+function nonNegativeInt(req: Request, name: keyof UserListQuery, minimum: number): number | undefined {
+  const raw = queryString<UserListQuery>(req, name);
   if (raw === undefined || raw === '') return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < minimum || !Number.isSafeInteger(Number(raw))) {
     throw authErrors.validation(`${name} must be an integer of at least ${minimum}`);
@@ -38,7 +44,7 @@ function nonNegativeInt(req: Request, name: string, minimum: number): number | u
 }
 
 /** The ban a request asks for: undefined = unchanged, null = lifted, a Date = banned until then. */
-function requestedBan(body: Record<string, unknown>, now: Date): Date | null | undefined {
+function requestedBan(body: AdminUserFields, now: Date): Date | null | undefined {
   if (body.ban_duration !== undefined && body.ban_duration !== null) {
     if (typeof body.ban_duration !== 'string') throw authErrors.validation('ban_duration must be a duration string such as "24h" or "none"');
     const ms = parseBanDuration(body.ban_duration);
@@ -102,7 +108,7 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
     '/admin/users',
     handle(deps, async (req, res) => {
       const { role: actor } = requireAdmin(req, deps);
-      const body = bodyOf(req);
+      const body: DeclaredFields<BodyOf<typeof adminEndpoints.createUser>> = bodyOf(req);
       if (isBlank(body.email) && isBlank(body.phone)) throw authErrors.validation('Cannot create a user without either an email or phone');
       const email = isBlank(body.email) ? null : acceptEmail(body.email);
       const phone = isBlank(body.phone) ? null : acceptPhone(body.phone);
@@ -153,7 +159,7 @@ export function registerAdmin(router: Router, deps: AuthDeps): void {
     '/admin/users/:id',
     handle(deps, async (req, res) => {
       const { role: actor } = requireAdmin(req, deps);
-      const body = bodyOf(req);
+      const body: DeclaredFields<BodyOf<typeof adminEndpoints.updateUser>> = bodyOf(req);
       const now = deps.now();
       const password =
         body.password === undefined || body.password === null ? undefined : acceptNewPassword(body.password, 'password must be a string');

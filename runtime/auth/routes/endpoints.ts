@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { declareEndpoint, schemaRef, type EndpointDeclaration } from '../../http/endpoint.js';
+import { adminEndpoints } from './admin-endpoints.js';
+import { externalEndpoints } from './external-endpoints.js';
+import { oauthEndpoints } from './oauth-endpoints.js';
 import { authError, newPassword, ok, OPEN_SECURITY, operation, pkceFields, PUBLIC_SECURITY, redirectToParameter, tooMany, unauthorizedKey } from './endpoint-parts.js';
 
 /**
@@ -111,4 +114,9 @@ export const authEndpoints = {
 } as const satisfies Readonly<Record<string, EndpointDeclaration>>;
 
 /** In the order the document lists them. */
-export const AUTH_ENDPOINTS: readonly EndpointDeclaration[] = Object.values(authEndpoints);
+export const AUTH_ENDPOINTS: readonly EndpointDeclaration[] = [
+  ...Object.values(authEndpoints),
+  ...Object.values(adminEndpoints),
+  ...Object.values(oauthEndpoints),
+  ...Object.values(externalEndpoints),
+];

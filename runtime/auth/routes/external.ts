@@ -14,6 +14,15 @@ import { sessionJson } from '../http/session-response.js';
 import { isUuid } from '../storage/users.js';
 import { manualLinkingDisabled } from './identities.js';
 import { unsupportedProvider } from './unsupported.js';
+import type { BodyOf, QueryOf } from '../../http/endpoint.js';
+import type { externalEndpoints } from './external-endpoints.js';
+
+type SignInQuery = QueryOf<typeof externalEndpoints.authorize>;
+type LinkQuery = QueryOf<typeof externalEndpoints.linkIdentity>;
+/** The flow's parameters: both `/authorize` and `/user/identities/authorize` declare each. */
+type FlowParameter = keyof SignInQuery & keyof LinkQuery;
+/** What the provider sends back: the query and the posted form declare each. */
+type CallbackParameter = keyof QueryOf<typeof externalEndpoints.callback> & keyof BodyOf<typeof externalEndpoints.callbackForm>;
 
 /**
  * Sign-in through an OAuth/OIDC provider as GoTrue's external.go runs it: /authorize sends the
@@ -38,19 +47,20 @@ function errorRedirect(target: string, error: AuthError | { error: string; descr
 const FLOW_EXPIRY_MS = AUTH_CODE_LIFETIME_SECONDS * 1000;
 
 async function startFlow(deps: AuthDeps, req: Request, linkingTargetId: string | null): Promise<string> {
-  const name = (queryString(req, 'provider') ?? '').toLowerCase();
+  const flowParameter = (name: FlowParameter): string | undefined => queryString(req, name);
+  const name = (flowParameter('provider') ?? '').toLowerCase();
   const provider = enabledProvider(deps, name);
   if (provider === null) throw authErrors.validation(unsupportedProvider(name));
-  const pkce = acceptPkceParams({ code_challenge: queryString(req, 'code_challenge'), code_challenge_method: queryString(req, 'code_challenge_method') });
-  const referrer = resolveRedirect(deps.redirects, [queryString(req, 'redirect_to'), req.get('referer')]);
+  const pkce = acceptPkceParams({ code_challenge: flowParameter('code_challenge'), code_challenge_method: flowParameter('code_challenge_method') });
+  const referrer = resolveRedirect(deps.redirects, [flowParameter('redirect_to'), req.get('referer')]);
   const state = await createOAuthFlow(deps.ctx.adminPool, { provider: name, pkce, referrer, linkingTargetId }, deps.now());
-  const scopes = (queryString(req, 'scopes') ?? '').split(/\s+/).filter((scope) => scope !== '');
+  const scopes = (flowParameter('scopes') ?? '').split(/\s+/).filter((scope) => scope !== '');
   return authorizationUrl(deps, provider, state, scopes);
 }
 
 async function callback(deps: AuthDeps, req: Request, res: Response): Promise<void> {
   const params: Record<string, unknown> = req.method === 'POST' && typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : req.query;
-  const param = (name: string): string => (typeof params[name] === 'string' ? (params[name] as string) : '');
+  const param = (name: CallbackParameter): string => (typeof params[name] === 'string' ? (params[name] as string) : '');
   const siteUrl = deps.redirects.siteUrl;
   const state = param('state');
   const refuse = (error: AuthError): void => res.redirect(303, errorRedirect(siteUrl, error));
@@ -105,7 +115,7 @@ async function callback(deps: AuthDeps, req: Request, res: Response): Promise<vo
 export function registerExternal(router: Router, deps: AuthDeps): void {
   // Opened by a browser, so like /verify it needs no key (a wrong one is still refused).
   router.get('/authorize', (req: Request, res: Response, next: NextFunction) => {
-    if (enabledProvider(deps, (queryString(req, 'provider') ?? '').toLowerCase()) === null) {
+    if (enabledProvider(deps, (queryString<SignInQuery>(req, 'provider') ?? '').toLowerCase()) === null) {
       next();
       return;
     }
@@ -126,7 +136,7 @@ export function registerExternal(router: Router, deps: AuthDeps): void {
       const { user } = await requireUser(req, deps);
       if (!deps.ctx.settings['auth.manual_linking']) throw manualLinkingDisabled();
       const url = await startFlow(deps, req, user.id);
-      if (queryString(req, 'skip_http_redirect') === 'true') res.status(200).json({ url });
+      if (queryString<LinkQuery>(req, 'skip_http_redirect') === 'true') res.status(200).json({ url });
       else res.redirect(302, url);
     }),
   );

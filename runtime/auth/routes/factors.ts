@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
+import type { BodyOf, DeclaredFields } from '../../http/endpoint.js';
+import type { adminEndpoints } from './admin-endpoints.js';
 import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { AuthError, authErrors } from '../http/errors.js';
@@ -404,7 +406,8 @@ function registerAdminFactors(router: Router, deps: AuthDeps): void {
     '/admin/users/:id/factors/:factor_id',
     handle(deps, async (req, res) => {
       const { actor, userId } = await adminTarget(req);
-      const friendlyName = stringField(bodyOf(req), 'friendly_name', 'adminUserUpdateFactorParams');
+      const body: DeclaredFields<BodyOf<typeof adminEndpoints.updateFactor>> = bodyOf(req);
+      const friendlyName = stringField(body, 'friendly_name', 'adminUserUpdateFactorParams');
       const now = deps.now();
       const factor = await inTransaction(deps.ctx.adminPool, async (db) => {
         const owned = await ownedFactor(db, userId, req.params.factor_id, true);

@@ -13,8 +13,11 @@ import { clientIp, requireAdmin } from '../http/request-auth.js';
 import { userJson, type UserRow } from '../storage/user-json.js';
 import { findUserByEmail, mergeMetadata, updateUser } from '../storage/users.js';
 import { acceptEmail, acceptRedirect } from '../http/request-fields.js';
+import type { BodyOf, DeclaredFields } from '../../http/endpoint.js';
+import type { adminEndpoints, GENERATED_LINK_TYPES } from './admin-endpoints.js';
 
-type GeneratedType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change_current' | 'email_change_new';
+type GeneratedType = (typeof GENERATED_LINK_TYPES)[number];
+type LinkBody = DeclaredFields<BodyOf<typeof adminEndpoints.generateLink>>;
 
 const LINK_TYPE: Readonly<Record<GeneratedType, LinkType>> = {
   signup: 'signup',
@@ -34,7 +37,7 @@ interface Generated {
 interface LinkRequest {
   readonly type: string;
   readonly email: string;
-  readonly body: Record<string, unknown>;
+  readonly body: LinkBody;
   /** Hashed before the transaction: bcrypt is slow. */
   readonly passwordHash: string | null;
   readonly actor: string;
@@ -121,7 +124,7 @@ export function registerGenerateLink(router: Router, deps: AuthDeps): void {
     '/admin/generate_link',
     handle(deps, async (req, res) => {
       const { role: actor } = requireAdmin(req, deps);
-      const body = bodyOf(req);
+      const body: LinkBody = bodyOf(req);
       const email = acceptEmail(body.email);
       const type = typeof body.type === 'string' ? body.type : '';
       const requested = body.redirect_to;

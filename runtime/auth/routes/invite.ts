@@ -7,6 +7,8 @@ import { mailLink } from '../flows/mail-out.js';
 import { clientIp, requireAdmin } from '../http/request-auth.js';
 import { userJson } from '../storage/user-json.js';
 import { acceptEmail, acceptRedirect } from '../http/request-fields.js';
+import type { BodyOf, DeclaredFields } from '../../http/endpoint.js';
+import type { adminEndpoints } from './admin-endpoints.js';
 
 /** auth-js `auth.admin.inviteUserByEmail(email, {data, redirectTo})`: mails an invite link and answers the user. */
 export function registerInvite(router: Router, deps: AuthDeps): void {
@@ -14,7 +16,7 @@ export function registerInvite(router: Router, deps: AuthDeps): void {
     '/invite',
     handle(deps, async (req, res) => {
       const { role: actor } = requireAdmin(req, deps);
-      const body = bodyOf(req);
+      const body: DeclaredFields<BodyOf<typeof adminEndpoints.invite>> = bodyOf(req);
       const email = acceptEmail(body.email);
       const data = optionalObject(body.data, 'data') ?? {};
       const redirectTo = acceptRedirect(req, deps);

@@ -31,6 +31,23 @@ import { sessionJson } from '../http/session-response.js';
 import { openSession, refreshSession, revokeOAuthClientSessions, revokeSessions } from '../storage/sessions.js';
 import { findUserById, isBanned, isUuid } from '../storage/users.js';
 import { refreshFailure } from './token.js';
+import { fieldList, type BodyOf, type DeclaredFields, type QueryOf } from '../../http/endpoint.js';
+import type { oauthEndpoints } from './oauth-endpoints.js';
+
+type TokenBody = DeclaredFields<BodyOf<typeof oauthEndpoints.token>>;
+
+/** The parameters of `/oauth/authorize`, all of them read (each as Go's `Query().Get`: first value, else empty). */
+const AUTHORIZE_PARAMETERS = fieldList<QueryOf<typeof oauthEndpoints.authorize>>()([
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'resource',
+  'code_challenge',
+  'code_challenge_method',
+  'nonce',
+]);
 
 /**
  * The project as an OAuth 2.1 authorization server (Supabase Auth's oauthserver): the
@@ -51,8 +68,7 @@ function checkOrigin(req: Request, deps: AuthDeps): void {
 }
 
 function queryOf(req: Request): Record<string, string> {
-  const names = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'resource', 'code_challenge', 'code_challenge_method', 'nonce'];
-  return Object.fromEntries(names.map((name) => [name, queryString(req, name) ?? '']));
+  return Object.fromEntries(AUTHORIZE_PARAMETERS.map((name) => [name, queryString(req, name) ?? '']));
 }
 
 async function authorize(req: Request, res: Response, deps: AuthDeps): Promise<void> {
@@ -146,7 +162,8 @@ function clientDetails(id: string, client: Pick<OAuthClientRow, 'client_name' | 
 async function consent(req: Request, res: Response, deps: AuthDeps): Promise<void> {
   checkOrigin(req, deps);
   const { user } = await requireUser(req, deps);
-  const action = bodyOf(req).action;
+  const body: DeclaredFields<BodyOf<typeof oauthEndpoints.consent>> = bodyOf(req);
+  const action = body.action;
   if (action !== 'approve' && action !== 'deny') throw authErrors.validation("action must be 'approve' or 'deny'");
   const now = deps.now();
   const outcome = await inTransaction(deps.ctx.adminPool, async (db) => {
@@ -170,7 +187,7 @@ async function consent(req: Request, res: Response, deps: AuthDeps): Promise<voi
 }
 
 /** RFC 6749 §2.3 client authentication, before anything else the token endpoint reads. */
-async function authenticateClient(req: Request, deps: AuthDeps, body: Record<string, unknown>): Promise<OAuthClientRow> {
+async function authenticateClient(req: Request, deps: AuthDeps, body: TokenBody): Promise<OAuthClientRow> {
   const read = clientCredentialsOf(req.get('authorization'), body);
   if ('problem' in read) throw invalidClientCredentials(`Invalid client credentials: ${read.problem}`);
   const { credentials } = read;
@@ -182,7 +199,7 @@ async function authenticateClient(req: Request, deps: AuthDeps, body: Record<str
   return client;
 }
 
-function text(body: Record<string, unknown>, name: string): string {
+function text(body: TokenBody, name: keyof TokenBody): string {
   const value = body[name];
   return typeof value === 'string' ? value : '';
 }
@@ -192,7 +209,7 @@ function tokenResponse(session: { access_token: string; token_type: string; expi
   return { access_token: session.access_token, token_type: session.token_type, expires_in: session.expires_in, refresh_token: session.refresh_token };
 }
 
-async function authorizationCodeGrant(req: Request, deps: AuthDeps, client: OAuthClientRow, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function authorizationCodeGrant(req: Request, deps: AuthDeps, client: OAuthClientRow, body: TokenBody): Promise<Record<string, unknown>> {
   const code = text(body, 'code');
   if (code === '') throw new OAuthProtocolError('invalid_request', 'code is required for authorization_code grant');
   const now = deps.now();
@@ -260,7 +277,7 @@ async function revokeReplayed(db: Queryable, authorization: AuthorizationRow, se
   });
 }
 
-async function refreshTokenGrant(req: Request, deps: AuthDeps, client: OAuthClientRow, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function refreshTokenGrant(req: Request, deps: AuthDeps, client: OAuthClientRow, body: TokenBody): Promise<Record<string, unknown>> {
   const presented = text(body, 'refresh_token');
   if (presented === '') throw new OAuthProtocolError('invalid_request', 'refresh_token is required for refresh_token grant');
   const outcome = await refreshSession(deps.ctx.adminPool, presented, deps.ctx.settings['auth.refresh_reuse_interval'], deps.now(), clientIp(req), client.id);
@@ -271,7 +288,7 @@ async function refreshTokenGrant(req: Request, deps: AuthDeps, client: OAuthClie
 async function token(req: Request, res: Response, deps: AuthDeps): Promise<void> {
   checkPresentApiKey(req, deps);
   await enforceRateLimit(req, deps, 'token');
-  const body = bodyOf(req);
+  const body: TokenBody = bodyOf(req);
   const client = await authenticateClient(req, deps, body);
   const grantType = text(body, 'grant_type');
   if (grantType === '') throw new OAuthProtocolError('invalid_request', 'grant_type is required');
@@ -290,7 +307,7 @@ async function token(req: Request, res: Response, deps: AuthDeps): Promise<void>
 
 async function revokeGrant(req: Request, res: Response, deps: AuthDeps): Promise<void> {
   const { user } = await requireUser(req, deps);
-  const clientId = queryString(req, 'client_id') ?? '';
+  const clientId = queryString<QueryOf<typeof oauthEndpoints.revokeGrant>>(req, 'client_id') ?? '';
   if (clientId === '') throw authErrors.validation('client_id query parameter is required');
   if (!isUuid(clientId)) throw authErrors.validation('invalid client_id format');
   const now = deps.now();

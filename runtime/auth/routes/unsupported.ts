@@ -4,6 +4,8 @@ import { authErrors } from '../http/errors.js';
 import { handle, queryString } from '../http/handler.js';
 import { checkPresentApiKey, requireAdmin, requireApiKey } from '../http/request-auth.js';
 import { OAUTH_PROVIDERS } from '../http/settings-json.js';
+import type { QueryOf } from '../../http/endpoint.js';
+import type { externalEndpoints } from './external-endpoints.js';
 
 /**
  * Supabase Auth endpoints of features Gantry does not have (SSO) or has
@@ -41,7 +43,7 @@ export function registerUnsupported(router: Router, deps: AuthDeps): void {
     refuse(
       (req) => checkPresentApiKey(req, deps),
       (req) => {
-        throw authErrors.validation(unsupportedProvider((queryString(req, 'provider') ?? '').toLowerCase()));
+        throw authErrors.validation(unsupportedProvider((queryString<QueryOf<typeof externalEndpoints.authorize>>(req, 'provider') ?? '').toLowerCase()));
       },
     ),
   );
