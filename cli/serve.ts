@@ -97,8 +97,9 @@ export async function serveCommand(_args: string[]): Promise<number> {
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');
+      // SIGTERM is the orchestrator's (systemd, Kubernetes, a rolling release): drain first. SIGINT is a developer's Ctrl-C.
       void host
-        .close()
+        .close({ delayMs: signal === 'SIGTERM' ? config.shutdownDelayMs : 0 })
         .then(() => platform.close())
         .then(
           () => resolve(0),

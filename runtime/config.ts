@@ -2,7 +2,7 @@ import path from 'node:path';
 import { MIN_BUDGET } from './db/connection-budget.js';
 import { readCallsSettings, type CallsSettings } from './calls/settings.js';
 import { ConfigError } from './config-error.js';
-import { envFlag, envStrictFlag } from './env.js';
+import { envFlag, envNumber, envStrictFlag } from './env.js';
 import { findConfigFile, readConfigFile, type ConfigFile } from './config-file.js';
 import { readClusterDeclarations, type ClusterDeclaration } from './platform/cluster-config.js';
 
@@ -84,6 +84,12 @@ export interface GantryConfig {
   readonly adminHost: string;
   /** The further clusters project databases may live on (GANTRY_CLUSTERS); the main cluster is not among them. */
   readonly clusters: readonly ClusterDeclaration[];
+  /**
+   * SHUTDOWN_DELAY_SECONDS: after SIGTERM, how long the host keeps serving while its readiness answers
+   * 503 `draining` and every answer closes its connection, so that load balancers take it out of their
+   * rotation before it stops accepting (in milliseconds here).
+   */
+  readonly shutdownDelayMs: number;
 }
 
 function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -130,6 +136,9 @@ function readConnectionBudget(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
+/** Twice a readiness check every 2 s, a common load balancer setting, with room for the check's own time. */
+export const DEFAULT_SHUTDOWN_DELAY_SECONDS = 5;
+
 type Folder = 'generated' | 'migrations' | 'extensions';
 
 /** A project folder: its own variable, else beside GANTRY_GENERATED_DIR, else gantry.toml's `paths`, else the root's. */
@@ -175,5 +184,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     adminPort: env.ADMIN_PORT === undefined || env.ADMIN_PORT === '' ? null : readPort(env, 'ADMIN_PORT', 0),
     adminHost: env.ADMIN_HOST || '127.0.0.1',
     clusters: readClusterDeclarations(env, MIN_BUDGET),
+    shutdownDelayMs: Math.round(envNumber(env, 'SHUTDOWN_DELAY_SECONDS', DEFAULT_SHUTDOWN_DELAY_SECONDS, 0, (message) => new ConfigError(message), false) * 1000),
   };
 }

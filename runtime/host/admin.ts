@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { sendJson } from '../http/json-response.js';
 import { registry } from '../metrics.js';
-import type { ReadinessReport } from './health.js';
+import { readinessStatus, type ReadinessReport } from './health.js';
 import type { ProjectDirectory } from './project-directory.js';
 
 /** What the admin listener reads to answer. */
@@ -38,7 +38,7 @@ export function createAdminServer(sources: AdminSources): http.Server {
       if (path === '/live') return sendJson(res, 200, { status: 'ok' });
       if (path === '/ready') {
         const report = await sources.readiness();
-        return sendJson(res, report.ready ? 200 : 503, { status: report.ready ? 'ok' : 'unavailable', checks: report.checks });
+        return sendJson(res, report.ready ? 200 : 503, { status: readinessStatus(report), checks: report.checks });
       }
       if (path === '/status') return sendJson(res, 200, { projects: sources.directory.refs().sort().map((ref) => projectStatus(sources, ref)) });
       const project = /^\/projects\/([^/]+)$/.exec(path);

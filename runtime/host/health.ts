@@ -9,6 +9,22 @@ export type CheckState = 'ok' | 'unavailable';
 export interface ReadinessReport {
   readonly ready: boolean;
   readonly checks: Readonly<Record<string, CheckState>>;
+  /** The host is shutting down: still serving, but asking load balancers to send it nothing new. */
+  readonly draining?: boolean;
+}
+
+/** The `status` of a readiness answer. */
+export function readinessStatus(report: ReadinessReport): 'ok' | 'unavailable' | 'draining' {
+  if (report.draining) return 'draining';
+  return report.ready ? 'ok' : 'unavailable';
+}
+
+/**
+ * Readiness that answers not ready, without asking the dependencies, once `draining()` is true: a
+ * load balancer takes the host out of its rotation while the host still serves what it is sent.
+ */
+export function drainableReadiness(readiness: () => Promise<ReadinessReport>, draining: () => boolean): () => Promise<ReadinessReport> {
+  return () => (draining() ? Promise.resolve({ ready: false, checks: {}, draining: true }) : readiness());
 }
 
 /** A dependency that has not answered in this long counts as unreachable (a hung network, not only a refused one). */
@@ -50,7 +66,7 @@ export function healthRoutes(readiness: () => Promise<ReadinessReport>, details:
   router.get('/health', (_req, res, next) => {
     readiness().then((report) => {
       if (!report.ready) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-      sendJson(res, report.ready ? 200 : 503, { status: report.ready ? 'ok' : 'unavailable', checks: report.checks, ...details() });
+      sendJson(res, report.ready ? 200 : 503, { status: readinessStatus(report), checks: report.checks, ...details() });
     }, next);
   });
   return router;

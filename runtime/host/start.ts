@@ -9,7 +9,7 @@ import { deferContinue } from '../http/expect-continue.js';
 import type { Platform } from '../platform/platform.js';
 import { createHostApp } from './app.js';
 import { RequestEnvelope, type InFlight } from './envelope.js';
-import { createReadiness, healthRoutes } from './health.js';
+import { createReadiness, drainableReadiness, healthRoutes } from './health.js';
 import { answerClientError } from './client-error.js';
 import { sendJson } from '../http/json-response.js';
 import { ConnectionBudget } from '../db/connection-budget.js';
@@ -32,8 +32,12 @@ export interface RunningHost {
   /** The admin listener's URL (ADMIN_PORT), null when it is off. */
   readonly adminUrl: string | null;
   readonly directory: ProjectDirectory;
-  /** Stops accepting, lets in-flight requests finish, closes pools. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish, closes pools. With `delayMs`, first drains for that
+   * long: readiness answers 503 `draining` and every answer closes its connection while the listeners
+   * still accept, so a load balancer stops sending before a connection is refused or reset.
+   */
+  close(options?: { readonly delayMs?: number }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -76,6 +80,11 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
+/** The answer closes its keep-alive connection after it (Node honours the header): the client reconnects, to another host. */
+function closeAfterAnswer(res: http.ServerResponse): void {
+  res.setHeader('Connection', 'close');
+}
+
 function urlOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
@@ -99,9 +108,11 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   callsApp.disable('x-powered-by');
   trustProxy(callsApp, platform.config.trustProxy);
   const inFlight: InFlight = { count: 0 };
+  let draining = false;
   let hostApp: Express | null = null;
   let restFastPath: ((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | null = null;
   const hostServer = http.createServer((req, res) => {
+    if (draining) closeAfterAnswer(res);
     // Listening comes first (the bound port decides the default PUBLIC_URL); until the
     // projects are loaded every request is answered 503, not ready.
     if (!hostApp) {
@@ -119,16 +130,19 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   hostServer.on('clientError', answerClientError);
 
   const calls = await startCallsService(platform, { settings: platform.config.calls, log });
-  const readiness = createReadiness({
+  const readiness = drainableReadiness(createReadiness({
     database: () => platform.pool.query('SELECT 1'),
     queue: () => calls.context.queue.ping(),
-  });
+  }), () => draining);
   const { speech } = platform.config.calls;
   // Which engines transcribe (the setting's, or the ones found installed): a deployment sees it before sending a call.
   const speechHealth = { engines: speech.engines.map((engine) => engine.kind), chosen_by: speech.chosenBy };
   callsApp.use(healthRoutes(readiness, () => ({ speech: speechHealth })));
   callsApp.use(createCallsApp(calls));
-  const callsServer = http.createServer(callsApp);
+  const callsServer = http.createServer((req, res) => {
+    if (draining) closeAfterAnswer(res);
+    callsApp(req, res);
+  });
   deferContinue(callsServer);
 
   const port = await listen(hostServer, platform.config.port, platform.config.host);
@@ -161,7 +175,12 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
   restFastPath = createRestFastPath(loaded, envelope);
 
   let closing: Promise<void> | null = null;
-  const close = async (): Promise<void> => {
+  const close = async (delayMs: number): Promise<void> => {
+    draining = true;
+    if (delayMs > 0) {
+      log.info({ delay_ms: delayMs }, 'draining: readiness answers 503 while requests are still served');
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
     const drainUntil = Date.now() + (options.drainTimeoutMs ?? 10_000);
     adminServer?.close();
     adminServer?.closeAllConnections();
@@ -188,6 +207,6 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     apiUrl: urlOf(config.host, callsPort),
     adminUrl: adminPort === null ? null : urlOf(config.adminHost, adminPort),
     directory: loaded,
-    close: () => (closing ??= close()),
+    close: (closeOptions) => (closing ??= close(closeOptions?.delayMs ?? 0)),
   };
 }

@@ -54,6 +54,8 @@ export async function installation(options: { databaseUrl?: string | null; env?:
       LOG_LEVEL: 'warn',
       // The recordings these tests send are tones: no installed engine is run on them unless a test asks.
       CALLS_SPEECH_ENGINES: 'none',
+      // No load balancer to wait for: SIGTERM stops at once unless a test asks for the drain.
+      SHUTDOWN_DELAY_SECONDS: '0',
       ...options.env,
     },
   };
