@@ -39,6 +39,8 @@ const { values: opts } = parseArgs({
 const RATE = Number(opts.rate);
 const SETTLE_MS = Number(opts.settle) * 1000;
 const REF = 'bench_release';
+/** A host's start on a shared, loaded machine can take minutes (the tests' 90 s is not enough there). */
+const START_TIMEOUT_MS = 300_000;
 
 /** One thing the clients saw: an answer's status (0 for an error) and when it came. */
 interface Seen {
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
     const keys = jsonObject(await cliOk(['project', 'create', REF, '--schema', schema, '--json'], admin.env)) as { anon_key: string; service_key: string; jwt_secret: string };
     for (let i = 0; i < 2; i += 1) installs.push(await installation({ databaseUrl, env: { LOG_LEVEL: 'warn', SHUTDOWN_DELAY_SECONDS: opts['shutdown-delay'] } }));
     const hosts = installs.slice(1);
-    for (const inst of hosts) servers.push(await serve(inst));
+    for (const inst of hosts) servers.push(await serve(inst, START_TIMEOUT_MS));
     proxy = await startRoundRobinProxy(hosts.map((h) => h.baseUrl), { healthIntervalMs: Number(opts['health-interval']), healthTimeoutMs: 2000, fall: 2 });
     const proxied = proxy;
     await until('both hosts in the rotation', 30_000, () => hosts.every((h) => proxied.isUp(h.baseUrl)));
@@ -178,8 +180,8 @@ async function main(): Promise<void> {
       if (exited !== 0) throw new Error(`host ${i + 1} exited with ${exited} on SIGTERM:\n${servers[i]!.output()}`);
       servers[i] = null;
       const started = Date.now();
-      servers[i] = await serve(inst);
-      await until(`host ${i + 1} back in the rotation`, 30_000, () => proxied.isUp(inst.baseUrl));
+      servers[i] = await serve(inst, START_TIMEOUT_MS);
+      await until(`host ${i + 1} back in the rotation`, 60_000, () => proxied.isUp(inst.baseUrl));
       const back = Date.now() - started;
       await sleep(SETTLE_MS);
       phases.push({ name: `(a) SIGTERM host ${i + 1}`, from, to: Date.now(), note: `drain (signal to exit) ${drained} ms; start to back in rotation ${back} ms` });
@@ -216,7 +218,7 @@ async function main(): Promise<void> {
     const out = Date.now() - from;
     await sleep(SETTLE_MS);
     phases.push({ name: '(c) SIGKILL host 2', from, to: Date.now(), note: `out of the rotation after ${out} ms` });
-    servers[1] = await serve(hosts[1]!);
+    servers[1] = await serve(hosts[1]!, START_TIMEOUT_MS);
     await until('host 2 back in the rotation', 30_000, () => proxied.isUp(hosts[1]!.baseUrl));
     from = Date.now();
     await sleep(SETTLE_MS);

@@ -85,7 +85,7 @@ const START_TIMEOUT_MS = 90_000;
 /** Resolves once `output` holds the whole banner: it is printed after both listeners are up. */
 function banner(child: ChildProcess, output: () => string, deadline: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`gantry serve printed no banner within ${START_TIMEOUT_MS} ms:\n${output()}`)), deadline - Date.now());
+    const timer = setTimeout(() => done(new Error(`gantry serve printed no banner in time:\n${output()}`)), deadline - Date.now());
     const check = (): void => {
       if (/service_key: .*\n/.test(output())) done(null);
     };
@@ -121,7 +121,7 @@ async function waitHealthy(url: string, child: ChildProcess, output: () => strin
  * listeners to answer /health with 200; a start that fails stops the process and
  * throws with its output.
  */
-export async function serve(inst: Installation): Promise<Server> {
+export async function serve(inst: Installation, startTimeoutMs = START_TIMEOUT_MS): Promise<Server> {
   const child = spawn(process.execPath, [path.join(repoRoot, 'bin/gantry.mjs'), 'serve'], {
     cwd: inst.cwd,
     env: { ...process.env, ...inst.env },
@@ -147,7 +147,7 @@ export async function serve(inst: Installation): Promise<Server> {
   };
   let text: string;
   try {
-    const deadline = Date.now() + START_TIMEOUT_MS;
+    const deadline = Date.now() + startTimeoutMs;
     text = await banner(child, output, deadline);
     await waitHealthy(`${inst.baseUrl}/health`, child, output, deadline);
     await waitHealthy(`${inst.apiUrl}/health`, child, output, deadline);
