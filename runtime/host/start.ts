@@ -12,6 +12,7 @@ import { RequestEnvelope, type InFlight } from './envelope.js';
 import { createReadiness, drainableReadiness, healthRoutes } from './health.js';
 import { answerClientError } from './client-error.js';
 import { sendJson } from '../http/json-response.js';
+import { requestIdOf } from '../http/request-id.js';
 import { ConnectionBudget } from '../db/connection-budget.js';
 import { connectionBudgetLimits } from './budget-limits.js';
 import { ProjectPools } from './pools.js';
@@ -116,6 +117,7 @@ export async function startHost(platform: Platform, options: StartOptions): Prom
     // Listening comes first (the bound port decides the default PUBLIC_URL); until the
     // projects are loaded every request is answered 503, not ready.
     if (!hostApp) {
+      res.setHeader('X-Request-Id', requestIdOf(req));
       // Alive, not ready: a liveness probe must not restart a host that is still loading its projects.
       if (req.url === '/health/live') return sendJson(res, 200, { status: 'ok' });
       res.statusCode = 503;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealHookSecrets } from '../../../runtime/settings/hook-settings.js';
 import { createTestProject, startTestHost, type TestHost, type TestProject } from '../../helpers/platform.js';
@@ -93,6 +93,25 @@ describe('X-Request-Id', () => {
     expect([preflight.status, preflight.id]).toEqual([204, 'pre']);
     const calls = await fetch(`${host.host.apiUrl}/v1/calls`, { headers: { 'x-request-id': 'calls-1' } });
     expect([calls.status, calls.headers.get('x-request-id'), ((await calls.json()) as { request_id: string }).request_id]).toEqual([401, 'calls-1', 'calls-1']);
+  });
+
+  it("is on the answers Node's HTTP parser refuses: the client's when it was sent, else one made", async () => {
+    const port = (new URL(host.host.baseUrl)).port;
+    const rawAnswer = (head: string): Promise<string> => new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(Buffer.from(head, 'latin1')));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const idOf = (answer: string): string | undefined => /\r\nX-Request-Id: ([^\r]*)\r\n/.exec(answer)?.[1];
+    const target = `/v1/${project.record.ref}/rest/v1/notes?body=eq.\u00e9`;
+    const sent = await rawAnswer(`GET ${target} HTTP/1.1\r\nHost: a\r\nX-Request-Id: parser-9\r\n\r\n`);
+    expect([sent.slice(0, 12), idOf(sent)]).toEqual(['HTTP/1.1 400', 'parser-9']);
+    const made = await rawAnswer(`GET ${target} HTTP/1.1\r\nHost: a\r\nX-Request-Id: not ok\r\n\r\n`);
+    expect(idOf(made)).toMatch(UUID);
+    const broken = await rawAnswer('GET / HTTP/1.1\r\nHost a\r\n\r\n');
+    expect([broken.slice(0, 12), idOf(broken)]).toEqual(['HTTP/1.1 400', expect.stringMatching(UUID)]);
   });
 
   it('is sent on the auth hook the request calls, made or sent', async () => {
