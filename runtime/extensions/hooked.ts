@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { ProjectClaims } from '../tokens/jwt.js';
 import type { RequestIdentity } from '../db/rls-transaction.js';
 import { logExtensionFault, requestScope, runEffects, type FaultLog } from './context.js';
+import { currentRequest } from '../http/request-scope.js';
 import type { Extension, ExtensionContext, TableHooks } from './define.js';
 import type { ProjectContext } from '../platform/project-context.js';
 import { pgrstError } from '../rest/errors.js';
@@ -288,14 +289,16 @@ export async function runHooked(
 export function dataApiHooks(ctx: ProjectContext, project: ProjectMeta, extension: LoadedExtension | null, unavailable: UnavailableExtension | null): DataApiHooks | null {
   if (!extension && !unavailable) return null;
   return {
-    of(request, built) {
+    of(request, built, requestId) {
       if (unavailable && requestNeedsExtension(unavailable, request, built.shape)) throw extensionUnavailableError(ctx.ref);
       const hooks = extension && hooksFor(extension.extension, request, built);
       if (!extension || !hooks) return null;
       const { body } = hooks;
+      // Only for a request that runs hooks, and outside a request scope (whose lines carry the id already): their failures' lines name the request.
+      const faults: FaultLog = requestId === null || currentRequest() !== undefined ? extension : { log: extension.log.child({ request_id: requestId }), locate: extension.locate };
       return {
-        run: onlyReshapes(request, built) ? null : (identity, claims, initial) => runHooked(ctx, project, hooks, identity, claims, initial, extension),
-        shape: body ? (identity, claims, read) => shapeRead(ctx, body, identity, claims, read, extension) : null,
+        run: onlyReshapes(request, built) ? null : (identity, claims, initial) => runHooked(ctx, project, hooks, identity, claims, initial, faults),
+        shape: body ? (identity, claims, read) => shapeRead(ctx, body, identity, claims, read, faults) : null,
       };
     },
   };

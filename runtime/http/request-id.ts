@@ -26,3 +26,9 @@ export function requestIdOf(req: IncomingMessage, make: () => string = randomUUI
   req.headers['x-request-id'] = id;
   return id;
 }
+
+/** The id `requestIdOf` gave the request earlier (it is in the headers since), or null before that. */
+export function assignedRequestId(req: IncomingMessage): string | null {
+  const id = req.headers['x-request-id'];
+  return typeof id === 'string' ? id : null;
+}

@@ -3,6 +3,7 @@ import type { ProjectContext } from '../platform/project-context.js';
 import type { ProjectClaims } from '../tokens/jwt.js';
 import type { RequestIdentity, TxStatement } from '../db/rls-transaction.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
+import { assignedRequestId } from '../http/request-id.js';
 import { allowedMethods } from './allowed-methods.js';
 import { authenticate, requestIdentity } from './credentials.js';
 import { ApiError, pgrstError, toApiError } from './errors.js';
@@ -113,8 +114,11 @@ export interface RequestHookRun {
  * injects the extension's (runtime/extensions/hooked.ts), so the data API stands below extensions.
  */
 export interface DataApiHooks {
-  /** The hooks `request` runs, or null (the plain path, at its plain cost); throws when it needs code that could not be loaded. */
-  readonly of: (request: ApiRequest, built: BuiltStatement) => RequestHookRun | null;
+  /**
+   * The hooks `request` runs, or null (the plain path, at its plain cost); throws when it needs code that could not be loaded.
+   * `requestId` is for the hooks' log lines: the data API's path enters no request scope that would carry it.
+   */
+  readonly of: (request: ApiRequest, built: BuiltStatement, requestId: string | null) => RequestHookRun | null;
 }
 
 /** Serves one data API request; `path` is the part after `/rest/v1`, `query` the raw query string. */
@@ -186,7 +190,7 @@ export function createRestHandler(
         writeRestResponse(res, await explain(ctx, identity, apiRequest, apiRequest.plan, built));
         return;
       }
-      const hooked = hooks?.of(apiRequest, built) ?? null;
+      const hooked = hooks?.of(apiRequest, built, assignedRequestId(req)) ?? null;
       if (hooked?.run) {
         const result = await hooked.run(identity, claims, plan);
         const response = respond(result.request, result.built, result.row, result.planned, locationOf(result.request));

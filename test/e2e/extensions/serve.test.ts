@@ -124,6 +124,12 @@ describe('extensions under gantry serve', () => {
     // The log line may reach the pipe just after the answer does.
     await untilLogged('extension hook notes.afterRead failed');
     expect(server.output()).toContain(`"at":"extensions/${keys.ref}/index.ts:6:32"`);
+    // The line names the request the client's answer names.
+    const named = await request(`${keys.url}/rest/v1/notes?select=body`, { headers: { apikey: keys.anon_key, 'x-request-id': 'hook-fault-7' } });
+    expect([named.status, named.headers.get('x-request-id')]).toEqual([500, 'hook-fault-7']);
+    const faultLines = () => server.output().split('\n').filter((line) => line.includes('"extension hook notes.afterRead failed"')).map((line) => JSON.parse(line) as { request_id?: string });
+    await eventually(60_000, async () => ({ status: 0, headers: new Headers(), body: null, text: '' }), () => faultLines().some((line) => line.request_id === 'hook-fault-7'));
+    expect(faultLines().filter((line) => line.request_id === 'hook-fault-7')).toHaveLength(1);
   });
 
   it("answers a route's server-side query failure 500 PGRSTX00 and logs it with the route's name, never telling the client", async () => {
