@@ -105,6 +105,23 @@ export function inSpanSync<T>(name: string, fn: () => T, attributes?: Attributes
   });
 }
 
+/**
+ * Runs work that stands apart from any request in a span of its own trace (a project's load, shared by
+ * the requests that wait for it), or — given the `traceparent` carrier a request kept (a queued job) —
+ * as a child of that request's span in another process or later. Just `fn()` when off.
+ */
+export function inDetachedSpan<T>(name: string, fn: () => Promise<T>, options: { readonly attributes?: Attributes; readonly carrier?: Readonly<Record<string, string>>; readonly kind?: SpanKind } = {}): Promise<T> {
+  if (!enabled) return fn();
+  const parent = options.carrier === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, options.carrier);
+  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  return context.with(trace.setSpan(parent, span), () => endWith(span, fn()));
+}
+
+/** The active span's `traceparent` to keep with work queued for later ({} when off or none is active). */
+export function traceCarrier(): Record<string, string> {
+  return injectTraceHeaders({});
+}
+
 /** Adds the active span's `traceparent` to an outbound call's headers (a client span when one is active). */
 export function injectTraceHeaders(headers: Record<string, string>, ctx: Context = context.active()): Record<string, string> {
   if (enabled) propagation.inject(ctx, headers);

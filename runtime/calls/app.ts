@@ -26,6 +26,7 @@ import { oauthRouter } from './routes/oauth.js';
 import { webhooksRouter } from './routes/webhooks.js';
 import type { CallsSettings } from './settings.js';
 import { loadTokenKey } from './tokens.js';
+import { runInContext, SpanStatusCode, startServerSpan, tracingOn, type Span } from '../tracing.js';
 import { runDeliveryJob } from './webhooks/delivery.js';
 
 export interface CallsServiceOptions {
@@ -91,6 +92,15 @@ function newRequestId(): string {
   return `req_${randomBytes(12).toString('hex')}`;
 }
 
+/** The calls request's span, named by method and route template (never the path), with its status. */
+function endCallsSpan(span: Span, method: string, route: string, status: number, finished: boolean): void {
+  span.updateName(`${method} ${route}`);
+  span.setAttribute('http.route', route);
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500 || !finished) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
 /**
  * The `/v1` API on CALLS_PORT: its OpenAPI document, OAuth token endpoint, calls, webhooks,
  * attendance, insight settings. Every request gets an `X-Request-Id`; everything behind the
@@ -111,15 +121,19 @@ export function createCallsApp(service: CallsService): Express {
     const started = process.hrtime.bigint();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
+    const traced = tracingOn() ? startServerSpan(`${req.method} /v1`, req.headers, { 'http.request.method': req.method, 'gantry.api': 'calls', 'gantry.request_id': id }) : null;
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       countRequest('calls', '', req.method, false, res.statusCode, seconds);
       // Every calls route is mounted at /v1 (the document's own path names it already).
       const matched = matchedRoutePath(req);
       const route = matched === undefined ? '*' : matched.startsWith('/v1/') ? matched : `/v1${matched}`;
+      if (traced !== null) endCallsSpan(traced.span, req.method, route, res.statusCode, res.writableFinished);
       ctx.log.info(accessLine({ ref: '', api: 'calls', method: req.method, route, status: res.statusCode, seconds, requestId: id }), 'calls request');
     });
-    next();
+    // Its spans (outbound fetches, the jobs it queues) are the request span's children.
+    if (traced === null) next();
+    else runInContext(traced.context, next);
   });
 
   const openApi = callsOpenApiDocument();

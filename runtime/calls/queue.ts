@@ -4,10 +4,13 @@ import type { Logger } from 'pino';
 import type { CallsSettings } from './settings.js';
 import { currentRequestId, runInRequest } from '../http/request-scope.js';
 import { metrics } from '../metrics.js';
+import { inDetachedSpan, SpanKind, traceCarrier } from '../tracing.js';
 
-function requestIdField(): { requestId?: string } {
+/** What a job keeps of the request that queued it: its id (for log lines and outbound calls) and its trace context. */
+function origin(): { requestId?: string; trace?: Record<string, string> } {
   const requestId = currentRequestId();
-  return requestId === null ? {} : { requestId };
+  const trace = traceCarrier();
+  return { ...(requestId === null ? {} : { requestId }), ...(Object.keys(trace).length === 0 ? {} : { trace }) };
 }
 
 export const ANALYZE_QUEUE = 'calls-analyze';
@@ -17,10 +20,13 @@ export const DELIVER_QUEUE = 'calls-webhook-deliver';
 export interface AnalyzeJob {
   readonly callId: string;
   readonly requestId?: string;
+  /** The queuing request's `traceparent`, while traces are on: the job's span is its child. */
+  readonly trace?: Record<string, string>;
 }
 export interface DeliverJob {
   readonly deliveryId: string;
   readonly requestId?: string;
+  readonly trace?: Record<string, string>;
 }
 
 export type JobHandler<T> = (job: PgBoss.JobWithMetadata<T>, signal: AbortSignal) => Promise<void>;
@@ -77,12 +83,12 @@ export class CallsQueue {
 
   /** In the caller's transaction; `id` = the call's id, so a second send of the same call is a no-op. */
   async enqueueAnalysis(client: pg.ClientBase, callId: string): Promise<void> {
-    await this.boss.send(ANALYZE_QUEUE, { callId, ...requestIdField() } satisfies AnalyzeJob, { ...this.#retry(this.settings.jobExpireSeconds), id: callId, db: inClient(client) });
+    await this.boss.send(ANALYZE_QUEUE, { callId, ...origin() } satisfies AnalyzeJob, { ...this.#retry(this.settings.jobExpireSeconds), id: callId, db: inClient(client) });
   }
 
   /** A delivery job only re-runs when its process died mid-POST; failed POSTs are rescheduled by the delivery code. */
   async enqueueDelivery(client: pg.ClientBase, deliveryId: string, startAfter?: Date): Promise<void> {
-    await this.boss.send(DELIVER_QUEUE, { deliveryId, ...requestIdField() } satisfies DeliverJob, {
+    await this.boss.send(DELIVER_QUEUE, { deliveryId, ...origin() } satisfies DeliverJob, {
       ...this.#retry(this.settings.webhookTimeoutSeconds + 30),
       db: inClient(client),
       ...(startAfter ? { startAfter } : {}),
@@ -103,8 +109,13 @@ export class CallsQueue {
           this.#active++;
           const started = performance.now();
           try {
-            // The job runs as part of the request that queued it: its log lines and outbound calls carry that id.
-            await runInRequest((job!.data as { requestId?: string } | null)?.requestId, () => handler(job!, this.#stopping.signal));
+            // The job runs as part of the request that queued it: its log lines and outbound calls carry that id, its span is under the request's.
+            const queued = job!.data as { requestId?: string; trace?: Record<string, string> } | null;
+            await runInRequest(queued?.requestId, () => inDetachedSpan(`job ${queue}`, () => handler(job!, this.#stopping.signal), {
+              kind: SpanKind.CONSUMER,
+              carrier: queued?.trace,
+              attributes: { 'messaging.system': 'pg-boss', 'messaging.destination.name': queue, 'messaging.message.id': job!.id },
+            }));
           } finally {
             metrics.jobRan(queue, (performance.now() - started) / 1000);
             this.#active--;

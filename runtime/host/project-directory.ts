@@ -17,6 +17,7 @@ import { migrateProject, projectMigrationsPending } from '../platform/migrations
 import { buildKeyring } from '../tokens/keyring.js';
 import { taskClient } from '../db/pool-errors.js';
 import { forgetProject, metrics } from '../metrics.js';
+import { inDetachedSpan, inSpan } from '../tracing.js';
 
 export interface ServedProject {
   readonly ctx: ProjectContext;
@@ -155,7 +156,8 @@ export class ProjectDirectory {
 
   private schedule(ref: string): Promise<unknown> {
     const previous = this.pending.get(ref) ?? Promise.resolve(null);
-    const next = previous.then(() => this.apply(ref)).then(
+    // A span of its own trace: one load serves every request waiting for it.
+    const next = previous.then(() => inDetachedSpan('project load', () => this.apply(ref), { attributes: { 'gantry.ref': ref } })).then(
       () => null,
       (error: unknown) => {
         this.log.error({ ref, err: error }, 'project reload failed');
@@ -198,9 +200,9 @@ export class ProjectDirectory {
       if (serving !== undefined && serving !== record.cluster) await this.watcher?.unwatch(ref);
       ctx = await this.contextFor(record);
       const checkStarted = performance.now();
-      prepared = await this.prepare(ctx, record);
+      prepared = await inSpan('schema check', () => this.prepare(ctx, record));
       checkSeconds = (performance.now() - checkStarted) / 1000;
-      server = await this.factory(ctx, this.served.get(ref) ?? null);
+      server = await inSpan('server build', () => this.factory(ctx, this.served.get(ref) ?? null));
       // Last, so that a load holds one connection at a time; a change made since `version` was read wakes the watch.
       await this.watcher?.watch(ref, this.platform.projectUrl(record), prepared.version);
     } catch (error) {
