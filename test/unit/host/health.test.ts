@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createReadiness } from '../../../runtime/host/health.js';
+import { createReadiness, drainableReadiness, readinessStatus } from '../../../runtime/host/health.js';
 
 describe('readiness', () => {
   it('is ready only when every probe answers, naming each', async () => {
@@ -21,5 +21,16 @@ describe('readiness', () => {
     expect(runs).toBe(1);
     await readiness();
     expect(runs).toBe(2);
+  });
+
+  it('answers draining without asking the probes once the host drains, and says so in its status', async () => {
+    let runs = 0;
+    let draining = false;
+    const readiness = drainableReadiness(createReadiness({ database: async () => runs++ }), () => draining);
+    expect(readinessStatus(await readiness())).toBe('ok');
+    draining = true;
+    const report = await readiness();
+    expect([report, readinessStatus(report), runs]).toEqual([{ ready: false, checks: {}, draining: true }, 'draining', 1]);
+    expect(readinessStatus({ ready: false, checks: { database: 'unavailable' } })).toBe('unavailable');
   });
 });
