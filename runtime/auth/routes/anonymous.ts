@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { writeAudit } from '../storage/audit.js';
+import type { SignupFields } from './session-endpoints.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { authErrors } from '../http/errors.js';
@@ -18,7 +19,7 @@ import { insertUser, updateUser } from '../storage/users.js';
  * hourly limit, then refused when sign-ups are off; else a user with no address, no
  * identity and empty app_metadata, `is_anonymous` in its row and its tokens, signed in.
  */
-export async function signUpAnonymously(req: Request, res: Response, deps: AuthDeps, body: Record<string, unknown>): Promise<void> {
+export async function signUpAnonymously(req: Request, res: Response, deps: AuthDeps, body: SignupFields): Promise<void> {
   if (!deps.ctx.settings['auth.anonymous_users']) throw authErrors.anonymousDisabled();
   await enforceRateLimit(req, deps, 'anonymous');
   if (deps.ctx.settings['auth.disable_signup']) throw authErrors.signupDisabled();

@@ -2,7 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { declareEndpoint, schemaRef, type EndpointDeclaration } from '../../http/endpoint.js';
 import { adminEndpoints } from './admin-endpoints.js';
 import { externalEndpoints } from './external-endpoints.js';
+import { mfaEndpoints } from './mfa-endpoints.js';
 import { oauthEndpoints } from './oauth-endpoints.js';
+import { sessionEndpoints } from './session-endpoints.js';
+import { userEndpoints } from './user-endpoints.js';
 import { authError, newPassword, ok, OPEN_SECURITY, operation, pkceFields, PUBLIC_SECURITY, redirectToParameter, tooMany, unauthorizedKey } from './endpoint-parts.js';
 
 /**
@@ -119,4 +122,7 @@ export const AUTH_ENDPOINTS: readonly EndpointDeclaration[] = [
   ...Object.values(adminEndpoints),
   ...Object.values(oauthEndpoints),
   ...Object.values(externalEndpoints),
+  ...Object.values(sessionEndpoints),
+  ...Object.values(userEndpoints),
+  ...Object.values(mfaEndpoints),
 ];

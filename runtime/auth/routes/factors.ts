@@ -3,6 +3,7 @@ import type { Request, Response, Router } from 'express';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
 import type { BodyOf, DeclaredFields } from '../../http/endpoint.js';
 import type { adminEndpoints } from './admin-endpoints.js';
+import type { ChallengeFields, EnrollFields, FactorVerifyFields } from './mfa-endpoints.js';
 import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { AuthError, authErrors } from '../http/errors.js';
@@ -72,8 +73,9 @@ const mfaError = {
 } as const;
 
 /** The error of Go's JSON decoder for a field of the wrong type; null means absent, as in Go. */
-function stringField(body: Record<string, unknown>, field: string, struct: string): string {
-  const value = body[field];
+/** A declared field (`B` an endpoint's declared fields) as GoTrue's Go struct reads it: absent is "", any other non-string a JSON error. */
+function stringField<B extends object>(body: B, field: keyof B & string, struct: string): string {
+  const value = (body as Readonly<Record<string, unknown>>)[field];
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
   const goType = typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'bool' : Array.isArray(value) ? 'array' : 'object';
@@ -153,7 +155,7 @@ async function webAuthnCeremony(deps: AuthDeps, user: UserRow, factor: FactorRow
 }
 
 /** GoTrue's checks of `webauthn` in a verify body, in its order. */
-function webAuthnVerifyParams(deps: AuthDeps, body: Record<string, unknown>): { readonly type: CeremonyType; readonly response: Record<string, unknown> } {
+function webAuthnVerifyParams(deps: AuthDeps, body: FactorVerifyFields): { readonly type: CeremonyType; readonly response: Record<string, unknown> } {
   if (!deps.ctx.settings['auth.mfa.webauthn.enabled']) throw mfaError.webAuthnVerifyDisabled();
   const params = optionalObject(body.webauthn, 'webauthn');
   if (params === undefined) throw authErrors.validation('WebAuthn config required');
@@ -169,7 +171,7 @@ function registerEnroll(router: Router, deps: AuthDeps): void {
     '/factors',
     handle(deps, async (req, res) => {
       const { user, session } = await signedInUser(req, deps);
-      const body = bodyOf(req);
+      const body: EnrollFields = bodyOf(req);
       const friendlyName = stringField(body, 'friendly_name', 'EnrollFactorParams');
       const factorType = stringField(body, 'factor_type', 'EnrollFactorParams');
       const issuerParam = stringField(body, 'issuer', 'EnrollFactorParams');
@@ -216,6 +218,11 @@ function registerEnroll(router: Router, deps: AuthDeps): void {
   );
 }
 
+/** Read only for a phone factor (its `channel`): the other factors take no body. */
+function challengeFields(req: Request): ChallengeFields {
+  return bodyOf(req);
+}
+
 function registerChallenge(router: Router, deps: AuthDeps): void {
   router.post(
     '/factors/:factor_id/challenge',
@@ -227,7 +234,7 @@ function registerChallenge(router: Router, deps: AuthDeps): void {
       if (factor.factor_type === 'phone' && !deps.ctx.settings['auth.mfa.phone.enabled']) throw phoneFactorErrors.verifyDisabled();
       const ceremony = factor.factor_type === 'webauthn' ? await webAuthnCeremony(deps, user, factor) : null;
       const texted =
-        factor.factor_type === 'phone' ? await textChallengeCode(deps, user, factor, acceptChannel(deps, bodyOf(req).channel), clientIp(req)) : null;
+        factor.factor_type === 'phone' ? await textChallengeCode(deps, user, factor, acceptChannel(deps, challengeFields(req).channel), clientIp(req)) : null;
       const now = deps.now();
       const challenge = await inTransaction(deps.ctx.adminPool, async (db) => {
         const kept = ceremony !== null ? { webAuthnChallenge: ceremony.challenge } : texted !== null ? texted : {};
@@ -253,7 +260,7 @@ function registerChallenge(router: Router, deps: AuthDeps): void {
 
 type VerifyOutcome = { readonly ok: true; readonly refreshToken: string } | { readonly ok: false; readonly error: AuthError };
 
-function acceptChallengeId(body: Record<string, unknown>): string {
+function acceptChallengeId(body: FactorVerifyFields): string {
   const value = stringField(body, 'challenge_id', 'VerifyFactorParams');
   if (value === '') return '00000000-0000-0000-0000-000000000000';
   if (!isUuid(value)) throw authErrors.badJson(`uuid: incorrect UUID format in string ${JSON.stringify(value)}`);
@@ -286,7 +293,7 @@ function registerVerify(router: Router, deps: AuthDeps): void {
       const { user, session } = await signedInUser(req, deps);
       const target = await ownedFactor(deps.ctx.adminPool, user.id, req.params.factor_id);
       await enforceRateLimit(req, deps, 'mfa_verify');
-      const body = bodyOf(req);
+      const body: FactorVerifyFields = bodyOf(req);
       const challengeId = acceptChallengeId(body);
       const code = stringField(body, 'code', 'VerifyFactorParams');
       if (target.factor_type === 'phone' && !deps.ctx.settings['auth.mfa.phone.enabled']) throw phoneFactorErrors.verifyDisabled();

@@ -13,6 +13,7 @@ import type { UserRow } from '../storage/user-json.js';
 import { DuplicateEmailError, EMAIL_APP_METADATA, findUserByEmail, insertUser, updateUser } from '../storage/users.js';
 import { acceptEmail, acceptRedirect, isBlank } from '../http/request-fields.js';
 import { signInWithSms, wantsSms } from './sms-otp.js';
+import type { MagicLinkFields, OtpFields } from './session-endpoints.js';
 
 interface OtpRequest {
   readonly email: string;
@@ -79,7 +80,7 @@ async function prepareMail(deps: AuthDeps, request: OtpRequest): Promise<LinkMai
 }
 
 /** GoTrue's OtpParams.Validate for an e-mail address (a phone goes to signInWithSms first). */
-function acceptOtpEmail(body: Record<string, unknown>): string {
+function acceptOtpEmail(body: OtpFields): string {
   if (!isBlank(body.email) && !isBlank(body.phone)) throw authErrors.validation('Only an email address or phone number should be provided');
   if (!isBlank(body.email) && !isBlank(body.channel)) throw authErrors.validation('Channel should only be specified with Phone OTP');
   if (isBlank(body.email)) throw authErrors.validation('One of email or phone must be set');
@@ -87,9 +88,26 @@ function acceptOtpEmail(body: Record<string, unknown>): string {
 }
 
 /** /magiclink, GoTrue's older entry point: e-mail only, always allowed to sign up. */
-function acceptMagicLinkEmail(body: Record<string, unknown>): string {
+function acceptMagicLinkEmail(body: MagicLinkFields): string {
   if (isBlank(body.email)) throw authErrors.disabled(422, 'validation_failed', 'Password recovery requires an email');
   return acceptEmail(body.email);
+}
+
+/** The mail of either entry point, prepared and sent after the answer (`{}`) has gone. */
+function mailInBackground(req: Request, deps: AuthDeps, email: string, pkce: PkceChallenge | null, createUser: boolean, data: unknown): void {
+  const request: OtpRequest = {
+    email,
+    createUser,
+    data: optionalObject(data, 'data') ?? {},
+    redirectTo: acceptRedirect(req, deps),
+    pkce,
+    ip: clientIp(req),
+    now: deps.now(),
+  };
+  inBackground(deps, 'magic link', async () => {
+    const mail = await prepareMail(deps, request);
+    if (mail !== null) mailLink(deps, mail);
+  });
 }
 
 /**
@@ -99,33 +117,31 @@ function acceptMagicLinkEmail(body: Record<string, unknown>): string {
  * (GoTrue answers 422 otp_disabled for an unknown one with create_user false).
  */
 export function registerOtp(router: Router, deps: AuthDeps): void {
-  const route = (bucket: 'otp' | 'magiclink', acceptAddress: (body: Record<string, unknown>) => string) =>
-    handle(deps, async (req: Request, res) => {
+  router.post(
+    '/otp',
+    handle(deps, async (req, res) => {
       requireApiKey(req, deps);
-      await enforceRateLimit(req, deps, bucket);
-      const body = bodyOf(req);
-      if (bucket === 'otp' && wantsSms(body)) {
+      await enforceRateLimit(req, deps, 'otp');
+      const body: OtpFields = bodyOf(req);
+      if (wantsSms(body)) {
         acceptPkceParams(body);
         await signInWithSms(req, res, deps, body);
         return;
       }
-      const email = acceptAddress(body);
-      const pkce = acceptPkceParams(body);
-      const request: OtpRequest = {
-        email,
-        createUser: bucket === 'magiclink' || body.create_user !== false,
-        data: optionalObject(body.data, 'data') ?? {},
-        redirectTo: acceptRedirect(req, deps),
-        pkce,
-        ip: clientIp(req),
-        now: deps.now(),
-      };
-      inBackground(deps, 'magic link', async () => {
-        const mail = await prepareMail(deps, request);
-        if (mail !== null) mailLink(deps, mail);
-      });
+      const email = acceptOtpEmail(body);
+      mailInBackground(req, deps, email, acceptPkceParams(body), body.create_user !== false, body.data);
       res.status(200).json({});
-    });
-  router.post('/otp', route('otp', acceptOtpEmail));
-  router.post('/magiclink', route('magiclink', acceptMagicLinkEmail));
+    }),
+  );
+  router.post(
+    '/magiclink',
+    handle(deps, async (req, res) => {
+      requireApiKey(req, deps);
+      await enforceRateLimit(req, deps, 'magiclink');
+      const body: MagicLinkFields = bodyOf(req);
+      const email = acceptMagicLinkEmail(body);
+      mailInBackground(req, deps, email, acceptPkceParams(body), true, body.data);
+      res.status(200).json({});
+    }),
+  );
 }

@@ -12,6 +12,7 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../http/errors.js';
 import { listFactors } from '../storage/factors.js';
+import type { PasskeyRenameFields, PasskeyVerifyFields } from './mfa-endpoints.js';
 import { bodyOf, enforceRateLimit, handle } from '../http/handler.js';
 import {
   consumeCeremonyChallenge,
@@ -66,7 +67,7 @@ interface VerifyBody {
 }
 
 function verifyBody(req: Request): VerifyBody {
-  const body = bodyOf(req);
+  const body: PasskeyVerifyFields = bodyOf(req);
   if (typeof body.challenge_id !== 'string' || body.challenge_id === '') throw authErrors.validation('challenge_id is required');
   if (body.credential === undefined || body.credential === null) throw authErrors.validation('credential is required');
   if (!isUuid(body.challenge_id)) throw authErrors.validation('challenge_id must be a valid UUID');
@@ -273,7 +274,7 @@ export function registerPasskeys(router: Router, deps: AuthDeps): void {
       const { user } = await requireManagingSession(req, deps);
       const id = String(req.params.passkey_id);
       if (!isUuid(id)) throw passkeyError.notFound();
-      const name = bodyOf(req).friendly_name;
+      const { friendly_name: name }: PasskeyRenameFields = bodyOf(req);
       if (typeof name !== 'string' || name.trim() === '') throw authErrors.validation('friendly_name is required');
       if (name.length > MAX_FRIENDLY_NAME_LENGTH) throw authErrors.validation(`friendly_name must be ${MAX_FRIENDLY_NAME_LENGTH} characters or less`);
       const now = deps.now();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { writeAudit } from '../storage/audit.js';
+import type { SignupFields } from './session-endpoints.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
 import { authErrors } from '../http/errors.js';
@@ -91,7 +92,7 @@ export async function signUpPhone(deps: AuthDeps, request: PhoneSignUp, session:
 }
 
 /** POST /signup with `phone` (and a password the caller checked). */
-export async function signUpWithPhone(req: Request, res: Response, deps: AuthDeps, body: Record<string, unknown>, password: string): Promise<void> {
+export async function signUpWithPhone(req: Request, res: Response, deps: AuthDeps, body: SignupFields, password: string): Promise<void> {
   if (!phoneEnabled(deps)) throw authErrors.phoneDisabled(400, 'Phone signups are disabled');
   const phone = acceptPhone(body.phone);
   const channel = acceptChannel(deps, body.channel);

@@ -3,6 +3,7 @@ import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { authErrors } from '../http/errors.js';
+import type { ResendFields } from './session-endpoints.js';
 import { bodyOf, enforceRateLimit, handle, inBackground } from '../http/handler.js';
 import { mailEmailChange, mailLink } from '../flows/mail-out.js';
 import { issueOneTimeToken } from '../storage/one-time-tokens.js';
@@ -28,7 +29,7 @@ function acceptResendType(value: unknown): ResendType {
  * `phone_change` to the pending new number of the account with this phone (or address).
  * Sent before answering; `{}` (or `{message_id}`) whether or not there was anything to send.
  */
-async function resendText(deps: AuthDeps, type: PhoneOtpType, body: Record<string, unknown>, ip: string | null): Promise<Record<string, string>> {
+async function resendText(deps: AuthDeps, type: PhoneOtpType, body: ResendFields, ip: string | null): Promise<Record<string, string>> {
   const byPhone = isBlank(body.email);
   if (byPhone && !phoneEnabled(deps)) throw authErrors.phoneDisabled(400, 'Phone logins are disabled');
   const phone = byPhone ? acceptPhone(body.phone) : null;
@@ -79,7 +80,7 @@ export function registerResend(router: Router, deps: AuthDeps): void {
     handle(deps, async (req, res) => {
       requireApiKey(req, deps);
       await enforceRateLimit(req, deps, 'resend');
-      const body = bodyOf(req);
+      const body: ResendFields = bodyOf(req);
       const type = acceptResendType(body.type);
       if (type === 'sms' && isBlank(body.phone)) throw authErrors.validation('Type provided requires a phone number');
       if (!isBlank(body.email) && !isBlank(body.phone)) throw authErrors.validation('Only an email address or phone number should be provided.');

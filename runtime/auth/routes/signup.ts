@@ -4,6 +4,7 @@ import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction, type Queryable } from '../../db/transaction.js';
 import { authErrors } from '../http/errors.js';
+import type { SignupFields } from './session-endpoints.js';
 import { bodyOf, enforceRateLimit, handle, optionalObject } from '../http/handler.js';
 import { mailLink } from '../flows/mail-out.js';
 import { createFlowState } from '../storage/flow-state.js';
@@ -31,7 +32,7 @@ export function registerSignup(router: Router, deps: AuthDeps): void {
     '/signup',
     handle(deps, async (req, res) => {
       requireApiKey(req, deps);
-      const body = bodyOf(req);
+      const body: SignupFields = bodyOf(req);
       // GoTrue's order: no address at all is an anonymous sign-in, with its own switch and rate limit.
       if (isBlank(body.email) && isBlank(body.phone)) {
         await signUpAnonymously(req, res, deps, body);

@@ -10,6 +10,7 @@ import { clientIp } from '../http/request-auth.js';
 import { findUserByPhone } from '../storage/users.js';
 import { isBlank } from '../http/request-fields.js';
 import { signUpPhone } from './phone-signup.js';
+import type { OtpFields } from './session-endpoints.js';
 
 /** GoTrue's SmsOtpResponse: `message_id` only when there is one. */
 function otpAnswer(messageId: string): Record<string, string> {
@@ -22,7 +23,7 @@ function otpAnswer(messageId: string): Record<string, string> {
  * confirmation code, which signs in as well. Sent before answering, as GoTrue does, so a
  * provider's refusal is the answer.
  */
-export async function signInWithSms(req: Request, res: Response, deps: AuthDeps, body: Record<string, unknown>): Promise<void> {
+export async function signInWithSms(req: Request, res: Response, deps: AuthDeps, body: OtpFields): Promise<void> {
   const phone = acceptPhone(body.phone);
   if (body.create_user === false && (await findUserByPhone(deps.ctx.adminPool, phone)) === null) {
     throw new AuthError(422, 'otp_disabled', 'Signups not allowed for otp');
@@ -47,6 +48,6 @@ export async function signInWithSms(req: Request, res: Response, deps: AuthDeps,
 }
 
 /** Whether /otp is asked for a phone code: a phone and no e-mail address. */
-export function wantsSms(body: Record<string, unknown>): boolean {
+export function wantsSms(body: OtpFields): boolean {
   return isBlank(body.email) && !isBlank(body.phone);
 }

@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { normaliseEmail } from '../input/email-address.js';
 import { AuthError, authErrors, OAuthProtocolError } from '../http/errors.js';
 import { exchangeAuthCode, type ExchangedFlow } from '../storage/flow-state.js';
+import type { TokenFields, TokenQuery } from './session-endpoints.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http/handler.js';
 import { DUMMY_PASSWORD_HASH } from '../credentials/passwords.js';
 import { clientIp, requireApiKey } from '../http/request-auth.js';
@@ -33,7 +34,7 @@ async function passwordHook(deps: AuthDeps, userId: string, valid: boolean, ip: 
   throw new AuthError(400, 'invalid_credentials', decision.message === '' ? PASSWORD_HOOK_REJECTION : decision.message);
 }
 
-async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
+async function passwordGrant(deps: AuthDeps, body: TokenFields, ip: string | null): Promise<object> {
   if (!isBlank(body.email) && !isBlank(body.phone)) {
     throw authErrors.validation('Only an email address or phone number should be provided on login.');
   }
@@ -84,7 +85,7 @@ async function passwordGrant(deps: AuthDeps, body: Record<string, unknown>, ip: 
   return await sessionJson(deps, issued.user, issued.session, issued.refreshToken);
 }
 
-async function refreshGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
+async function refreshGrant(deps: AuthDeps, body: TokenFields, ip: string | null): Promise<object> {
   const presented = body.refresh_token;
   if (typeof presented !== 'string' || presented.length < 12 || presented.length > 256) {
     throw authErrors.validation('Refresh token is not valid');
@@ -120,7 +121,7 @@ export function refreshFailure(outcome: Exclude<RefreshOutcome, { refreshToken: 
 }
 
 /** auth-js exchangeCodeForSession: the code a PKCE mail link redirected with, and the verifier the client kept. */
-async function pkceGrant(deps: AuthDeps, body: Record<string, unknown>, ip: string | null): Promise<object> {
+async function pkceGrant(deps: AuthDeps, body: TokenFields, ip: string | null): Promise<object> {
   if (isBlank(body.auth_code) || isBlank(body.code_verifier)) {
     throw authErrors.validation('invalid request: both auth code and code verifier should be non-empty');
   }
@@ -154,14 +155,17 @@ export function registerToken(router: Router, deps: AuthDeps): void {
       async (req, res) => {
         requireApiKey(req, deps);
         await enforceRateLimit(req, deps, 'token');
-        const body = bodyOf(req);
-        const grantType = queryString(req, 'grant_type') ?? (typeof body.grant_type === 'string' ? body.grant_type : undefined);
+        // The document states the grants supabase-js uses (query `grant_type`, their bodies); GoTrue also takes the grant
+        // type in the body, and the id_token grant reads fields of its own (flows/id-token-grant.ts).
+        const raw = bodyOf(req);
+        const body: TokenFields = raw;
+        const grantType = queryString<TokenQuery>(req, 'grant_type') ?? (typeof raw.grant_type === 'string' ? raw.grant_type : undefined);
         const ip = clientIp(req);
         const grant = async (): Promise<object> => {
           if (grantType === 'password') return passwordGrant(deps, body, ip);
           if (grantType === 'refresh_token') return refreshGrant(deps, body, ip);
           if (grantType === 'pkce') return pkceGrant(deps, body, ip);
-          if (grantType === 'id_token') return idTokenGrant(deps, req, body, ip);
+          if (grantType === 'id_token') return idTokenGrant(deps, req, raw, ip);
           if (grantType === 'web3') throw authErrors.disabled(422, 'web3_provider_disabled', 'Web3 provider is disabled');
           throw new AuthError(400, 'invalid_credentials', 'unsupported_grant_type');
         };

@@ -4,6 +4,8 @@ import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { cancelPendingEmailChange, requestEmailChange } from '../flows/email-change.js';
 import { authErrors } from '../http/errors.js';
+import type { LogoutQuery } from './session-endpoints.js';
+import type { UserUpdateFields } from './user-endpoints.js';
 import { bodyOf, enforceRateLimit, handle, optionalObject, queryString } from '../http/handler.js';
 import { mailEmailChange } from '../flows/mail-out.js';
 import { consumeUserTokens } from '../storage/one-time-tokens.js';
@@ -55,8 +57,10 @@ export function registerUser(router: Router, deps: AuthDeps): void {
     handle(deps, async (req, res) => {
       const { user, session } = await requireUser(req, deps);
       await enforceRateLimit(req, deps, 'user');
-      const body = bodyOf(req);
-      if (body.app_metadata !== undefined) throw authErrors.notAdmin();
+      const raw = bodyOf(req);
+      // A field the endpoint refuses (admins set it through /admin/users), so not one it declares.
+      if (raw.app_metadata !== undefined) throw authErrors.notAdmin();
+      const body: UserUpdateFields = raw;
       const newEmail = acceptNewEmail(body.email, user.email);
       const newPhone = acceptNewPhone(deps, body.phone, user.phone ?? null);
       const channel = newPhone === undefined ? 'sms' : acceptChannel(deps, body.channel);
@@ -109,7 +113,7 @@ export function registerUser(router: Router, deps: AuthDeps): void {
   router.post(
     '/logout',
     handle(deps, async (req, res) => {
-      const scope = acceptScope(queryString(req, 'scope'));
+      const scope = acceptScope(queryString<LogoutQuery>(req, 'scope'));
       const { user, session } = await requireUser(req, deps);
       const now = deps.now();
       await inTransaction(deps.ctx.adminPool, async (db) => {

@@ -7,6 +7,7 @@ import { writeAudit } from '../storage/audit.js';
 import type { AuthDeps } from '../auth-deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AuthError, authErrors } from '../http/errors.js';
+import type { VerifyFields, VerifyLinkQuery } from './session-endpoints.js';
 import { bodyOf, enforceRateLimit, handle, queryString } from '../http/handler.js';
 import { signJwt } from '../../tokens/jwt.js';
 import { issueAuthCode } from '../storage/flow-state.js';
@@ -235,7 +236,7 @@ async function redeem(deps: AuthDeps, locate: Locate, ip: string | null): Promis
 }
 
 /** POST /verify: `token_hash` alone, or a mailed or texted `token` (code) with its `email` or `phone`, as GoTrue's VerifyParams.Validate. */
-function locateFromBody(deps: AuthDeps, body: Record<string, unknown>, requested: string, now: Date): Locate {
+function locateFromBody(deps: AuthDeps, body: VerifyFields, requested: string, now: Date): Locate {
   const hasToken = !isBlank(body.token);
   if (hasToken === !isBlank(body.token_hash)) throw authErrors.validation('Verify requires either a token or a token hash');
   if (!hasToken) {
@@ -386,8 +387,8 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
     handle(deps, async (req, res) => {
       checkPresentApiKey(req, deps);
       await enforceRateLimit(req, deps, 'verify');
-      const token = queryString(req, 'token');
-      const requested = acceptType(queryString(req, 'type'));
+      const token = queryString<VerifyLinkQuery>(req, 'token');
+      const requested = acceptType(queryString<VerifyLinkQuery>(req, 'type'));
       if (token === undefined || token === '') throw authErrors.validation('Verify requires a token or a token hash');
       const redirectTo = acceptRedirect(req, deps);
       const ip = clientIp(req);
@@ -451,7 +452,7 @@ export function registerVerify(router: Router, deps: AuthDeps): void {
     handle(deps, async (req, res) => {
       requireApiKey(req, deps);
       await enforceRateLimit(req, deps, 'verify');
-      const body = bodyOf(req);
+      const body: VerifyFields = bodyOf(req);
       const type = acceptType(body.type);
       const locate = locateFromBody(deps, body, type, deps.now());
       const { session } = await redeem(deps, locate, clientIp(req));

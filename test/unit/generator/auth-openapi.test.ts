@@ -46,28 +46,6 @@ function documentedRoutes(): string[] {
 
 /** The routes whose document is still written by hand in generator/emit/openapi/auth.ts: this list only shrinks. */
 const NOT_DECLARED_YET: readonly string[] = [
-  'DELETE /factors/:factor_id',
-  'DELETE /passkeys/:passkey_id',
-  'GET /passkeys',
-  'GET /reauthenticate',
-  'GET /user',
-  'GET /verify',
-  'PATCH /passkeys/:passkey_id',
-  'POST /factors',
-  'POST /factors/:factor_id/challenge',
-  'POST /factors/:factor_id/verify',
-  'POST /logout',
-  'POST /magiclink',
-  'POST /otp',
-  'POST /passkeys/authentication/options',
-  'POST /passkeys/authentication/verify',
-  'POST /passkeys/registration/options',
-  'POST /passkeys/registration/verify',
-  'POST /resend',
-  'POST /signup',
-  'POST /token',
-  'POST /verify',
-  'PUT /user',
 ];
 
 function servedAuthRoutes(): string[] {
@@ -95,5 +73,14 @@ describe('the auth OpenAPI document', () => {
     const declared = AUTH_ENDPOINTS.map((endpoint) => routeKey(endpoint, '/auth/v1'));
     expect(servedAuthRoutes().filter((route) => !declared.includes(route)).sort()).toEqual([...NOT_DECLARED_YET].sort());
     expect(declared.filter((route) => !servedAuthRoutes().includes(route))).toEqual([]);
+  });
+
+  it('states the fields the readers take that the hand-kept document left out (GoTrue\'s MagicLinkParams and VerifyParams)', () => {
+    const bodyFields = (path: string) => {
+      const body = (authPaths[path] as { post: { requestBody: { content: Record<string, { schema: { properties: object } }> } } }).post.requestBody;
+      return Object.keys(body.content['application/json']!.schema.properties).sort();
+    };
+    expect(bodyFields('/auth/v1/magiclink')).toEqual(['code_challenge', 'code_challenge_method', 'data', 'email']);
+    expect(bodyFields('/auth/v1/verify')).toEqual(['email', 'phone', 'redirect_to', 'token', 'token_hash', 'type']);
   });
 });
