@@ -9,6 +9,8 @@ import { taskClient } from '../db/pool-errors.js';
 import { generateSigningKey } from './signing-keys.js';
 import type { AccessTokenAlg } from '../tokens/keyring.js';
 import { CodedError } from '../coded-error.js';
+import { ClusterError } from './cluster-error.js';
+import { UnknownClusterError } from './cluster-config.js';
 
 export const REF_PATTERN = /^[a-z][a-z0-9_]{2,39}$/;
 
@@ -275,13 +277,43 @@ export async function applySchemaFiles(
   }
 }
 
-/** Drops the project database (closing its connections), an old one a move kept, and its registry row. */
+/**
+ * Drops the project database (closing its connections), an old one a move kept or a move's unfinished
+ * copy, and its registry row. Every cluster those are on is resolved and connected to first, so a
+ * cluster the configuration no longer declares (`unknown_cluster`) or that cannot be reached
+ * (`cluster_unavailable`) refuses the delete with nothing changed; the row's removal commits only
+ * after every drop (the project's own database last), so a drop that fails leaves it registered.
+ */
 export async function deleteProject(platform: Platform, ref: string): Promise<void> {
   const record = await platform.getProject(ref);
   if (!record) throw new ProjectError('project_not_found', `project "${ref}" does not exist`);
-  await platform.pool.query('DELETE FROM projects WHERE ref = $1', [ref]);
-  const kept = [record.movedFrom, record.movingTo].filter((name): name is string => name !== null);
-  for (const cluster of [record.cluster, ...kept]) await dropDatabase(platform, { cluster, databaseName: record.databaseName });
+  const names = [...new Set([record.movedFrom, record.movingTo, record.cluster])].filter((name): name is string => name !== null);
+  const clusters = names.map((name) => {
+    if (platform.clusterNames().includes(name)) return platform.clusterNamed(name);
+    const what = name === record.cluster ? 'its database' : `a copy of its database (${record.databaseName})`;
+    throw new UnknownClusterError(name, platform.clusterNames(), `project "${ref}" keeps ${what} there: declare the cluster again to delete the project; nothing was changed`);
+  });
+  const admins = clusters.map((cluster) => taskClient(cluster.urlFor('postgres')));
+  const registry = await platform.pool.connect();
+  try {
+    await Promise.all(admins.map(async (admin, i) => {
+      try {
+        await admin.connect();
+      } catch (error) {
+        throw new ClusterError(`cannot reach cluster "${names[i]}" to drop ${record.databaseName} (${(error as Error).message}): project "${ref}" was not deleted`);
+      }
+    }));
+    await registry.query('BEGIN');
+    await registry.query('DELETE FROM projects WHERE ref = $1', [ref]);
+    for (const admin of admins) await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(record.databaseName)} WITH (FORCE)`);
+    await registry.query('COMMIT');
+  } catch (error) {
+    await registry.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    registry.release();
+    await Promise.all(admins.map((admin) => admin.end().catch(() => undefined)));
+  }
 }
 
 /** Drops a database of a cluster, closing its connections; none by that name is no error. */

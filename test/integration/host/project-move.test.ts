@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveProject } from '../../../generator/migrations/move.js';
 import { createProjectWithHistory } from '../../../generator/migrations/create.js';
+import { createProject } from '../../../runtime/platform/bootstrap.js';
 import { projectKeys } from '../../../runtime/platform/keys.js';
 import { randomRef, runCli, startTestHost, type TestHost } from '../../helpers/platform.js';
 import { startSecondCluster, type SecondCluster } from '../../helpers/second-cluster.js';
@@ -117,5 +118,26 @@ describe('project move', () => {
     const confirmed = await runCli(['project', 'move', project.record.ref, '--confirm', '--json'], t.env);
     expect([confirmed.code, JSON.parse(confirmed.stdout)]).toEqual([0, { ref: project.record.ref, dropped: { cluster: 'default', databaseName: project.record.databaseName } }]);
     expect(await query(t.platform.cluster.urlFor('postgres'), `SELECT 1 FROM pg_database WHERE datname = '${project.record.databaseName}'`)).toEqual([]);
+  }, 60_000);
+
+  it('project delete of a project whose kept old database is on a cluster no longer declared refuses whole, and deletes once it is declared again', async () => {
+    // As after `project move --to default` from eu, unconfirmed: the old database kept on eu.
+    const record = await createProject(t.platform, { ref: randomRef(), cluster: 'default', schemaFiles: [] });
+    await query(second.cluster.urlFor('postgres'), `CREATE DATABASE ${record.databaseName}`);
+    await t.platform.pool.query(`UPDATE projects SET moved_from = 'eu' WHERE ref = $1`, [record.ref]);
+    const exists = async (url: string): Promise<boolean> =>
+      (await query(url, `SELECT 1 FROM pg_database WHERE datname = '${record.databaseName}'`)).length === 1;
+
+    const refused = await runCli(['project', 'delete', record.ref, '--json'], { ...t.env, GANTRY_CLUSTERS: '' });
+    expect([refused.code, JSON.parse(refused.stdout)]).toEqual([1, { error: { code: 'unknown_cluster', message:
+      `unknown cluster "eu": the clusters are "default" (GANTRY_CLUSTERS declares the others than "default"); project "${record.ref}" keeps a copy of its database (${record.databaseName}) there: declare the cluster again to delete the project; nothing was changed` } }]);
+    expect(refused.stderr).not.toContain('    at ');
+    expect((await t.platform.getProject(record.ref))?.movedFrom).toBe('eu');
+    expect([await exists(t.platform.cluster.urlFor('postgres')), await exists(second.cluster.urlFor('postgres'))]).toEqual([true, true]);
+
+    const deleted = await runCli(['project', 'delete', record.ref, '--json'], t.env);
+    expect([deleted.code, JSON.parse(deleted.stdout)]).toEqual([0, { ref: record.ref, deleted: true }]);
+    expect(await t.platform.getProject(record.ref)).toBeNull();
+    expect([await exists(t.platform.cluster.urlFor('postgres')), await exists(second.cluster.urlFor('postgres'))]).toEqual([false, false]);
   }, 60_000);
 });
