@@ -6,7 +6,7 @@ import { copyDatabase, type CopyReport } from '../../runtime/platform/database-c
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 import { buildFromHistory } from './create.js';
 
-export type MoveErrorCode = 'move_in_progress' | 'move_unconfirmed' | 'move_target_exists' | 'already_on_cluster' | 'nothing_to_confirm';
+export type MoveErrorCode = 'move_in_progress' | 'move_unconfirmed' | 'move_target_exists' | 'already_on_cluster' | 'nothing_to_confirm' | 'move_large_objects';
 
 export class MoveError extends CodedError {
   constructor(
@@ -70,6 +70,17 @@ async function thaw(platform: Platform, source: DatabaseLocation): Promise<void>
     admin.query(`ALTER DATABASE ${admin.escapeIdentifier(source.databaseName)} RESET default_transaction_read_only`));
 }
 
+/**
+ * Large objects (pg_largeobject) are not rows of any table the copy sees: a database holding any is
+ * refused rather than moved without them. Asked before anything is built, and again once the source is
+ * read-only (none can be created after that).
+ */
+async function refuseLargeObjects(source: pg.ClientBase, ref: string): Promise<void> {
+  const { rows } = await source.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_largeobject_metadata');
+  if (rows[0]!.n === 0) return;
+  throw new MoveError('move_large_objects', `${ref} holds ${rows[0]!.n} large object(s) (pg_largeobject), which a move does not copy: store them in a bytea column (or elsewhere) and remove them first; nothing was moved`);
+}
+
 /** The database's own settings (the production mark among them), but not the read-only one the move set. */
 async function copyDatabaseSettings(source: pg.ClientBase, target: pg.ClientBase, database: string): Promise<void> {
   const { rows } = await source.query<{ setting: string }>(
@@ -100,6 +111,7 @@ export async function moveProject(platform: Platform, record: ProjectRecord, to:
   const source: DatabaseLocation = record;
   const target: DatabaseLocation = { cluster: to, databaseName: record.databaseName };
 
+  await withClient(platform.projectUrl(source), (from) => refuseLargeObjects(from, record.ref));
   await platform.apiLoginOn(to);
   await withClient(platform.clusterNamed(to).urlFor('postgres'), async (admin) => {
     try {
@@ -118,6 +130,7 @@ export async function moveProject(platform: Platform, record: ProjectRecord, to:
     await freeze(platform, source);
     const copied = await withClient(platform.projectUrl(source), (from) =>
       withClient(platform.projectUrl(target), async (into) => {
+        await refuseLargeObjects(from, record.ref);
         const report = await copyDatabase(from, into);
         await copyDatabaseSettings(from, into, target.databaseName);
         return report;

@@ -140,4 +140,16 @@ describe('project move', () => {
     expect(await t.platform.getProject(record.ref)).toBeNull();
     expect([await exists(t.platform.cluster.urlFor('postgres')), await exists(second.cluster.urlFor('postgres'))]).toEqual([false, false]);
   }, 60_000);
+
+  it('refuses to move a project holding large objects (move_large_objects), which the copy would leave behind: nothing paused, built or switched', async () => {
+    const { record } = await createProjectWithHistory(t.platform, { ref: randomRef(), cluster: 'default', schemaFiles: [{ name: 'files.sql', sql: 'create table files (id int primary key, blob oid);' }] });
+    await query(t.platform.projectUrl(record), `INSERT INTO files VALUES (1, lo_from_bytea(0, 'scan'))`);
+    const refused = await runCli(['project', 'move', record.ref, '--to', 'eu', '--json'], t.env);
+    expect([refused.code, JSON.parse(refused.stdout)]).toEqual([1, { error: { code: 'move_large_objects', message:
+      `${record.ref} holds 1 large object(s) (pg_largeobject), which a move does not copy: store them in a bytea column (or elsewhere) and remove them first; nothing was moved` } }]);
+    const after = (await t.platform.getProject(record.ref))!;
+    expect([after.cluster, after.movingTo, after.movedFrom]).toEqual(['default', null, null]);
+    expect(await query(second.cluster.urlFor('postgres'), `SELECT 1 FROM pg_database WHERE datname = '${record.databaseName}'`)).toEqual([]);
+    expect(await query(t.platform.projectUrl(record), 'SELECT count(*)::int AS n FROM pg_largeobject_metadata')).toEqual([{ n: 1 }]);
+  }, 60_000);
 });
