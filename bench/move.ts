@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { codeSync, generateProject } from '../generator/generate.js';
+import { codeSync, generateProject, liveFingerprint } from '../generator/generate.js';
 import { createProjectWithHistory } from '../generator/migrations/create.js';
 import { moveProject, type MoveReport } from '../generator/migrations/move.js';
 import { loadConfig } from '../runtime/config.js';
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, STEADY_MS));
       phase = 'during';
       const moveStarted = performance.now();
-      report = await moveProject(platform, record, 'second');
+      report = await moveProject(platform, record, 'second', liveFingerprint);
       moveMs = performance.now() - moveStarted;
       // The host follows the registry's NOTIFY: 'during' lasts until a write is acknowledged on the new cluster.
       const switched = performance.now();
