@@ -9,3 +9,8 @@ export function median(values: readonly number[]): number {
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
+
+/** The value at percentile `p` (0–100) of ascending `sorted` values, nearest rank; NaN for none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number);
+}

@@ -17,7 +17,8 @@ export async function moveCommand(ref: string | undefined, options: { to?: strin
       out.result(done, `dropped ${ref}'s old database on cluster ${done.dropped.cluster}`);
       return;
     }
-    const report = await moveProject(platform, record, options.to!);
+    const { liveFingerprint } = await import('../generator/generate.js');
+    const report = await moveProject(platform, record, options.to!, liveFingerprint);
     out.result(report, [
       `moved ${ref} from cluster ${report.from} to ${report.to}: ${report.copied.rows} row(s) of ${report.copied.tables} table(s), writes paused ${report.paused_ms} ms`,
       `the old database stays on cluster ${report.from}, read-only: gantry project move ${ref} --confirm drops it`,

@@ -56,6 +56,11 @@ export async function generateProject(
   }
 }
 
+/** The fingerprint of a project database's schema as its API exposes it: what `project move` compares between the live and the rebuilt database. */
+export async function liveFingerprint(client: pg.ClientBase, record: ProjectRecord): Promise<string> {
+  return schemaFingerprint(await introspectProject(client, { schemas: record.settings['api.schemas'] }));
+}
+
 /** Said when a project's committed code was not generated from its database's schema and was left as it is. */
 export type StaleCodeNotice = (ref: string, message: string) => void;
 

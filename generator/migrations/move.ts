@@ -2,11 +2,11 @@ import type pg from 'pg';
 import { CodedError } from '../../runtime/coded-error.js';
 import { taskClient } from '../../runtime/db/pool-errors.js';
 import { dropDatabase, type DatabaseLocation } from '../../runtime/platform/bootstrap.js';
-import { copyDatabase, type CopyReport } from '../../runtime/platform/database-copy.js';
+import { copyDatabase, DatabaseCopyError, type CopyReport } from '../../runtime/platform/database-copy.js';
 import type { Platform, ProjectRecord } from '../../runtime/platform/platform.js';
 import { buildFromHistory } from './create.js';
 
-export type MoveErrorCode = 'move_in_progress' | 'move_unconfirmed' | 'move_target_exists' | 'already_on_cluster' | 'nothing_to_confirm';
+export type MoveErrorCode = 'move_in_progress' | 'move_unconfirmed' | 'move_target_exists' | 'already_on_cluster' | 'nothing_to_confirm' | 'move_large_objects';
 
 export class MoveError extends CodedError {
   constructor(
@@ -70,6 +70,26 @@ async function thaw(platform: Platform, source: DatabaseLocation): Promise<void>
     admin.query(`ALTER DATABASE ${admin.escapeIdentifier(source.databaseName)} RESET default_transaction_read_only`));
 }
 
+/**
+ * Large objects (pg_largeobject) are not rows of any table the copy sees: a database holding any is
+ * refused rather than moved without them. Asked before anything is built, and again once the source is
+ * read-only (none can be created after that).
+ */
+async function refuseLargeObjects(source: pg.ClientBase, ref: string): Promise<void> {
+  const { rows } = await source.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_largeobject_metadata');
+  if (rows[0]!.n === 0) return;
+  throw new MoveError('move_large_objects', `${ref} holds ${rows[0]!.n} large object(s) (pg_largeobject), which a move does not copy: store them in a bytea column (or elsewhere) and remove them first; nothing was moved`);
+}
+
+/** gantry.schema_version's position: the DDL counter hosts read with the database's identity (readSchemaVersion). */
+async function ddlCounter(db: pg.ClientBase): Promise<string> {
+  const { rows } = await db.query<{ at: string }>(`SELECT last_value::text || '/' || is_called AS at FROM gantry.schema_version`);
+  return rows[0]!.at;
+}
+
+/** The fingerprint of a project database's schema as its API sees it (the generator's liveFingerprint). */
+export type SchemaFingerprint = (db: pg.ClientBase, record: ProjectRecord) => Promise<string>;
+
 /** The database's own settings (the production mark among them), but not the read-only one the move set. */
 async function copyDatabaseSettings(source: pg.ClientBase, target: pg.ClientBase, database: string): Promise<void> {
   const { rows } = await source.query<{ setting: string }>(
@@ -90,7 +110,7 @@ async function copyDatabaseSettings(source: pg.ClientBase, target: pg.ClientBase
  * the registry switched (hosts follow on its NOTIFY). The old database is kept, read-only, until
  * `confirmMove`. A failure before the switch undoes the pause and drops the target.
  */
-export async function moveProject(platform: Platform, record: ProjectRecord, to: string): Promise<MoveReport> {
+export async function moveProject(platform: Platform, record: ProjectRecord, to: string, fingerprint: SchemaFingerprint): Promise<MoveReport> {
   platform.clusterNamed(to);
   if (record.movingTo) throw new MoveError('move_in_progress', `${record.ref} is already being moved to cluster "${record.movingTo}"`);
   if (record.movedFrom) {
@@ -100,6 +120,7 @@ export async function moveProject(platform: Platform, record: ProjectRecord, to:
   const source: DatabaseLocation = record;
   const target: DatabaseLocation = { cluster: to, databaseName: record.databaseName };
 
+  await withClient(platform.projectUrl(source), (from) => refuseLargeObjects(from, record.ref));
   await platform.apiLoginOn(to);
   await withClient(platform.clusterNamed(to).urlFor('postgres'), async (admin) => {
     try {
@@ -113,13 +134,27 @@ export async function moveProject(platform: Platform, record: ProjectRecord, to:
   let pausedAt = 0;
   try {
     await buildFromHistory(platform, target, record.ref);
+    // Compared while the project still serves: the copy carries the DDL counter over, which lets hosts
+    // keep the code checked on the old database (checkCarriesOver) instead of introspecting during the cut.
+    const counter = await withClient(platform.projectUrl(source), (from) =>
+      withClient(platform.projectUrl(target), async (into) => {
+        const at = await ddlCounter(from);
+        const [live, rebuilt] = await Promise.all([fingerprint(from, record), fingerprint(into, record)]);
+        if (live !== rebuilt) {
+          throw new DatabaseCopyError('the database built from the project\'s migrations differs from the live one in what its API exposes (functions, views, policies, comments, …): bring migrations/ in line with the database first');
+        }
+        return at;
+      }));
     pausedAt = Date.now();
     await platform.pool.query('UPDATE projects SET moving_to = $2 WHERE ref = $1', [record.ref, to]);
     await freeze(platform, source);
     const copied = await withClient(platform.projectUrl(source), (from) =>
       withClient(platform.projectUrl(target), async (into) => {
+        await refuseLargeObjects(from, record.ref);
         const report = await copyDatabase(from, into);
         await copyDatabaseSettings(from, into, target.databaseName);
+        // DDL on the old database since the comparison: hosts introspect the new one.
+        if ((await ddlCounter(from)) !== counter) await into.query(`SELECT nextval('gantry.schema_version')`);
         return report;
       }));
     await platform.pool.query('UPDATE projects SET cluster = $2, moving_to = NULL, moved_from = $3 WHERE ref = $1', [record.ref, to, record.cluster]);

@@ -10,7 +10,7 @@ import { budgetedClient } from '../db/budgeted-client.js';
 import { ConnectionBudgetError } from '../db/connection-budget.js';
 import type { ClusterPools } from './cluster-pools.js';
 import { readSchemaVersion, SchemaWatcher } from './schema-watcher.js';
-import { checkHolds, SchemaCheckStore } from './schema-checks.js';
+import { checkCarriesOver, checkHolds, SchemaCheckStore, type SchemaCheck } from './schema-checks.js';
 import type { RestHandler } from '../rest/server.js';
 import { REF_PATTERN } from '../platform/bootstrap.js';
 import { migrateProject, projectMigrationsPending } from '../platform/migrations.js';
@@ -27,6 +27,8 @@ export interface ServedProject {
   readonly rest: RestHandler | null;
   /** `gantry.schema_version` when the project was last loaded (the admin listener's status). */
   readonly schemaVersion?: string;
+  /** The cluster it was loaded from: a reload from another one is a move's (checkCarriesOver). */
+  readonly cluster?: string;
 }
 
 /**
@@ -200,7 +202,9 @@ export class ProjectDirectory {
       if (serving !== undefined && serving !== record.cluster) await this.watcher?.unwatch(ref);
       ctx = await this.contextFor(record);
       const checkStarted = performance.now();
-      prepared = await inSpan('schema check', () => this.prepare(ctx, record));
+      const from = this.served.get(ref)?.cluster;
+      const moved = from !== undefined && from !== record.cluster && record.movedFrom === from;
+      prepared = await inSpan('schema check', () => this.prepare(ctx, record, moved));
       checkSeconds = (performance.now() - checkStarted) / 1000;
       server = await inSpan('server build', () => this.factory(ctx, this.served.get(ref) ?? null));
       // Last, so that a load holds one connection at a time; a change made since `version` was read wakes the watch.
@@ -215,7 +219,7 @@ export class ProjectDirectory {
     }
     const { handler, fingerprint, rest } = server;
     metrics.projectLoaded(ref, this.served.has(ref), prepared.introspected, checkSeconds);
-    this.served.set(ref, { ctx, handler, fingerprint, rest, schemaVersion: prepared.version });
+    this.served.set(ref, { ctx, handler, fingerprint, rest, schemaVersion: prepared.version, cluster: record.cluster });
     if (!record.movingTo) this.paused.delete(ref);
     this.lastUsed.set(ref, Date.now());
     this.log.info({ ref, fingerprint, introspected: prepared.introspected }, 'project served');
@@ -224,9 +228,10 @@ export class ProjectDirectory {
   /**
    * Brings a database bootstrapped by an older Gantry up to the auth schema this one serves (a no-op once
    * current), then reads its schema version (after the migration, whose DDL bumps it) and brings the
-   * project's code in line with the live schema unless the last check still holds: all on one connection.
+   * project's code in line with the live schema unless the last check still holds (or, `moved` here from
+   * the database it was checked on, carries over): all on one connection.
    */
-  private async prepare(ctx: ProjectContext, record: ProjectRecord): Promise<{ version: string; introspected: boolean }> {
+  private async prepare(ctx: ProjectContext, record: ProjectRecord, moved: boolean): Promise<{ version: string; introspected: boolean }> {
     // The admin pool may go through a transaction-mode pooler: it can see that nothing is pending,
     // but applying holds a session advisory lock, so that takes a direct connection of its own.
     if (await projectMigrationsPending(ctx.adminPool)) await this.migrate(record);
@@ -237,15 +242,23 @@ export class ProjectDirectory {
       const live = { version, schemas: record.settings['api.schemas'] };
       const [stored, onDisk] = await Promise.all([this.checks.get(ctx.ref), this.code.onDisk(ctx.ref)]);
       if (checkHolds(stored, live, onDisk)) return { version, introspected: false };
+      if (moved && checkCarriesOver(stored, live, onDisk)) {
+        await this.saveCheck(ctx.ref, { ...live, fingerprint: stored!.fingerprint });
+        return { version, introspected: false };
+      }
       const fingerprint = await this.code.sync(record, client);
-      await this.checks.set(ctx.ref, { ...live, fingerprint }).catch((error: unknown) => {
-        // Only a restart's shortcut is lost: the next load introspects again.
-        this.log.warn({ ref: ctx.ref, err: error }, 'schema check not saved');
-      });
+      await this.saveCheck(ctx.ref, { ...live, fingerprint });
       return { version, introspected: true };
     } finally {
       client.release();
     }
+  }
+
+  private async saveCheck(ref: string, check: SchemaCheck): Promise<void> {
+    await this.checks.set(ref, check).catch((error: unknown) => {
+      // Only a restart's shortcut is lost: the next load introspects again.
+      this.log.warn({ ref, err: error }, 'schema check not saved');
+    });
   }
 
   private async migrate(record: ProjectRecord): Promise<void> {

@@ -30,6 +30,20 @@ export function checkHolds(stored: SchemaCheck | null, live: Omit<SchemaCheck, '
   );
 }
 
+/** The DDL counter of a schema version (readSchemaVersion), without the database's identity. */
+function counterOf(version: string): string {
+  return version.slice(version.lastIndexOf(':') + 1);
+}
+
+/**
+ * After a move, whether the check of the database the project moved from vouches for the one it moved
+ * to: it held there, and the schema versions' DDL counters agree. The move copies the counter, and
+ * bumps it on the new database unless it found both schemas alike (same fingerprint) and no DDL since.
+ */
+export function checkCarriesOver(stored: SchemaCheck | null, live: Omit<SchemaCheck, 'fingerprint'>, fingerprintOnDisk: string | null): boolean {
+  return stored !== null && checkHolds(stored, { ...live, version: stored.version }, fingerprintOnDisk) && counterOf(stored.version) === counterOf(live.version);
+}
+
 function isSchemaCheck(value: unknown): value is SchemaCheck {
   const v = value as Partial<Record<keyof SchemaCheck, unknown>> | null;
   return (

@@ -59,7 +59,9 @@ export function readClusterDeclarations(env: NodeJS.ProcessEnv, minimumBudget: n
 export class UnknownClusterError extends CodedError {
   readonly code = 'unknown_cluster';
 
-  constructor(name: string, known: readonly string[]) {
-    super(`unknown cluster "${name}": the clusters are ${known.map((n) => `"${n}"`).join(', ')} (GANTRY_CLUSTERS declares the others than "${DEFAULT_CLUSTER}")`);
+  /** `consequence`: what the unknown name means for the command at hand, said after the known names. */
+  constructor(name: string, known: readonly string[], consequence?: string) {
+    const names = `the clusters are ${known.map((n) => `"${n}"`).join(', ')} (GANTRY_CLUSTERS declares the others than "${DEFAULT_CLUSTER}")`;
+    super(`unknown cluster "${name}": ${names}${consequence ? `; ${consequence}` : ''}`);
   }
 }

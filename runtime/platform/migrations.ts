@@ -92,6 +92,11 @@ export async function projectMigrationsPending(db: Queryable): Promise<boolean> 
   return (await versions(PROJECT)).some((version) => !done.has(version));
 }
 
+/** The project migrations' versions, oldest first: what a new project database records as applied. */
+export function projectMigrationVersions(): Promise<string[]> {
+  return versions(PROJECT);
+}
+
 /** Inside a new project's bootstrap transaction: its auth schema is current, so every project migration counts as applied. */
 export async function recordProjectMigrations(client: pg.ClientBase): Promise<void> {
   await client.query(`INSERT INTO ${PROJECT.table} (version) SELECT unnest($1::text[])`, [await versions(PROJECT)]);

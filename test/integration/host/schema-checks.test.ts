@@ -2,11 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeSync } from '../../../generator/generate.js';
-import type { CodeSync } from '../../../runtime/host/project-directory.js';
 import { deleteProject } from '../../../runtime/platform/bootstrap.js';
 import { Platform } from '../../../runtime/platform/platform.js';
 import { loadConfig } from '../../../runtime/config.js';
+import { countingCodeSync } from '../../helpers/counting-code-sync.js';
 import { createTestProject, randomRef, startTestHost, testEnv, type TestHost, type TestProject } from '../../helpers/platform.js';
 
 /**
@@ -18,16 +17,7 @@ import { createTestProject, randomRef, startTestHost, testEnv, type TestHost, ty
 /** The refs whose schema the host introspected, in order. */
 const introspected: string[] = [];
 
-function counting(platform: Platform): CodeSync {
-  const real = codeSync(platform);
-  return {
-    onDisk: real.onDisk,
-    sync: (record, client) => {
-      introspected.push(record.ref);
-      return real.sync(record, client);
-    },
-  };
-}
+const counting = countingCodeSync(introspected);
 
 let env: Record<string, string>;
 let t: TestHost | null = null;

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkHolds, SchemaCheckStore, type SchemaCheck } from '../../../runtime/host/schema-checks.js';
+import { checkCarriesOver, checkHolds, SchemaCheckStore, type SchemaCheck } from '../../../runtime/host/schema-checks.js';
 
 const check: SchemaCheck = { version: '7712441069685809220:16384:12/true', schemas: ['public'], fingerprint: 'f'.repeat(64) };
 const live = { version: check.version, schemas: ['public'] };
@@ -25,6 +25,22 @@ describe('checkHolds', () => {
     expect(checkHolds(check, { ...live, version: '7712441069685800000:16384:12/true' }, check.fingerprint)).toBe(false);
     expect(checkHolds(check, { ...live, schemas: ['public', 'api'] }, check.fingerprint)).toBe(false);
     expect(checkHolds(check, { ...live, schemas: ['api'] }, check.fingerprint)).toBe(false);
+  });
+});
+
+describe('checkCarriesOver', () => {
+  const moved = { version: '9912441069685809220:16999:12/true', schemas: ['public'] };
+
+  it('carries a check over to the database a move copied the DDL counter to, with the checked code on disk', () => {
+    expect(checkCarriesOver(check, moved, check.fingerprint)).toBe(true);
+  });
+
+  it('does not when the counter moved on (DDL since, or the move bumped it), the schemas differ, or the code on disk is not the checked one', () => {
+    expect(checkCarriesOver(check, { ...moved, version: '9912441069685809220:16999:13/true' }, check.fingerprint)).toBe(false);
+    expect(checkCarriesOver(check, { ...moved, version: '9912441069685809220:16999:12/false' }, check.fingerprint)).toBe(false);
+    expect(checkCarriesOver(check, { ...moved, schemas: ['api'] }, check.fingerprint)).toBe(false);
+    expect(checkCarriesOver(check, moved, 'e'.repeat(64))).toBe(false);
+    expect(checkCarriesOver(null, moved, check.fingerprint)).toBe(false);
   });
 });
 
