@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { accessLine, matchedRoutePath } from '../http/access-line.js';
+import { logAccess, matchedRoutePath } from '../http/access-line.js';
 import { sendJson } from '../http/json-response.js';
 import { countRequest } from '../metrics.js';
 import { requestIdOf } from '../http/request-id.js';
@@ -129,7 +129,7 @@ export function createCallsApp(service: CallsService): Express {
       const matched = matchedRoutePath(req);
       const route = matched === undefined ? '*' : matched.startsWith('/v1/') ? matched : `/v1${matched}`;
       if (traced !== null) endCallsSpan(traced.span, req.method, route, res.statusCode, res.writableFinished);
-      ctx.log.info(accessLine({ ref: '', api: 'calls', method: req.method, route, status: res.statusCode, seconds, requestId: id }), 'calls request');
+      logAccess(ctx.log, { ref: '', api: 'calls', method: req.method, route, status: res.statusCode, seconds, requestId: id }, 'calls request');
     });
     // Its spans (outbound fetches, the jobs it queues) are the request span's children.
     if (traced === null) next();

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { accessLine, matchedRoutePath } from '../http/access-line.js';
+import { logAccess, matchedRoutePath } from '../http/access-line.js';
 import { sendJson } from '../http/json-response.js';
 import { requestIdOf } from '../http/request-id.js';
 import { enterRequest, type RequestScope } from '../http/request-scope.js';
@@ -138,7 +138,7 @@ export class RequestEnvelope {
       if (span !== null) endServerSpan(span, req, res, scope);
       if (logged) {
         const route = refinedRoute(scope.route, matchedRoutePath(req));
-        log.info(accessLine({ ref: scope.ref, api: scope.api, method: req.method, route, status: res.statusCode, seconds, requestId: scope.id }), 'request');
+        logAccess(log, { ref: scope.ref, api: scope.api, method: req.method, route, status: res.statusCode, seconds, requestId: scope.id }, 'request');
       }
     });
     return scope;
