@@ -3,6 +3,7 @@ import pg from 'pg';
 import { BoundedPool, type PoolGrowth } from './bounded-pool.js';
 import { checkoutGate, UNBOUNDED_WAIT, type ConnectionBudget, type Permit, type WaitLimits } from './connection-budget.js';
 import { surviveDroppedConnections } from './pool-errors.js';
+import { ConnectionsClosedError } from './connection-failure.js';
 import { endWith, inSpan, startSpan, tracingOn } from '../tracing.js';
 
 /** Who the request runs as: set with `set_config(..., true)` at the start of its transaction. */
@@ -251,7 +252,7 @@ export class RlsExecutor {
   }
 
   async run(identity: RequestIdentity, statements: readonly TxStatement[], options: TxOptions): Promise<pg.QueryResult[]> {
-    if (this.closed) throw new Error('executor is closed');
+    if (this.closed) throw new ConnectionsClosedError();
     const setup = identityStatement(identity);
     return tracingOn() ? inSpan('transaction', () => this.runAs(setup, statements, options), { 'db.system': 'postgresql' }) : this.runAs(setup, statements, options);
   }
@@ -349,7 +350,7 @@ export class RlsExecutor {
     this.pending[slot]!++;
     this.used[slot] = true;
     try {
-      if (this.closed) throw new Error('executor is closed');
+      if (this.closed) throw new ConnectionsClosedError();
       let client: pg.Client;
       try {
         client = await this.muxClient(slot);
@@ -420,7 +421,7 @@ export class RlsExecutor {
     options: { readonly readOnly: boolean },
     work: (query: (text: string, values: readonly unknown[]) => Promise<pg.QueryResult>) => Promise<{ readonly commit: boolean; readonly value: T }>,
   ): Promise<{ readonly committed: boolean; readonly value: T }> {
-    if (this.closed) throw new Error('executor is closed');
+    if (this.closed) throw new ConnectionsClosedError();
     const setup = identityStatement(identity);
     const client = await this.exclusive.connect();
     let broken = false;
@@ -468,7 +469,7 @@ export class RlsExecutor {
       await client.connect();
       if (this.closed) {
         await client.end();
-        throw new Error('executor is closed');
+        throw new ConnectionsClosedError();
       }
       this.mux[slot] = client;
       return client;

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectionsClosedError } from '../../../runtime/db/connection-failure.js';
 import { RlsExecutor, type RequestIdentity } from '../../../runtime/db/rls-transaction.js';
 import { Platform } from '../../../runtime/platform/platform.js';
 import { createTestProject, testConfig } from '../../helpers/platform.js';
@@ -168,6 +169,12 @@ describe('RlsExecutor', () => {
     } finally {
       await unnamed.close();
     }
+  });
+
+  it('once closed, refuses a transaction with ConnectionsClosedError (answered 503 and retried), having sent nothing', async () => {
+    const closing = new RlsExecutor(apiUrl, { shared: 1, pooled: 1 });
+    await closing.close();
+    await expect(closing.run(user(1), [mine], { readOnly: true })).rejects.toBeInstanceOf(ConnectionsClosedError);
   });
 
   it('refuses a maxInFlight below one', () => {

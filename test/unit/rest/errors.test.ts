@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConnectionsClosedError } from '../../../runtime/db/connection-failure.js';
 import { ApiError, rangeError, singularityError, statusForCode, toApiError } from '../../../runtime/rest/errors.js';
 
 describe('status mapping', () => {
@@ -50,6 +51,9 @@ describe('toApiError', () => {
       { code: '08006', message: 'connection failure' },
       new Error('Connection terminated unexpectedly'),
       new Error('Client has encountered a connection error and is not queryable'),
+      new Error('Cannot use a pool after calling end on the pool'),
+      // The project reloaded on other connections (a move's switch) after the request picked the old ones.
+      new ConnectionsClosedError(),
     ];
     for (const failure of failures) {
       const e = toApiError(failure);
