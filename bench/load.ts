@@ -23,7 +23,7 @@ export interface LoadOptions {
 }
 
 export interface AutocannonResult {
-  readonly requests: { readonly average: number };
+  readonly requests: { readonly average: number; readonly total: number };
   readonly latency: { readonly p50: number; readonly p99: number };
   readonly non2xx: number;
   readonly errors: number;
