@@ -33,7 +33,10 @@ function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
 }
 
 export async function startRoundRobinProxy(hosts: readonly string[], options: { healthIntervalMs: number; healthTimeoutMs: number; fall: number }): Promise<RoundRobinProxy> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  // A pooled connection left idle 30 s is dropped (the agent destroys a free socket on its timeout), below the
+  // hosts' 65 s keepAliveTimeout, as a balancer's upstream idle timeout is set: otherwise a request can go out
+  // on a connection the host is closing at that moment and meet a reset.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 });
   const up = new Map(hosts.map((host) => [host, false]));
   const outcomes: ProxyOutcomes = { failures: new Map(), rotation: [] };
   const count = (cause: string): void => void outcomes.failures.set(cause, (outcomes.failures.get(cause) ?? 0) + 1);
