@@ -23,6 +23,7 @@ import { Platform } from '../runtime/platform/platform.js';
 import { signJwt } from '../runtime/tokens/jwt.js';
 import { cliOk, installation, jsonObject, removeInstallation, serve, type Installation, type Server } from '../test/helpers/serve-process.js';
 import { autocannon } from './load.js';
+import { fmt, percentile } from './report-format.js';
 import { benchUserId } from './mixed.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
 
@@ -58,10 +59,6 @@ interface Phase {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function until(what: string, timeoutMs: number, test: () => boolean | Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -107,7 +104,7 @@ function summarise(seen: readonly Seen[], phase: Phase): string {
   const failed = inside.length - ok.length;
   const seconds = (phase.to - phase.from) / 1000;
   const outcomes = [...byOutcome].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k}: ${n}`).join(', ');
-  return `| ${phase.name} | ${seconds.toFixed(1)} | ${inside.length} (${(inside.length / seconds).toFixed(0)}/s) | **${failed}** | ${outcomes} | ${percentile(ok, 50)} | ${percentile(ok, 99)} | ${phase.note} |`;
+  return `| ${phase.name} | ${seconds.toFixed(1)} | ${inside.length} (${(inside.length / seconds).toFixed(0)}/s) | **${failed}** | ${outcomes} | ${fmt(percentile(ok, 50))} | ${fmt(percentile(ok, 99))} | ${phase.note} |`;
 }
 
 async function main(): Promise<void> {
