@@ -204,8 +204,18 @@ export async function placeProject(platform: Platform): Promise<string> {
   return names.reduce((best, name) => ((counts.get(name) ?? 0) < (counts.get(best) ?? 0) ? name : best));
 }
 
-async function bootstrapSql(): Promise<SchemaFile[]> {
-  return Promise.all(bootstrapFiles.map(async (name) => ({ name, sql: await fs.readFile(path.join(sqlDir, name), 'utf8') })));
+/** What the bootstrap runs and the name of the template holding it, read once per process: they are the package's own files. */
+let bootstrapRead: Promise<{ readonly files: SchemaFile[]; readonly template: string }> | null = null;
+
+function bootstrapSql(): Promise<{ readonly files: SchemaFile[]; readonly template: string }> {
+  bootstrapRead ??= (async () => {
+    const files = await Promise.all(bootstrapFiles.map(async (name) => ({ name, sql: await fs.readFile(path.join(sqlDir, name), 'utf8') })));
+    return { files, template: templateName(JSON.stringify([files, await projectMigrationVersions()])) };
+  })().catch((error: unknown) => {
+    bootstrapRead = null;
+    throw error;
+  });
+  return bootstrapRead;
 }
 
 /**
@@ -214,10 +224,9 @@ async function bootstrapSql(): Promise<SchemaFile[]> {
  * copy where running the bootstrap costs some 300 statements, about a third of a project's creation.
  */
 async function bootstrapTemplate(platform: Platform, cluster: string, admin: pg.ClientBase): Promise<string> {
-  const bootstrap = await bootstrapSql();
-  const name = templateName(JSON.stringify([bootstrap, await projectMigrationVersions()]));
-  await ensureTemplate(admin, name, (databaseName) => applySchemaFiles(platform, { cluster, databaseName }, bootstrap, recordProjectMigrations));
-  return name;
+  const { files, template } = await bootstrapSql();
+  await ensureTemplate(admin, template, (databaseName) => applySchemaFiles(platform, { cluster, databaseName }, files, recordProjectMigrations));
+  return template;
 }
 
 /** A new, empty project database bootstrapped (auth schema, grants, event triggers) and given the schema files, in one transaction. */
@@ -227,7 +236,7 @@ export async function initialiseDatabase(
   schemaFiles: readonly SchemaFile[],
   finish?: (client: pg.ClientBase) => Promise<void>,
 ): Promise<void> {
-  await applySchemaFiles(platform, target, [...(await bootstrapSql()), ...schemaFiles], async (client) => {
+  await applySchemaFiles(platform, target, [...(await bootstrapSql()).files, ...schemaFiles], async (client) => {
     await recordProjectMigrations(client);
     await finish?.(client);
   });
